@@ -1,0 +1,413 @@
+package dev.loompool;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The pool's policy: the acquire and release algorithms of DESIGN.md §3 and the callbacks. Every
+ * callback (factory, checks, destructor) runs outside the lock, on a slot counted as in use
+ * beforehand, so a slow or failing callback can neither overfill the pool nor lose a slot.
+ */
+final class DefaultPool<T> implements Pool<T> {
+
+    private static final Logger log = LoggerFactory.getLogger(DefaultPool.class);
+
+    private final String name;
+    private final ResourceFactory<T> factory;
+    private final ResourceDestructor<T> destructor;
+    private final ResourceCheck<T> beforeAcquire;
+    private final ResourceCheck<T> beforeRelease;
+    private final int minSize;
+    private final Duration acquireTimeout;
+    private final long acquireTimeoutNanos;
+    private final PoolClock clock;
+    private final PoolListener listener;
+    final Slots<T> slots;
+    private final Circuit circuit;
+    private final Housekeeper<T> housekeeper;
+
+    DefaultPool(PoolBuilder<T> b) {
+        name = b.name;
+        factory = b.factory;
+        destructor = b.destructor;
+        beforeAcquire = b.beforeAcquire;
+        beforeRelease = b.beforeRelease;
+        minSize = b.minSize;
+        acquireTimeout = b.acquireTimeout;
+        acquireTimeoutNanos = saturatedNanos(b.acquireTimeout);
+        clock = b.clock;
+        listener = Listeners.of(b.listeners);
+        slots = new Slots<>(b.minSize, b.maxSize);
+        circuit = new Circuit(this, b.circuitBreakerStrategy, listener);
+        boolean checks = b.healthcheck != null && !b.healthcheckInterval.isZero();
+        housekeeper = minSize > 0 || checks
+                ? new Housekeeper<>(this, checks ? b.healthcheck : null, b.healthcheckInterval) : null;
+    }
+
+    /** Nanoseconds of {@code d}, capped far below overflow so that sums of them stay exact. */
+    static long saturatedNanos(Duration d) {
+        return d.compareTo(Duration.ofDays(10_000)) > 0 ? Long.MAX_VALUE / 4 : d.toNanos();
+    }
+
+    // ---- acquire ----------------------------------------------------------------------------
+
+    @Override
+    public Lease<T> acquire() throws InterruptedException {
+        return obtain(acquireTimeoutNanos, acquireTimeout, true);
+    }
+
+    @Override
+    public Lease<T> acquire(Duration timeout) throws InterruptedException {
+        if (timeout == null || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must be zero or positive, was " + timeout);
+        }
+        return obtain(saturatedNanos(timeout), timeout, true);
+    }
+
+    @Override
+    public Optional<Lease<T>> tryAcquire() {
+        try {
+            return Optional.ofNullable(obtain(0, Duration.ZERO, false));
+        } catch (InterruptedException e) {
+            throw new AssertionError("tryAcquire never waits", e);
+        }
+    }
+
+    private Lease<T> obtain(long timeoutNanos, Duration timeout, boolean mayWait) throws InterruptedException {
+        long start = clock.nanoTime();
+        if (slots.isClosed()) {
+            throw closedException();
+        }
+        boolean probe = circuit.admit();
+        boolean leased = false;
+        try {
+            Object grant = slots.reserve(mayWait);
+            if (grant instanceof Waiter) {
+                grant = await((Waiter) grant, start, timeoutNanos, timeout);
+            } else if (grant == Signal.CLOSED) {
+                throw closedException();
+            } else if (grant == null) {
+                return null;
+            }
+            Lease<T> lease = fulfil(grant, start, probe);
+            leased = true;
+            return lease;
+        } finally {
+            if (probe && !leased) {
+                circuit.endProbe();
+            }
+        }
+    }
+
+    private Object await(Waiter waiter, long start, long timeoutNanos, Duration timeout) throws InterruptedException {
+        Object outcome;
+        while ((outcome = waiter.outcome) == null) {
+            long remaining = timeoutNanos - (clock.nanoTime() - start);
+            if (remaining <= 0) {
+                outcome = slots.cancel(waiter);
+                if (outcome != null) {
+                    break; // handed over just as time ran out: take it
+                }
+                listener.onTimedOut(clock.nanoTime() - start);
+                throw new AcquireTimeoutException(name, timeout, stats());
+            }
+            LockSupport.parkNanos(this, remaining); // returns on hand-off, unpark, or spuriously
+            if (Thread.interrupted()) {
+                passOn(slots.cancel(waiter));
+                throw new InterruptedException("interrupted while waiting on pool '" + name + "'");
+            }
+        }
+        if (outcome == Signal.CLOSED) {
+            throw closedException();
+        }
+        if (outcome == Signal.UNAVAILABLE) {
+            throw unavailable(CircuitBreakerState.INACTIVE);
+        }
+        return outcome;
+    }
+
+    /** A waiter that gives up after a grant reached it hands the grant on instead of losing it. */
+    @SuppressWarnings("unchecked")
+    private void passOn(Object grant) {
+        if (grant instanceof Entry) {
+            putBack((Entry<T>) grant, true);
+        } else if (grant == Signal.CREATE) {
+            freeSlot(true);
+        }
+    }
+
+    /** Turns a grant into a lease: checks an idle resource, or creates a fresh one. */
+    @SuppressWarnings("unchecked")
+    private Lease<T> fulfil(Object grant, long start, boolean probe) {
+        for (;;) {
+            Entry<T> entry;
+            if (grant == Signal.CREATE) {
+                entry = createForCaller(); // fresh resources skip beforeAcquire
+            } else {
+                entry = (Entry<T>) grant;
+                if (rejection(beforeAcquire, entry.resource, "beforeAcquire") != null) {
+                    destroyQuietly(entry, DestroyReason.BEFORE_ACQUIRE_REJECTED);
+                    grant = slots.keepSlot();
+                    continue;
+                }
+            }
+            if (slots.isClosed()) { // closed while we created or checked
+                destroyQuietly(entry, DestroyReason.POOL_CLOSED);
+                freeSlot(false);
+                throw closedException();
+            }
+            long now = clock.nanoTime();
+            listener.onAcquired(now - start);
+            return new PooledLease<>(this, entry, now, probe);
+        }
+    }
+
+    private Entry<T> createForCaller() {
+        try {
+            return runFactory();
+        } catch (Exception | Error e) {
+            try {
+                circuit.failure(e); // first: opening the circuit wakes the waiters with the news
+            } finally {
+                freeSlot(true);
+            }
+            if (e instanceof Error) {
+                throw (Error) e;
+            }
+            throw new PoolException("pool '" + name + "': could not create a resource (" + stats() + ")", e);
+        }
+    }
+
+    /** Runs the factory on a slot the caller holds; on failure the caller still holds it. */
+    Entry<T> runFactory() throws Exception {
+        long begin = clock.nanoTime();
+        T resource;
+        try {
+            resource = factory.create();
+            if (resource == null) {
+                throw new NullPointerException("the factory of pool '" + name + "' returned null");
+            }
+        } catch (Exception | Error e) {
+            listener.onCreationFailed(e);
+            throw e;
+        }
+        listener.onCreated(clock.nanoTime() - begin);
+        return new Entry<>(resource);
+    }
+
+    // ---- release ----------------------------------------------------------------------------
+
+    void release(PooledLease<T> lease) {
+        Entry<T> entry = lease.entry;
+        listener.onReleased(clock.nanoTime() - lease.acquiredAt);
+        try {
+            if (slots.isClosed()) {
+                destroyQuietly(entry, DestroyReason.POOL_CLOSED);
+                freeSlot(false);
+                return;
+            }
+            Throwable rejected = rejection(beforeRelease, entry.resource, "beforeRelease");
+            if (rejected != null) {
+                destroyQuietly(entry, DestroyReason.BEFORE_RELEASE_REJECTED);
+                fail(rejected);
+                return;
+            }
+            circuit.success();
+            putBack(entry, true);
+        } finally {
+            if (lease.probe) {
+                circuit.endProbe(); // after the report, so the next probe sees the new state
+            }
+        }
+    }
+
+    void invalidate(PooledLease<T> lease) {
+        listener.onReleased(clock.nanoTime() - lease.acquiredAt);
+        try {
+            if (slots.isClosed()) {
+                destroyQuietly(lease.entry, DestroyReason.POOL_CLOSED);
+                freeSlot(false);
+                return;
+            }
+            destroyQuietly(lease.entry, DestroyReason.INVALIDATED);
+            fail(new PoolException("pool '" + name + "': resource invalidated by its holder"));
+        } finally {
+            if (lease.probe) {
+                circuit.endProbe();
+            }
+        }
+    }
+
+    /** Reports a failure, then frees the slot of the resource it cost. */
+    private void fail(Throwable error) {
+        try {
+            circuit.failure(error); // first: opening the circuit wakes the waiters with the news
+        } finally {
+            freeSlot(true);
+        }
+    }
+
+    /** Returns a live resource whose slot the caller holds; destroys it if the pool closed. */
+    void putBack(Entry<T> entry, boolean hot) {
+        if (!slots.putBack(entry, hot)) {
+            destroyQuietly(entry, DestroyReason.POOL_CLOSED);
+            freeSlot(false);
+        }
+    }
+
+    /** Frees a slot whose resource is gone; below minSize, asks for a background refill. */
+    void freeSlot(boolean refill) {
+        if (slots.free() && refill && housekeeper != null) {
+            housekeeper.refillSoon();
+        }
+    }
+
+    // ---- callbacks --------------------------------------------------------------------------
+
+    /** Null when {@code check} accepts the resource; else why not (its exception, or a false). */
+    Throwable rejection(ResourceCheck<T> check, T resource, String what) {
+        if (check == null) {
+            return null;
+        }
+        try {
+            return check.test(resource) ? null : new PoolException("pool '" + name + "': " + what + " returned false");
+        } catch (Exception | Error e) {
+            return e;
+        }
+    }
+
+    /** Runs the destructor; returns its failure, if any. The caller still holds the slot. */
+    private Throwable destroy(Entry<T> entry, DestroyReason reason) {
+        Throwable failure = null;
+        if (destructor != null) {
+            try {
+                destructor.destroy(entry.resource);
+            } catch (Exception | Error e) {
+                failure = e;
+            }
+        }
+        listener.onDestroyed(reason);
+        return failure;
+    }
+
+    void destroyQuietly(Entry<T> entry, DestroyReason reason) {
+        Throwable failure = destroy(entry, reason);
+        if (failure != null) {
+            log.warn("pool '{}': destructor failed on a resource dropped for {}", name, reason, failure);
+        }
+    }
+
+    /** Reports a failed background creation and frees its slot, without asking for another refill. */
+    void refillFailed(Exception error) {
+        try {
+            circuit.failure(error);
+        } finally {
+            freeSlot(false);
+        }
+    }
+
+    /** Creates the minSize resources at build time, destroying them all if one fails. */
+    void prewarm() {
+        List<Entry<T>> created = new ArrayList<>(minSize);
+        try {
+            for (int i = 0; i < minSize; i++) {
+                created.add(runFactory());
+            }
+        } catch (Exception e) {
+            created.forEach(entry -> destroyQuietly(entry, DestroyReason.POOL_CLOSED));
+            slots.close();
+            throw new PoolException("pool '" + name + "': could not pre-warm minSize=" + minSize
+                    + " resources, failed after " + created.size(), e);
+        }
+        slots.addIdle(created);
+        if (housekeeper != null) {
+            housekeeper.start();
+        }
+    }
+
+    // ---- circuit breaker --------------------------------------------------------------------
+
+    @Override
+    public CircuitBreakerState state() {
+        return circuit.state();
+    }
+
+    @Override
+    public void activate() {
+        circuit.moveTo(CircuitBreakerState.ACTIVE);
+    }
+
+    @Override
+    public void recover() {
+        circuit.moveTo(CircuitBreakerState.RECOVERING);
+    }
+
+    @Override
+    public void deactivate() {
+        circuit.moveTo(CircuitBreakerState.INACTIVE);
+        slots.wakeAll(Signal.UNAVAILABLE);
+    }
+
+    ServiceUnavailableException unavailable(CircuitBreakerState state) {
+        listener.onRejected(state);
+        return new ServiceUnavailableException(name, state, stats());
+    }
+
+    // ---- lifecycle and views ----------------------------------------------------------------
+
+    @Override
+    public void close() {
+        List<Entry<T>> idleNow = slots.close();
+        if (idleNow == null) {
+            return;
+        }
+        if (housekeeper != null) {
+            housekeeper.stop();
+        }
+        PoolException failures = null;
+        for (Entry<T> entry : idleNow) {
+            Throwable failure = destroy(entry, DestroyReason.POOL_CLOSED);
+            slots.free();
+            if (failure == null) {
+                continue;
+            }
+            if (failures == null) {
+                failures = new PoolException("pool '" + name + "': destructor failed while closing", failure);
+            } else {
+                failures.addSuppressed(failure);
+            }
+        }
+        if (failures != null) {
+            throw failures;
+        }
+    }
+
+    @Override
+    public boolean isClosed() {
+        return slots.isClosed();
+    }
+
+    @Override
+    public PoolStats stats() {
+        return slots.stats();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    private PoolClosedException closedException() {
+        return new PoolClosedException("pool '" + name + "' is closed (" + stats() + ")");
+    }
+
+    @Override
+    public String toString() {
+        return "Pool[" + name + ", " + circuit.state() + ", " + stats() + "]";
+    }
+}

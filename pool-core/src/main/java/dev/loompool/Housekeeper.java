@@ -1,0 +1,107 @@
+package dev.loompool;
+
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A pool's background work on one daemon platform thread: the periodic healthcheck of idle
+ * resources, and refilling to minSize. Refills run here and never on the thread that destroyed a
+ * resource, so a release never pays for a connect.
+ */
+final class Housekeeper<T> {
+
+    private static final Logger log = LoggerFactory.getLogger(Housekeeper.class);
+
+    private final DefaultPool<T> pool;
+    private final ResourceCheck<T> healthcheck;
+    private final Duration interval;
+    private final ScheduledThreadPoolExecutor executor;
+    private final AtomicBoolean refillQueued = new AtomicBoolean();
+
+    Housekeeper(DefaultPool<T> pool, ResourceCheck<T> healthcheck, Duration interval) {
+        this.pool = pool;
+        this.healthcheck = healthcheck;
+        this.interval = interval;
+        this.executor = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "loompool-housekeeper-" + pool.name());
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        executor.setRemoveOnCancelPolicy(true);
+    }
+
+    void start() {
+        if (healthcheck != null) {
+            long nanos = interval.toNanos();
+            executor.scheduleWithFixedDelay(this::tick, nanos, nanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Lets running work finish; the pool is closed, so it puts nothing back. */
+    void stop() {
+        executor.shutdown();
+    }
+
+    /** Asks for a refill; several requests before it runs make one refill. */
+    void refillSoon() {
+        if (refillQueued.compareAndSet(false, true)) {
+            try {
+                executor.execute(() -> {
+                    refillQueued.set(false);
+                    refill();
+                });
+            } catch (RejectedExecutionException closed) {
+                refillQueued.set(false);
+            }
+        }
+    }
+
+    private void tick() {
+        try {
+            checkIdle();
+            refill();
+        } catch (RuntimeException | Error e) {
+            // An exception would cancel the periodic task for good; log it and keep checking.
+            log.error("pool '{}': housekeeping failed", pool.name(), e);
+        }
+    }
+
+    /** Checks each idle resource in turn, taking only that one out of circulation at a time. */
+    private void checkIdle() {
+        for (Entry<T> entry : pool.slots.idleSnapshot()) {
+            if (!pool.slots.takeIdle(entry)) {
+                continue; // lent out since the snapshot: in-use resources are never checked
+            }
+            if (pool.rejection(healthcheck, entry.resource, "healthcheck") == null) {
+                pool.putBack(entry, false);
+            } else {
+                pool.destroyQuietly(entry, DestroyReason.HEALTHCHECK_FAILED);
+                pool.freeSlot(false); // the refill below replaces it
+            }
+        }
+    }
+
+    /**
+     * Creates resources up to minSize. Stops at the first failure, and while the circuit is not
+     * ACTIVE, so that a backend that is down is not hammered from here.
+     */
+    private void refill() {
+        while (pool.state() == CircuitBreakerState.ACTIVE && pool.slots.reserveBelowMin()) {
+            Entry<T> entry;
+            try {
+                entry = pool.runFactory();
+            } catch (Exception e) {
+                log.debug("pool '{}': background refill failed", pool.name(), e);
+                pool.refillFailed(e);
+                return;
+            }
+            pool.putBack(entry, true);
+        }
+    }
+}

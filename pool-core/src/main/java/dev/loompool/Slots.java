@@ -1,0 +1,282 @@
+package dev.loompool;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A pool's bookkeeping: the counts, the idle ring and the FIFO waiter queue, behind one
+ * {@link ReentrantLock} that is held only for a few field updates and never across a callback.
+ *
+ * <p>A <em>slot</em> is one unit of {@code inUse}: whoever holds one owns either a resource or the
+ * right to create one, and hands it on explicitly, to the oldest waiter first. That direct hand-off
+ * makes the queue strictly FIFO: a released resource never passes through idle while somebody
+ * waits, so neither {@code tryAcquire} nor the releasing thread can take it first.
+ *
+ * <p>Idle is LIFO: the hottest resource goes out next, so surplus ones age at the cold end where
+ * the healthcheck and idle eviction find them, instead of every resource being kept barely alive.
+ */
+final class Slots<T> {
+
+    private final int minSize;
+    private final int maxSize;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final ArrayDeque<Entry<T>> idle;
+    /** May hold cancelled waiters, which are skipped. */
+    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    private int inUse;
+    /** Live waiters in {@link #waiters}. */
+    private int pending;
+    /** Written under the lock; read without it on fast paths. */
+    private volatile boolean closed;
+
+    Slots(int minSize, int maxSize) {
+        this.minSize = minSize;
+        this.maxSize = maxSize;
+        this.idle = new ArrayDeque<>(Math.min(maxSize, 64));
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * An idle entry or {@link Signal#CREATE}, each holding a slot; else a queued {@link Waiter}, or
+     * null when the caller may not wait; {@link Signal#CLOSED} once closed.
+     */
+    Object reserve(boolean mayWait) {
+        lock.lock();
+        try {
+            if (closed) {
+                return Signal.CLOSED;
+            }
+            if (pending == 0) { // nobody queued, so nobody to barge past
+                Entry<T> entry = idle.pollFirst();
+                if (entry != null) {
+                    inUse++;
+                    return entry;
+                }
+                if (idle.size() + inUse < maxSize) {
+                    inUse++;
+                    return Signal.CREATE;
+                }
+            }
+            if (!mayWait) {
+                return null;
+            }
+            Waiter waiter = new Waiter();
+            waiters.addLast(waiter);
+            pending++;
+            return waiter;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Withdraws a waiter; returns what it was handed if that came first, else null. */
+    Object cancel(Waiter waiter) {
+        lock.lock();
+        try {
+            Object outcome = waiter.outcome;
+            if (outcome != null) {
+                return outcome;
+            }
+            waiter.outcome = Signal.CANCELLED;
+            pending--;
+            if (waiters.size() > 2 * pending + 64) { // don't let abandoned waiters pile up
+                waiters.removeIf(w -> w.outcome != null);
+            }
+            return null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The caller destroyed its resource but keeps the slot: an idle entry, or the right to create. */
+    Object keepSlot() {
+        lock.lock();
+        try {
+            Entry<T> entry = idle.pollFirst();
+            return entry != null ? entry : Signal.CREATE;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Gives a live resource, whose slot the caller holds, to the oldest waiter or back to idle: at
+     * the hot end, or at the cold end it came from when it only passed a healthcheck.
+     *
+     * @return false when the pool is closed: the caller must destroy it and {@link #free} the slot
+     */
+    boolean putBack(Entry<T> entry, boolean hot) {
+        Waiter waiter;
+        lock.lock();
+        try {
+            if (closed) {
+                return false;
+            }
+            waiter = nextWaiter();
+            if (waiter != null) {
+                waiter.outcome = entry; // the slot travels with it
+            } else {
+                inUse--;
+                if (hot) {
+                    idle.addFirst(entry);
+                } else {
+                    idle.addLast(entry);
+                }
+                return true;
+            }
+        } finally {
+            lock.unlock();
+        }
+        LockSupport.unpark(waiter.thread);
+        return true;
+    }
+
+    /**
+     * Gives up a slot whose resource is gone: the oldest waiter gets the right to create one, else
+     * the slot is freed.
+     *
+     * @return whether the pool is now open and below minSize, so that a refill is due
+     */
+    boolean free() {
+        Waiter waiter = null;
+        lock.lock();
+        try {
+            if (!closed) {
+                waiter = nextWaiter();
+            }
+            if (waiter == null) {
+                inUse--;
+                return !closed && idle.size() + inUse < minSize;
+            }
+            waiter.outcome = Signal.CREATE;
+        } finally {
+            lock.unlock();
+        }
+        LockSupport.unpark(waiter.thread);
+        return false;
+    }
+
+    /** Takes a slot for a background refill if the pool is open and below minSize. */
+    boolean reserveBelowMin() {
+        lock.lock();
+        try {
+            if (closed || idle.size() + inUse >= minSize) {
+                return false;
+            }
+            inUse++;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    List<Entry<T>> idleSnapshot() {
+        lock.lock();
+        try {
+            return new ArrayList<>(idle);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Moves one idle entry to in use, for a healthcheck; false if it was lent out meanwhile. */
+    boolean takeIdle(Entry<T> entry) {
+        lock.lock();
+        try {
+            if (closed || !idle.removeFirstOccurrence(entry)) {
+                return false;
+            }
+            inUse++;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Adds pre-warmed resources, which hold no slot yet. */
+    void addIdle(List<Entry<T>> entries) {
+        lock.lock();
+        try {
+            idle.addAll(entries);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Wakes every waiter with {@code signal}. */
+    void wakeAll(Signal signal) {
+        List<Waiter> woken;
+        lock.lock();
+        try {
+            woken = drainWaiters(signal);
+        } finally {
+            lock.unlock();
+        }
+        woken.forEach(w -> LockSupport.unpark(w.thread));
+    }
+
+    /**
+     * Closes: wakes every waiter with {@link Signal#CLOSED} and takes the idle entries out, each
+     * now holding a slot the caller frees once it has destroyed it.
+     *
+     * @return the idle entries, or null if already closed
+     */
+    List<Entry<T>> close() {
+        List<Waiter> woken;
+        List<Entry<T>> idleNow;
+        lock.lock();
+        try {
+            if (closed) {
+                return null;
+            }
+            closed = true;
+            woken = drainWaiters(Signal.CLOSED);
+            idleNow = new ArrayList<>(idle);
+            idle.clear();
+            inUse += idleNow.size();
+        } finally {
+            lock.unlock();
+        }
+        woken.forEach(w -> LockSupport.unpark(w.thread));
+        return idleNow;
+    }
+
+    PoolStats stats() {
+        lock.lock();
+        try {
+            int idleCount = idle.size();
+            return new PoolStats(idleCount + inUse, idleCount, inUse, pending, minSize, maxSize);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The oldest live waiter, taken off the queue; call with the lock held. */
+    private Waiter nextWaiter() {
+        Waiter waiter;
+        while ((waiter = waiters.pollFirst()) != null) {
+            if (waiter.outcome == null) {
+                pending--;
+                return waiter;
+            }
+        }
+        return null;
+    }
+
+    /** Tells every live waiter {@code signal}; call with the lock held and unpark them after. */
+    private List<Waiter> drainWaiters(Signal signal) {
+        List<Waiter> woken = new ArrayList<>(pending);
+        Waiter waiter;
+        while ((waiter = nextWaiter()) != null) {
+            waiter.outcome = signal;
+            woken.add(waiter);
+        }
+        return woken;
+    }
+}
