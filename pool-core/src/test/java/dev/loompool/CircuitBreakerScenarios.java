@@ -1,0 +1,178 @@
+package dev.loompool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** Manual transitions and the built-in consecutiveFailures strategy (DESIGN.md §3, "Circuit breaker"). */
+abstract class CircuitBreakerScenarios extends ScenarioSupport {
+
+    private static final Duration OPEN = Duration.ofSeconds(10);
+
+    private final List<String> transitions = new CopyOnWriteArrayList<>();
+    private final List<CircuitBreakerState> rejections = new CopyOnWriteArrayList<>();
+    private final PoolListener recorder = new PoolListener() {
+        @Override
+        public void onStateChanged(CircuitBreakerState from, CircuitBreakerState to) {
+            transitions.add(from + "->" + to);
+        }
+
+        @Override
+        public void onRejected(CircuitBreakerState state) {
+            rejections.add(state);
+        }
+    };
+
+    private Pool<Res> breakerPool(int maxSize, int threshold) {
+        return track(builder().maxSize(maxSize).listener(recorder)
+                .circuitBreakerStrategy(CircuitBreakerStrategy.consecutiveFailures(threshold, OPEN, clock))
+                .build());
+    }
+
+    @Test
+    void anInactiveCircuitFailsFastWithTheCounts() throws Exception {
+        Pool<Res> pool = track(builder().name("db").maxSize(2).listener(recorder).build());
+        pool.deactivate();
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
+        Throwable failure = start(pool::acquire).failure();
+        assertThat(failure).isInstanceOf(ServiceUnavailableException.class)
+                .hasMessageContaining("'db'").hasMessageContaining("INACTIVE").hasMessageContaining("total=0");
+        assertThatThrownBy(pool::tryAcquire).isInstanceOf(ServiceUnavailableException.class);
+        assertThat(factory.created).hasValue(0);
+        assertThat(rejections).containsExactly(CircuitBreakerState.INACTIVE, CircuitBreakerState.INACTIVE);
+        pool.activate();
+        pool.acquire().close();
+        assertThat(transitions).containsExactly("ACTIVE->INACTIVE", "INACTIVE->ACTIVE");
+    }
+
+    @Test
+    void deactivateWakesTheWaitersWithServiceUnavailable() throws Exception {
+        Pool<Res> pool = pool(1);
+        Lease<Res> held = pool.acquire();
+        Actor<Lease<Res>> first = start(() -> pool.acquire(Duration.ofMinutes(1)));
+        awaitPending(pool, 1);
+        Actor<Lease<Res>> second = start(() -> pool.acquire(Duration.ofMinutes(1)));
+        awaitPending(pool, 2);
+        pool.deactivate();
+        assertThat(first.failure()).isInstanceOf(ServiceUnavailableException.class);
+        assertThat(second.failure()).isInstanceOf(ServiceUnavailableException.class);
+        assertCounts(pool, 1, 0, 1, 0);
+        held.close();
+        assertCounts(pool, 1, 1, 0, 0);
+    }
+
+    @Test
+    void recoveringLetsOneProbeThroughAtATime() throws Exception {
+        Pool<Res> pool = pool(3);
+        pool.recover();
+        Lease<Res> probe = start(pool::acquire).join();
+        assertThatThrownBy(pool::acquire).isInstanceOf(ServiceUnavailableException.class)
+                .hasMessageContaining("RECOVERING");
+        probe.close();
+        Lease<Res> next = start(pool::acquire).join();
+        assertThat(pool.state()).as("without a strategy nobody closes the circuit").isEqualTo(CircuitBreakerState.RECOVERING);
+        next.close();
+    }
+
+    @Test
+    void aProbeThatTimesOutFreesTheProbeSlot() throws Exception {
+        Pool<Res> pool = pool(1);
+        Lease<Res> held = pool.acquire();
+        pool.recover();
+        assertThatThrownBy(() -> pool.acquire(Duration.ZERO)).isInstanceOf(AcquireTimeoutException.class);
+        held.close();
+        start(pool::acquire).join().close();
+    }
+
+    @Test
+    void consecutiveFailuresOpenTheCircuit() throws Exception {
+        Pool<Res> pool = breakerPool(2, 3);
+        factory.failNext(new IllegalStateException("1")).failNext(new IllegalStateException("2"));
+        start(pool::acquire).failure();
+        start(pool::acquire).failure();
+        pool.acquire().close(); // a success resets the count
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.ACTIVE);
+        for (int i = 0; i < 3; i++) {
+            factory.failNext(new IllegalStateException("down"));
+        }
+        Lease<Res> held = pool.acquire(); // takes the idle one: the failures below are all factory's
+        for (int i = 0; i < 3; i++) {
+            assertThat(start(pool::acquire).failure()).isExactlyInstanceOf(PoolException.class);
+        }
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
+        int created = factory.created.get();
+        assertThat(start(pool::acquire).failure()).isInstanceOf(ServiceUnavailableException.class);
+        assertThat(factory.created).as("no connect attempt while open").hasValue(created);
+        held.close();
+        assertThat(pool.state()).as("an old lease's success does not close the circuit").isEqualTo(CircuitBreakerState.INACTIVE);
+    }
+
+    @Test
+    void afterTheOpenDurationOneProbeClosesTheCircuit() throws Exception {
+        Pool<Res> pool = breakerPool(2, 1);
+        factory.failNext(new IllegalStateException("down"));
+        start(pool::acquire).failure();
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
+        clock.advance(OPEN.minusMillis(1));
+        assertThatThrownBy(pool::acquire).isInstanceOf(ServiceUnavailableException.class);
+        clock.advance(Duration.ofMillis(1));
+        Lease<Res> probe = start(pool::acquire).join();
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.RECOVERING);
+        assertThat(start(pool::acquire).failure()).as("a second request while the probe runs")
+                .isInstanceOf(ServiceUnavailableException.class);
+        probe.close();
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.ACTIVE);
+        assertThat(transitions).containsExactly("ACTIVE->INACTIVE", "INACTIVE->RECOVERING", "RECOVERING->ACTIVE");
+        start(pool::acquire).join().close();
+    }
+
+    @Test
+    void aFailedProbeOpensTheCircuitForAnotherOpenDuration() throws Exception {
+        Pool<Res> pool = breakerPool(2, 1);
+        factory.failNext(new IllegalStateException("down")).failNext(new IllegalStateException("still down"));
+        start(pool::acquire).failure();
+        clock.advance(OPEN);
+        assertThat(start(pool::acquire).failure()).isExactlyInstanceOf(PoolException.class)
+                .hasRootCauseMessage("still down");
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
+        clock.advance(OPEN.minusMillis(1));
+        assertThatThrownBy(pool::acquire).isInstanceOf(ServiceUnavailableException.class);
+        clock.advance(Duration.ofMillis(1));
+        start(pool::acquire).join().close();
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.ACTIVE);
+        assertThat(transitions).containsExactly("ACTIVE->INACTIVE", "INACTIVE->RECOVERING",
+                "RECOVERING->INACTIVE", "INACTIVE->RECOVERING", "RECOVERING->ACTIVE");
+    }
+
+    @Test
+    void rejectedReleasesAndInvalidationsCountAsFailures() throws Exception {
+        Pool<Res> pool = track(builder().maxSize(2).beforeRelease(r -> r.healthy)
+                .circuitBreakerStrategy(CircuitBreakerStrategy.consecutiveFailures(2, OPEN, clock)).build());
+        Lease<Res> lease = pool.acquire();
+        lease.resource().healthy = false;
+        lease.close();
+        start(pool::acquire).join().invalidate();
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
+    }
+
+    @Test
+    void aManualDeactivateIsNotUndoneByTheStrategy() throws Exception {
+        Pool<Res> pool = breakerPool(2, 1);
+        pool.deactivate();
+        clock.advance(OPEN.multipliedBy(3));
+        assertThatThrownBy(pool::acquire).isInstanceOf(ServiceUnavailableException.class);
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
+    }
+
+    @Test
+    void theStrategyRefusesNonsense() {
+        assertThatThrownBy(() -> CircuitBreakerStrategy.consecutiveFailures(0, OPEN))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("threshold");
+        assertThatThrownBy(() -> CircuitBreakerStrategy.consecutiveFailures(1, Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("openDuration");
+    }
+}
