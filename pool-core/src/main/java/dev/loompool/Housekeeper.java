@@ -16,12 +16,15 @@ import org.slf4j.LoggerFactory;
 final class Housekeeper<T> {
 
     private static final Logger log = LoggerFactory.getLogger(Housekeeper.class);
+    private static final long STOP_PATIENCE_SECONDS = 10;
 
     private final DefaultPool<T> pool;
     private final ResourceCheck<T> healthcheck;
     private final Duration interval;
     private final ScheduledThreadPoolExecutor executor;
     private final AtomicBoolean refillQueued = new AtomicBoolean();
+    /** The executor's one thread, once it exists. */
+    private volatile Thread worker;
 
     Housekeeper(DefaultPool<T> pool, ResourceCheck<T> healthcheck, Duration interval) {
         this.pool = pool;
@@ -30,6 +33,7 @@ final class Housekeeper<T> {
         this.executor = new ScheduledThreadPoolExecutor(1, task -> {
             Thread thread = new Thread(task, "loompool-housekeeper-" + pool.name());
             thread.setDaemon(true);
+            worker = thread;
             return thread;
         });
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -43,9 +47,24 @@ final class Housekeeper<T> {
         }
     }
 
-    /** Lets running work finish; the pool is closed, so it puts nothing back. */
+    /**
+     * Cancels the periodic check and waits a while for work under way (a refill's connect, say) to
+     * finish, so that once close returns no resource outlives the pool but those still lent out.
+     * The pool is closed by then, so that work puts nothing back: it destroys what it made.
+     */
     void stop() {
         executor.shutdown();
+        if (Thread.currentThread() == worker) {
+            return; // closed from our own thread (a listener, say): waiting would wait for ourselves
+        }
+        try {
+            if (!executor.awaitTermination(STOP_PATIENCE_SECONDS, TimeUnit.SECONDS)) {
+                log.warn("pool '{}': housekeeping still busy {} s after close; leaving it to finish",
+                        pool.name(), STOP_PATIENCE_SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Asks for a refill; several requests before it runs make one refill. */
