@@ -13,16 +13,13 @@ abstract class AcquireReleaseScenarios extends ScenarioSupport {
     @Test
     void aReleasedResourceIsLentAgainInsteadOfCreatingANewOne() throws Exception {
         Pool<Res> pool = pool(4);
-        Res first = start(() -> {
+        Action<Res> borrowAndReturn = () -> {
             try (Lease<Res> lease = pool.acquire()) {
                 return lease.resource();
             }
-        }).join();
-        Res second = start(() -> {
-            try (Lease<Res> lease = pool.acquire()) {
-                return lease.resource();
-            }
-        }).join();
+        };
+        Res first = start(borrowAndReturn).join();
+        Res second = start(borrowAndReturn).join();
         assertThat(second).isSameAs(first);
         assertThat(factory.created).hasValue(1);
         assertCounts(pool, 1, 1, 0, 0);
@@ -167,8 +164,7 @@ abstract class AcquireReleaseScenarios extends ScenarioSupport {
     void timingOutReportsThePoolAndItsCounts() throws Exception {
         Pool<Res> pool = track(builder().name("orders").maxSize(1).build());
         Lease<Res> held = pool.acquire();
-        Actor<Lease<Res>> waiter = start(() -> pool.acquire(Duration.ofSeconds(5)));
-        awaitPending(pool, 1);
+        Actor<Lease<Res>> waiter = queued(pool, Duration.ofSeconds(5));
         clock.advance(Duration.ofSeconds(5));
         waiter.unpark();
         Throwable failure = waiter.failure();
@@ -184,8 +180,7 @@ abstract class AcquireReleaseScenarios extends ScenarioSupport {
     void aWakeupBeforeTheDeadlineKeepsWaiting() throws Exception {
         Pool<Res> pool = pool(1);
         Lease<Res> held = pool.acquire();
-        Actor<Lease<Res>> waiter = start(() -> pool.acquire(Duration.ofSeconds(5)));
-        awaitPending(pool, 1);
+        Actor<Lease<Res>> waiter = queued(pool, Duration.ofSeconds(5));
         clock.advance(Duration.ofSeconds(4));
         waiter.unpark(); // a spurious wakeup: the waiter must go back to sleep
         awaitPending(pool, 1);

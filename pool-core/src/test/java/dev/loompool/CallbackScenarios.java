@@ -76,8 +76,7 @@ abstract class CallbackScenarios extends ScenarioSupport {
     void beforeReleaseRejectingDestroysTheResourceAndWakesAWaiter() throws Exception {
         Pool<Res> pool = track(builder().maxSize(1).listener(recordDestroys).beforeRelease(r -> r.healthy).build());
         Lease<Res> held = pool.acquire();
-        Actor<Lease<Res>> waiter = start(() -> pool.acquire(Duration.ofMinutes(1)));
-        awaitPending(pool, 1);
+        Actor<Lease<Res>> waiter = queued(pool);
         held.resource().healthy = false;
         Res bad = held.resource();
         held.close();
@@ -96,10 +95,7 @@ abstract class CallbackScenarios extends ScenarioSupport {
         }).build());
         Lease<Res> lease = pool.acquire();
         Res res = lease.resource();
-        start(() -> {
-            lease.close();
-            return null;
-        }).join();
+        startVoid(lease::close).join();
         assertThat(res.destroyed).hasValue(1);
         assertCounts(pool, 0, 0, 0, 0);
     }
@@ -115,19 +111,13 @@ abstract class CallbackScenarios extends ScenarioSupport {
                 })
                 .destructor(r -> destroying.pass()).build());
         Lease<Res> lease = pool.acquire();
-        Actor<Void> releaser = start(() -> {
-            lease.close();
-            return null;
-        });
+        Actor<Void> releaser = startVoid(lease::close);
         releasing.awaitEntered();
         assertCounts(pool, 1, 0, 1, 0);
         releasing.open();
         releaser.join();
         Lease<Res> again = pool.acquire();
-        Actor<Void> invalidator = start(() -> {
-            again.invalidate();
-            return null;
-        });
+        Actor<Void> invalidator = startVoid(again::invalidate);
         destroying.awaitEntered();
         assertCounts(pool, 1, 0, 1, 0);
         destroying.open();
@@ -143,7 +133,9 @@ abstract class CallbackScenarios extends ScenarioSupport {
                 .healthcheck(r -> checked.add(r) && r.healthy).build());
         Lease<Res> held = pool.acquire();
         Res inUse = held.resource();
-        Res idle = factory.all.get(1);
+        // Checks made while it was idle were legitimate, and finished before it could be lent.
+        checked.clear();
+        Res idle = factory.all.stream().filter(r -> r != inUse).findFirst().orElseThrow();
         assertThat(idle).isNotSameAs(inUse);
         eventually("the idle resource is checked", () -> checked.contains(idle));
         idle.healthy = false;
@@ -176,10 +168,7 @@ abstract class CallbackScenarios extends ScenarioSupport {
         assertThat(factory.created).hasValue(2);
         String caller = Thread.currentThread().getName();
         Lease<Res> lease = pool.acquire();
-        start(() -> {
-            lease.invalidate();
-            return null;
-        }).join();
+        startVoid(lease::invalidate).join();
         eventually("the pool refills to minSize", () -> pool.stats().total() == 2);
         Res refill = factory.all.get(2);
         assertThat(refill.createdBy).startsWith("loompool-housekeeper-").isNotEqualTo(caller);
@@ -238,10 +227,7 @@ abstract class CallbackScenarios extends ScenarioSupport {
             }
         }).build());
         for (int i = 0; i < 3; i++) {
-            start(() -> {
-                pool.acquire().close();
-                return null;
-            }).join();
+            startVoid(() -> pool.acquire().close()).join();
         }
         assertCounts(pool, 1, 1, 0, 0);
     }

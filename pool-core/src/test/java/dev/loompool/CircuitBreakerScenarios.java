@@ -53,10 +53,8 @@ abstract class CircuitBreakerScenarios extends ScenarioSupport {
     void deactivateWakesTheWaitersWithServiceUnavailable() throws Exception {
         Pool<Res> pool = pool(1);
         Lease<Res> held = pool.acquire();
-        Actor<Lease<Res>> first = start(() -> pool.acquire(Duration.ofMinutes(1)));
-        awaitPending(pool, 1);
-        Actor<Lease<Res>> second = start(() -> pool.acquire(Duration.ofMinutes(1)));
-        awaitPending(pool, 2);
+        Actor<Lease<Res>> first = queued(pool);
+        Actor<Lease<Res>> second = queued(pool);
         pool.deactivate();
         assertThat(first.failure()).isInstanceOf(ServiceUnavailableException.class);
         assertThat(second.failure()).isInstanceOf(ServiceUnavailableException.class);

@@ -89,10 +89,8 @@ abstract class FairnessScenarios extends ScenarioSupport {
     void aWaiterThatTimesOutPassesItsTurnToTheNext() throws Exception {
         Pool<Res> pool = pool(1);
         Lease<Res> held = pool.acquire();
-        Actor<Lease<Res>> impatient = start(() -> pool.acquire(Duration.ofSeconds(1)));
-        awaitPending(pool, 1);
-        Actor<Lease<Res>> patient = start(() -> pool.acquire(Duration.ofMinutes(1)));
-        awaitPending(pool, 2);
+        Actor<Lease<Res>> impatient = queued(pool, Duration.ofSeconds(1));
+        Actor<Lease<Res>> patient = queued(pool);
         clock.advance(Duration.ofSeconds(1));
         impatient.unpark();
         assertThat(impatient.failure()).isInstanceOf(AcquireTimeoutException.class);
@@ -109,10 +107,8 @@ abstract class FairnessScenarios extends ScenarioSupport {
     void anInterruptedWaiterLeavesTheQueueAndPassesItsTurnOn() throws Exception {
         Pool<Res> pool = pool(1);
         Lease<Res> held = pool.acquire();
-        Actor<Lease<Res>> interrupted = start(() -> pool.acquire(Duration.ofMinutes(1)));
-        awaitPending(pool, 1);
-        Actor<Lease<Res>> next = start(() -> pool.acquire(Duration.ofMinutes(1)));
-        awaitPending(pool, 2);
+        Actor<Lease<Res>> interrupted = queued(pool);
+        Actor<Lease<Res>> next = queued(pool);
         interrupted.thread().interrupt();
         assertThat(interrupted.failure()).isInstanceOf(InterruptedException.class)
                 .hasMessageContaining(pool.name());
@@ -126,8 +122,7 @@ abstract class FairnessScenarios extends ScenarioSupport {
     void aFreedSlotGoesToTheOldestWaiterAsTheRightToCreate() throws Exception {
         Pool<Res> pool = pool(1);
         Lease<Res> held = pool.acquire();
-        Actor<Lease<Res>> waiter = start(() -> pool.acquire(Duration.ofMinutes(1)));
-        awaitPending(pool, 1);
+        Actor<Lease<Res>> waiter = queued(pool);
         held.invalidate();
         Lease<Res> lease = waiter.join();
         assertThat(lease.resource().id).isEqualTo(2);

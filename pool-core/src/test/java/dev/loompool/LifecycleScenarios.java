@@ -37,10 +37,8 @@ abstract class LifecycleScenarios extends ScenarioSupport {
     void closeWakesEveryWaiterWithPoolClosed() throws Exception {
         Pool<Res> pool = pool(1);
         Lease<Res> held = pool.acquire();
-        Actor<Lease<Res>> first = start(() -> pool.acquire(Duration.ofMinutes(1)));
-        awaitPending(pool, 1);
-        Actor<Lease<Res>> second = start(() -> pool.acquire(Duration.ofMinutes(1)));
-        awaitPending(pool, 2);
+        Actor<Lease<Res>> first = queued(pool);
+        Actor<Lease<Res>> second = queued(pool);
         pool.close();
         assertThat(first.failure()).isInstanceOf(PoolClosedException.class).hasMessageContaining(pool.name());
         assertThat(second.failure()).isInstanceOf(PoolClosedException.class);
@@ -60,10 +58,7 @@ abstract class LifecycleScenarios extends ScenarioSupport {
         assertThat(a.resource().destroyed).hasValue(0);
         assertCounts(pool, 1, 0, 1, 0);
         Res res = a.resource();
-        start(() -> {
-            a.close();
-            return null;
-        }).join();
+        startVoid(a::close).join();
         assertThat(res.destroyed).hasValue(1);
         assertCounts(pool, 0, 0, 0, 0);
     }

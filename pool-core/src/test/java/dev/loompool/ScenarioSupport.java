@@ -65,6 +65,31 @@ abstract class ScenarioSupport {
         return new Actor<>(thread, result);
     }
 
+    @FunctionalInterface
+    interface VoidAction {
+        void run() throws Exception;
+    }
+
+    /** Runs a void action, such as a release, on a new thread of the scenario's kind. */
+    Actor<Void> startVoid(VoidAction action) {
+        return start(() -> {
+            action.run();
+            return null;
+        });
+    }
+
+    /** Starts an acquire that has to wait, and returns once it has queued. */
+    Actor<Lease<Res>> queued(Pool<Res> pool, Duration timeout) {
+        int before = pool.stats().pending();
+        Actor<Lease<Res>> waiter = start(() -> pool.acquire(timeout));
+        awaitPending(pool, before + 1);
+        return waiter;
+    }
+
+    Actor<Lease<Res>> queued(Pool<Res> pool) {
+        return queued(pool, Duration.ofMinutes(1));
+    }
+
     record Actor<V>(Thread thread, CompletableFuture<V> result) {
 
         V join() throws Exception {
