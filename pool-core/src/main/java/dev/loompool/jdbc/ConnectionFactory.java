@@ -1,0 +1,110 @@
+package dev.loompool.jdbc;
+
+import dev.loompool.PoolClock;
+import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
+
+/**
+ * Opens and initialises physical connections. The properties and credentials are copied for every
+ * {@code Driver.connect}, because drivers mutate what they are given, and the credentials are
+ * asked for every time, so that a rotated password takes effect on the next connection.
+ */
+final class ConnectionFactory {
+
+    private final Driver driver;
+    private final String url;
+    private final Properties properties;
+    private final Supplier<Credentials> credentials;
+    /** The defaults the user configured; {@code marked} says which. */
+    private final Settings configured;
+    private final String initSql;
+    private final long maxLifetimeNanos;
+    private final PoolClock clock;
+    private volatile Settings learned;
+    private volatile SessionReset sessionReset = SessionReset.NONE;
+
+    ConnectionFactory(Driver driver, String url, Properties properties, Supplier<Credentials> credentials,
+            Settings configured, String initSql, long maxLifetimeNanos, PoolClock clock) {
+        this.driver = driver;
+        this.url = url;
+        this.properties = properties;
+        this.credentials = credentials;
+        this.configured = configured;
+        this.initSql = initSql;
+        this.maxLifetimeNanos = maxLifetimeNanos;
+        this.clock = clock;
+    }
+
+    PhysicalConnection create() throws SQLException {
+        Properties props = new Properties();
+        props.putAll(properties);
+        Credentials c = credentials.get();
+        if (c != null && c.username() != null) {
+            props.setProperty("user", c.username());
+        }
+        if (c != null && c.password() != null) {
+            props.setProperty("password", c.password());
+        }
+        Connection raw = driver.connect(url, props);
+        if (raw == null) {
+            throw new SQLException("driver " + driver.getClass().getName() + " does not accept jdbcUrl "
+                    + JdbcUrls.redact(url), "08001");
+        }
+        try {
+            Settings defaults = initialize(raw);
+            long now = clock.nanoTime();
+            return new PhysicalConnection(raw, defaults, now, expiry(now));
+        } catch (SQLException | RuntimeException e) {
+            try {
+                raw.close();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    /** Applies the configured defaults and the init SQL; returns the settings the connection then has. */
+    Settings initialize(Connection raw) throws SQLException {
+        for (Attr a : configured.marked) {
+            configured.applyTo(raw, a);
+        }
+        if (initSql != null && !initSql.isBlank()) {
+            try (Statement st = raw.createStatement()) {
+                st.execute(initSql);
+            }
+        }
+        Settings defaults = Settings.read(raw);
+        if (!defaults.autoCommit) {
+            raw.commit(); // the init SQL must not leave a transaction open for the first borrower
+        }
+        if (learned == null) {
+            sessionReset = SessionReset.detect(raw);
+            learned = defaults;
+        }
+        return defaults;
+    }
+
+    /** Max lifetime minus up to 2.5 % jitter, so that connections made together do not all retire together. */
+    private long expiry(long now) {
+        if (maxLifetimeNanos <= 0) {
+            return Long.MAX_VALUE;
+        }
+        long jitter = maxLifetimeNanos > 40 ? ThreadLocalRandom.current().nextLong(maxLifetimeNanos / 40) : 0;
+        return now + maxLifetimeNanos - jitter;
+    }
+
+    /** The defaults of the first connection made, or null before any. */
+    Settings learnedDefaults() {
+        return learned;
+    }
+
+    SessionReset sessionReset() {
+        return sessionReset;
+    }
+}

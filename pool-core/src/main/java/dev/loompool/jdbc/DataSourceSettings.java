@@ -1,0 +1,294 @@
+package dev.loompool.jdbc;
+
+import dev.loompool.PoolClock;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.function.Supplier;
+
+/**
+ * The JavaBean configuration of {@link LoomPoolDataSource}, kept apart so that each file holds one
+ * concept. Setters refuse changes once the pool has started: a running pool's settings are frozen.
+ * Values are checked at start, where a wrong one fails with a message naming the setting.
+ */
+abstract class DataSourceSettings {
+
+    private String jdbcUrl;
+    private String username;
+    private String password;
+    private String driverClassName;
+    private Properties dataSourceProperties = new Properties();
+    private Supplier<Credentials> credentialsSupplier;
+    private int minSize = 2;
+    private int maxSize = 10;
+    private Duration acquireTimeout = Duration.ofSeconds(30);
+    private Duration healthcheckInterval = Duration.ofSeconds(30);
+    private Duration idleTimeout = Duration.ofMinutes(10);
+    private Duration maxLifetime = Duration.ofMinutes(30);
+    private Duration validationTimeout = Duration.ofSeconds(5);
+    private Duration leakDetectionThreshold = Duration.ZERO;
+    private ReleaseMode releaseMode = ReleaseMode.STATEMENT;
+    private String poolName;
+    private String connectionInitSql;
+    private Boolean autoCommit;
+    private String transactionIsolation;
+    private Boolean readOnly;
+    private String catalog;
+    private String schema;
+    private int circuitBreakerFailureThreshold = 5;
+    private Duration circuitBreakerOpenDuration = Duration.ofSeconds(5);
+    PoolClock clock = PoolClock.SYSTEM;
+
+    abstract boolean isStarted();
+
+    final void checkNotStarted() {
+        if (isStarted()) {
+            throw new IllegalStateException("LoomPoolDataSource '" + getPoolName()
+                    + "' has started: its configuration is frozen");
+        }
+    }
+
+    /** The driver's JDBC URL. Required. */
+    public void setJdbcUrl(String jdbcUrl) {
+        checkNotStarted();
+        this.jdbcUrl = jdbcUrl;
+    }
+
+    public String getJdbcUrl() {
+        return jdbcUrl;
+    }
+
+    /** Alias of {@link #setJdbcUrl}, the name Spring's {@code DataSourceBuilder} uses. */
+    public void setUrl(String url) {
+        setJdbcUrl(url);
+    }
+
+    public String getUrl() {
+        return jdbcUrl;
+    }
+
+    public void setUsername(String username) {
+        checkNotStarted();
+        this.username = username;
+    }
+
+    public String getUsername() {
+        return username;
+    }
+
+    /** Never printed or logged. There is no getter. */
+    public void setPassword(String password) {
+        checkNotStarted();
+        this.password = password;
+    }
+
+    final String password() {
+        return password;
+    }
+
+    /** Optional: the driver is otherwise found by {@code DriverManager} from the URL. */
+    public void setDriverClassName(String driverClassName) {
+        checkNotStarted();
+        this.driverClassName = driverClassName;
+    }
+
+    public String getDriverClassName() {
+        return driverClassName;
+    }
+
+    /** Extra driver properties, copied for every connect. */
+    public void setDataSourceProperties(Properties dataSourceProperties) {
+        checkNotStarted();
+        this.dataSourceProperties = dataSourceProperties == null ? new Properties() : dataSourceProperties;
+    }
+
+    public Properties getDataSourceProperties() {
+        return dataSourceProperties;
+    }
+
+    /** Asked for credentials at every new connection, for rotation; wins over username/password. */
+    public void setCredentialsSupplier(Supplier<Credentials> credentialsSupplier) {
+        checkNotStarted();
+        this.credentialsSupplier = credentialsSupplier;
+    }
+
+    public Supplier<Credentials> getCredentialsSupplier() {
+        return credentialsSupplier;
+    }
+
+    /** Connections kept open even when idle, opened at start. Default 2. */
+    public void setMinSize(int minSize) {
+        checkNotStarted();
+        this.minSize = minSize;
+    }
+
+    public int getMinSize() {
+        return minSize;
+    }
+
+    /** The most physical connections at once. Default 10. */
+    public void setMaxSize(int maxSize) {
+        checkNotStarted();
+        this.maxSize = maxSize;
+    }
+
+    public int getMaxSize() {
+        return maxSize;
+    }
+
+    /** How long a statement waits for a physical connection. Default 30 s. */
+    public void setAcquireTimeout(Duration acquireTimeout) {
+        checkNotStarted();
+        this.acquireTimeout = acquireTimeout;
+    }
+
+    public Duration getAcquireTimeout() {
+        return acquireTimeout;
+    }
+
+    /** How often idle connections are checked (keepalive, idle timeout, max lifetime). Default 30 s; 0 = never. */
+    public void setHealthcheckInterval(Duration healthcheckInterval) {
+        checkNotStarted();
+        this.healthcheckInterval = healthcheckInterval;
+    }
+
+    public Duration getHealthcheckInterval() {
+        return healthcheckInterval;
+    }
+
+    /** Idle connections above minSize are closed after this long. Default 10 min; 0 = never. */
+    public void setIdleTimeout(Duration idleTimeout) {
+        checkNotStarted();
+        this.idleTimeout = idleTimeout;
+    }
+
+    public Duration getIdleTimeout() {
+        return idleTimeout;
+    }
+
+    /** Connections are retired after this long (minus up to 2.5 % jitter). Default 30 min; 0 = never. */
+    public void setMaxLifetime(Duration maxLifetime) {
+        checkNotStarted();
+        this.maxLifetime = maxLifetime;
+    }
+
+    public Duration getMaxLifetime() {
+        return maxLifetime;
+    }
+
+    /** The {@code isValid} timeout, rounded up to whole seconds. Default 5 s. */
+    public void setValidationTimeout(Duration validationTimeout) {
+        checkNotStarted();
+        this.validationTimeout = validationTimeout;
+    }
+
+    public Duration getValidationTimeout() {
+        return validationTimeout;
+    }
+
+    /** Warn when a physical connection stays bound longer than this, with where it was bound. Default 0 = off. */
+    public void setLeakDetectionThreshold(Duration leakDetectionThreshold) {
+        checkNotStarted();
+        this.leakDetectionThreshold = leakDetectionThreshold;
+    }
+
+    public Duration getLeakDetectionThreshold() {
+        return leakDetectionThreshold;
+    }
+
+    /** {@link ReleaseMode#STATEMENT} (default) or {@link ReleaseMode#CLOSE}. */
+    public void setReleaseMode(ReleaseMode releaseMode) {
+        checkNotStarted();
+        this.releaseMode = releaseMode;
+    }
+
+    public ReleaseMode getReleaseMode() {
+        return releaseMode;
+    }
+
+    public void setPoolName(String poolName) {
+        checkNotStarted();
+        this.poolName = poolName;
+    }
+
+    /** The name in messages, thread names and metrics; {@code loompool} unless set. */
+    public String getPoolName() {
+        return poolName == null || poolName.isBlank() ? "loompool" : poolName;
+    }
+
+    /** SQL run on every new connection (and again after a session reset). */
+    public void setConnectionInitSql(String connectionInitSql) {
+        checkNotStarted();
+        this.connectionInitSql = connectionInitSql;
+    }
+
+    public String getConnectionInitSql() {
+        return connectionInitSql;
+    }
+
+    /** The autoCommit of new connections; the driver's (true) unless set. */
+    public void setAutoCommit(Boolean autoCommit) {
+        checkNotStarted();
+        this.autoCommit = autoCommit;
+    }
+
+    public Boolean getAutoCommit() {
+        return autoCommit;
+    }
+
+    /** The isolation of new connections, e.g. {@code READ_COMMITTED} or {@code TRANSACTION_SERIALIZABLE}. */
+    public void setTransactionIsolation(String transactionIsolation) {
+        checkNotStarted();
+        this.transactionIsolation = transactionIsolation;
+    }
+
+    public String getTransactionIsolation() {
+        return transactionIsolation;
+    }
+
+    public void setReadOnly(Boolean readOnly) {
+        checkNotStarted();
+        this.readOnly = readOnly;
+    }
+
+    public Boolean getReadOnly() {
+        return readOnly;
+    }
+
+    public void setCatalog(String catalog) {
+        checkNotStarted();
+        this.catalog = catalog;
+    }
+
+    public String getCatalog() {
+        return catalog;
+    }
+
+    public void setSchema(String schema) {
+        checkNotStarted();
+        this.schema = schema;
+    }
+
+    public String getSchema() {
+        return schema;
+    }
+
+    /** Consecutive connection failures that open the circuit breaker. Default 5; 0 turns the breaker off. */
+    public void setCircuitBreakerFailureThreshold(int circuitBreakerFailureThreshold) {
+        checkNotStarted();
+        this.circuitBreakerFailureThreshold = circuitBreakerFailureThreshold;
+    }
+
+    public int getCircuitBreakerFailureThreshold() {
+        return circuitBreakerFailureThreshold;
+    }
+
+    /** How long the open breaker fails fast before it lets one probe through. Default 5 s. */
+    public void setCircuitBreakerOpenDuration(Duration circuitBreakerOpenDuration) {
+        checkNotStarted();
+        this.circuitBreakerOpenDuration = circuitBreakerOpenDuration;
+    }
+
+    public Duration getCircuitBreakerOpenDuration() {
+        return circuitBreakerOpenDuration;
+    }
+}

@@ -1,0 +1,146 @@
+package dev.loompool.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.util.Arrays;
+
+/**
+ * The bookkeeping half of a logical connection: the statements and metadata result sets it has
+ * open (each pins the physical connection until closed), and the plain calls that only need a
+ * connection for a moment.
+ */
+abstract class HandleBasics extends HandleSettings {
+
+    private int openStatements;
+    /** The first open statement, then the others: most handles have one at a time, and no array. */
+    private Tracked first;
+    private Tracked[] more;
+    private int moreCount;
+
+    abstract boolean isOpen();
+
+    final int openStatements() {
+        return openStatements;
+    }
+
+    final void track(Tracked t) {
+        openStatements++;
+        if (first == null) {
+            first = t;
+            return;
+        }
+        if (more == null) {
+            more = new Tracked[4];
+        } else if (moreCount == more.length) {
+            more = Arrays.copyOf(more, moreCount * 2);
+        }
+        more[moreCount++] = t;
+    }
+
+    final void untrack(Tracked t) {
+        if (first == t) {
+            first = null;
+        } else {
+            int i = 0;
+            while (i < moreCount && more[i] != t) {
+                i++;
+            }
+            if (i == moreCount) {
+                return; // already dropped with a broken connection
+            }
+            more[i] = more[--moreCount];
+            more[moreCount] = null;
+        }
+        openStatements--;
+        done();
+    }
+
+    /** Closes every tracked statement and result set, quietly: the connection is going. */
+    final void closeTracked() {
+        Tracked f = first;
+        first = null;
+        if (f != null) {
+            f.closeQuietly();
+        }
+        for (int i = 0; i < moreCount; i++) {
+            more[i].closeQuietly();
+            more[i] = null;
+        }
+        moreCount = 0;
+        openStatements = 0;
+    }
+
+    @Override
+    public SQLWarning getWarnings() throws SQLException {
+        ensureOpen();
+        PhysicalConnection p = physical();
+        return p == null ? null : p.raw.getWarnings();
+    }
+
+    @Override
+    public void clearWarnings() throws SQLException {
+        ensureOpen();
+        PhysicalConnection p = physical();
+        if (p != null) {
+            p.raw.clearWarnings();
+        }
+    }
+
+    @Override
+    public boolean isValid(int timeout) throws SQLException {
+        if (timeout < 0) {
+            throw new SQLException("timeout must be >= 0, was " + timeout, "HY092");
+        }
+        if (!isOpen()) {
+            return false;
+        }
+        try {
+            return bind().isValid(timeout);
+        } catch (SQLException e) {
+            error(e);
+            return false;
+        } finally {
+            done();
+        }
+    }
+
+    /** The pool brackets requests itself; a caller's hints change nothing. */
+    @Override
+    public void beginRequest() {
+    }
+
+    @Override
+    public void endRequest() {
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        if (iface.isInstance(this)) {
+            return iface.cast(this);
+        }
+        Connection raw = bind();
+        try {
+            // Whoever holds the driver's object relies on this physical connection: pin it.
+            return pinned(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+        } catch (SQLException e) {
+            throw error(e);
+        } finally {
+            done();
+        }
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) throws SQLException {
+        if (iface.isInstance(this)) {
+            return true;
+        }
+        try {
+            return bind().isWrapperFor(iface);
+        } catch (SQLException e) {
+            throw error(e);
+        } finally {
+            done();
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package dev.loompool.jdbc;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every half second, looks at the connections that are lent out: a handle whose owner thread has
+ * ended, or that was dropped without close, has its connection rolled back, reset and returned;
+ * a connection held longer than the leak-detection threshold gets one warning.
+ */
+final class Housekeeping {
+
+    private static final Logger log = LoggerFactory.getLogger(Housekeeping.class);
+    static final long PERIOD_MILLIS = 500;
+
+    private final JdbcPool pool;
+    private final ScheduledExecutorService executor;
+
+    Housekeeping(JdbcPool pool) {
+        this.pool = pool;
+        this.executor = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread t = new Thread(task, "loompool-reclaimer-" + pool.name);
+            t.setDaemon(true);
+            return t;
+        });
+        executor.scheduleWithFixedDelay(this::scan, PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    void stop() {
+        executor.shutdownNow();
+    }
+
+    void scan() {
+        try {
+            long now = pool.clock.nanoTime();
+            for (PhysicalConnection p : pool.connections) {
+                if (p.lease.get() == null) {
+                    continue;
+                }
+                LogicalConnection handle = p.holder();
+                if (handle == null && p.holder != null) {
+                    reclaimUnreachable(p);
+                } else if (handle != null && !handle.ownerThread().isAlive()) {
+                    reclaim(handle, p);
+                } else if (pool.leakThresholdNanos > 0 && !p.leakReported && now - p.boundAt > pool.leakThresholdNanos) {
+                    p.leakReported = true;
+                    log.warn("pool '{}': a connection has been held for {} ms by thread {}, longer than "
+                            + "leakDetectionThreshold; possible leak", pool.name,
+                            Duration.ofNanos(now - p.boundAt).toMillis(),
+                            handle == null ? "?" : handle.ownerThread().getName(), p.boundFrom);
+                }
+            }
+        } catch (RuntimeException e) {
+            log.error("pool '{}': housekeeping failed", pool.name, e);
+        }
+    }
+
+    private void reclaim(LogicalConnection handle, PhysicalConnection p) {
+        Throwable from = p.boundFrom;
+        handle.reclaim();
+        pool.reclaimed.incrementAndGet();
+        log.warn("pool '{}': reclaimed a connection whose owner thread {} ended without closing it; "
+                + "its transaction was rolled back{}", pool.name, handle.ownerThread().getName(),
+                from == null ? " (set leakDetectionThreshold to see where it was taken)" : "", from);
+    }
+
+    private void reclaimUnreachable(PhysicalConnection p) {
+        Throwable from = p.boundFrom;
+        if (pool.release(p)) {
+            pool.openHandles.decrement();
+            pool.reclaimed.incrementAndGet();
+            log.warn("pool '{}': reclaimed a connection whose handle was dropped without close; "
+                    + "its transaction was rolled back{}", pool.name,
+                    from == null ? " (set leakDetectionThreshold to see where it was taken)" : "", from);
+        }
+    }
+}

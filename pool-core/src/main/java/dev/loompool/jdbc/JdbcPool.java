@@ -1,0 +1,209 @@
+package dev.loompool.jdbc;
+
+import dev.loompool.AcquireTimeoutException;
+import dev.loompool.CircuitBreakerStrategy;
+import dev.loompool.Lease;
+import dev.loompool.Pool;
+import dev.loompool.PoolClock;
+import dev.loompool.PoolClosedException;
+import dev.loompool.PoolException;
+import dev.loompool.ServiceUnavailableException;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A started {@link LoomPoolDataSource}: the generic pool of {@link PhysicalConnection}s with the
+ * JDBC callbacks (connect, validate, reset, destroy) and the error mapping of DESIGN.md §4.
+ */
+final class JdbcPool {
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcPool.class);
+    /** A connection idle for less than this is handed out without a round trip to validate it. */
+    private static final long TRUST_IDLE_NANOS = 500_000_000L;
+
+    final String name;
+    final ReleaseMode releaseMode;
+    final PoolClock clock;
+    final long leakThresholdNanos;
+    final ConnectionFactory factory;
+    final Pool<PhysicalConnection> pool;
+    /** Every physical connection alive: what housekeeping scans, a registration per connect, not per handle. */
+    final Set<PhysicalConnection> connections = ConcurrentHashMap.newKeySet();
+    final LongAdder openHandles = new LongAdder();
+    final AtomicLong reclaimed = new AtomicLong();
+    private final int validationSeconds;
+    private final long idleTimeoutNanos;
+    private final int minSize;
+    private final String acquireTimeoutText;
+    private final Housekeeping housekeeping;
+
+    JdbcPool(LoomPoolDataSource config, ConnectionFactory factory, PoolClock clock) throws SQLException {
+        this.name = config.getPoolName();
+        this.releaseMode = config.getReleaseMode();
+        this.clock = clock;
+        this.factory = factory;
+        this.leakThresholdNanos = config.getLeakDetectionThreshold().toNanos();
+        this.validationSeconds = (int) Math.max(1, config.getValidationTimeout().toSeconds());
+        this.idleTimeoutNanos = config.getIdleTimeout().toNanos();
+        this.minSize = config.getMinSize();
+        this.acquireTimeoutText = config.getAcquireTimeout().toMillis() + " ms";
+        var builder = Pool.builder(this::connect)
+                .name(name)
+                .minSize(config.getMinSize())
+                .maxSize(config.getMaxSize())
+                .acquireTimeout(config.getAcquireTimeout())
+                .healthcheckInterval(config.getHealthcheckInterval())
+                .clock(clock)
+                .destructor(this::destroy)
+                .beforeAcquire(this::validBeforeHandOut)
+                .beforeRelease(this::reset)
+                .healthcheck(this::healthyWhileIdle);
+        if (config.getCircuitBreakerFailureThreshold() > 0) {
+            builder.circuitBreakerStrategy(new BreakerStrategy(CircuitBreakerStrategy.consecutiveFailures(
+                    config.getCircuitBreakerFailureThreshold(), config.getCircuitBreakerOpenDuration(), clock)));
+        }
+        try {
+            this.pool = builder.build();
+        } catch (PoolException e) {
+            throw new SQLException("pool '" + name + "': could not open its minSize=" + config.getMinSize()
+                    + " connections to " + JdbcUrls.redact(config.getJdbcUrl()) + ": " + e.getCause().getMessage(),
+                    e.getCause() instanceof SQLException s ? s.getSQLState() : "08001", e.getCause());
+        }
+        this.housekeeping = new Housekeeping(this);
+    }
+
+    // ---- callbacks of the generic pool ---------------------------------------------------------
+
+    private PhysicalConnection connect() throws SQLException {
+        PhysicalConnection p = factory.create();
+        connections.add(p);
+        return p;
+    }
+
+    private void destroy(PhysicalConnection p) throws SQLException {
+        connections.remove(p);
+        p.raw.close();
+    }
+
+    private boolean expired(PhysicalConnection p) {
+        return clock.nanoTime() - p.expiresAt >= 0;
+    }
+
+    private boolean validBeforeHandOut(PhysicalConnection p) throws SQLException {
+        if (expired(p)) {
+            return false;
+        }
+        return clock.nanoTime() - p.lastReturnedAt < TRUST_IDLE_NANOS || p.raw.isValid(validationSeconds);
+    }
+
+    private boolean healthyWhileIdle(PhysicalConnection p) throws SQLException {
+        if (expired(p)) {
+            return false;
+        }
+        if (idleTimeoutNanos > 0 && clock.nanoTime() - p.lastReturnedAt > idleTimeoutNanos
+                && pool.stats().total() > minSize) {
+            return false;
+        }
+        return p.raw.isValid(validationSeconds); // the keepalive
+    }
+
+    /**
+     * Makes a returned connection as good as new: rolls back what was not committed, resets the
+     * settings that differ from the defaults (and only those), wipes session state.
+     */
+    private boolean reset(PhysicalConnection p) throws SQLException, Retired {
+        if (p.broken) {
+            return false;
+        }
+        if (p.transactionDirty) { // work since the last commit or rollback: never hand it on
+            p.raw.rollback();
+            p.transactionDirty = false;
+        }
+        if (p.sessionDirty) {
+            SessionReset sessionReset = factory.sessionReset();
+            if (!sessionReset.supported()) {
+                throw new Retired("session state cannot be reset on this database");
+            }
+            sessionReset.reset(p.raw);
+            p.defaults = factory.initialize(p.raw);
+            p.current = p.defaults.copy();
+            p.sessionDirty = false;
+        } else if (!p.current.marked.isEmpty()) {
+            for (Attr a : p.current.marked) {
+                p.defaults.applyTo(p.raw, a);
+                p.current.copyFrom(p.defaults, a);
+            }
+            p.current.marked.clear();
+        }
+        p.raw.clearWarnings();
+        if (expired(p)) {
+            throw new Retired("max lifetime reached");
+        }
+        p.lastReturnedAt = clock.nanoTime();
+        return true;
+    }
+
+    // ---- used by the handles -------------------------------------------------------------------
+
+    Lease<PhysicalConnection> acquire() throws SQLException {
+        try {
+            return pool.acquire();
+        } catch (AcquireTimeoutException e) {
+            throw new SQLTransientConnectionException("pool '" + name + "': no connection available within "
+                    + acquireTimeoutText + " (" + e.stats() + "); raise maxSize or acquireTimeout, "
+                    + "or give connections back sooner", null, e);
+        } catch (ServiceUnavailableException e) {
+            throw new SQLTransientConnectionException("pool '" + name + "': failing fast, the circuit breaker is "
+                    + e.state() + " after repeated connection failures (" + pool.stats() + ")", null, e);
+        } catch (PoolClosedException e) {
+            throw closed(e);
+        } catch (PoolException e) {
+            if (e.getCause() instanceof SQLException driver) {
+                throw driver; // a failed connect reaches the caller as the driver said it
+            }
+            throw new SQLException("pool '" + name + "': could not open a connection", "08001", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("pool '" + name + "': interrupted while waiting for a connection", null, e);
+        }
+    }
+
+    /**
+     * Gives a connection back, destroyed if broken, else reset and reused.
+     *
+     * @return false if somebody else (the handle, or the reclaimer) already did
+     */
+    boolean release(PhysicalConnection p) {
+        Lease<PhysicalConnection> lease = p.lease.getAndSet(null);
+        if (lease == null) {
+            return false;
+        }
+        p.holder = null;
+        p.boundFrom = null;
+        if (p.broken) {
+            lease.invalidate();
+        } else {
+            lease.close();
+        }
+        return true;
+    }
+
+    SQLException closed(Throwable cause) {
+        return new SQLException("pool '" + name + "' is closed", "08003", cause);
+    }
+
+    void close() {
+        housekeeping.stop();
+        try {
+            pool.close();
+        } catch (PoolException e) {
+            log.warn("pool '{}': some connections failed to close", name, e);
+        }
+    }
+}

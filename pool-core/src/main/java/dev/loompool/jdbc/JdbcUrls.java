@@ -1,0 +1,37 @@
+package dev.loompool.jdbc;
+
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/** What loompool needs to know about a JDBC URL: how to print it safely, and what it refuses in it. */
+final class JdbcUrls {
+
+    /** user:password@ in an authority, and password= / pwd= parameters. */
+    private static final Pattern SECRETS = Pattern.compile(
+            "(?i)(//[^/:@?;]*:)[^@/?;]*(@)|((?:password|pwd)=)[^&;]*");
+
+    private JdbcUrls() {
+    }
+
+    /** The URL with any password in it masked, for messages and logs. */
+    static String redact(String url) {
+        if (url == null) {
+            return null;
+        }
+        return SECRETS.matcher(url).replaceAll(m -> m.group(1) != null ? m.group(1) + "****" + m.group(2) : m.group(3) + "****");
+    }
+
+    /**
+     * Why loompool refuses this URL, or null. A driver-side pool under loompool would hold
+     * connections loompool cannot see, reset or bound.
+     */
+    static String refusal(String url) {
+        String lower = url.toLowerCase(Locale.ROOT);
+        if ((lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:"))
+                && Pattern.compile("[?&;]pool=true").matcher(lower).find()) {
+            return "jdbcUrl " + redact(url) + " turns on the driver's own connection pool (pool=true); "
+                    + "loompool is the pool: remove pool=true from the URL";
+        }
+        return null;
+    }
+}

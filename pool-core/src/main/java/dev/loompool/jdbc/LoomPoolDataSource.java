@@ -1,0 +1,245 @@
+package dev.loompool.jdbc;
+
+import dev.loompool.Pool;
+import dev.loompool.PoolClock;
+import java.io.Closeable;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * The loompool {@link DataSource}: a template configured through JavaBean setters (so Spring's
+ * {@code DataSourceBuilder} and {@code @ConfigurationProperties} bind to it), started by the first
+ * {@link #getConnection()} or by {@link #start()}, after which its configuration is frozen.
+ *
+ * <p>Each {@link #getConnection()} returns a new logical connection that holds a physical one only
+ * while it needs it: see {@link LoomConnection} and {@link PinReason}.
+ */
+public class LoomPoolDataSource extends DataSourceSettings implements DataSource, Closeable {
+
+    private final ReentrantLock startLock = new ReentrantLock();
+    private volatile JdbcPool running;
+    private volatile boolean closed;
+    private PrintWriter logWriter;
+    private int loginTimeout;
+
+    public LoomPoolDataSource() {
+    }
+
+    /** Starts the pool if it is not started: validates the settings and opens {@code minSize} connections. */
+    public void start() throws SQLException {
+        pool();
+    }
+
+    private JdbcPool pool() throws SQLException {
+        JdbcPool p = running;
+        if (p != null) {
+            return p;
+        }
+        startLock.lock();
+        try {
+            if (closed) {
+                throw new SQLException("LoomPoolDataSource '" + getPoolName() + "' is closed", "08003");
+            }
+            if (running == null) {
+                running = Startup.start(this);
+            }
+            return running;
+        } finally {
+            startLock.unlock();
+        }
+    }
+
+    @Override
+    boolean isStarted() {
+        return running != null || closed;
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        JdbcPool p = running;
+        if (p == null) {
+            p = pool();
+        }
+        if (closed) {
+            throw p.closed(null);
+        }
+        LogicalConnection handle = new LogicalConnection(p);
+        p.openHandles.increment();
+        if (p.releaseMode == ReleaseMode.CLOSE) {
+            try {
+                handle.bind(); // classic behaviour: the handle holds a connection from the start
+            } catch (SQLException e) {
+                handle.close();
+                throw e;
+            }
+        }
+        return handle;
+    }
+
+    /** Not supported: a pool has one set of credentials. Rotate them with {@link #setCredentialsSupplier}. */
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+        throw new SQLFeatureNotSupportedException("loompool pools connections of one user; "
+                + "configure username/password or a credentials supplier instead");
+    }
+
+    /**
+     * A read-only view of the underlying pool: its stats and its circuit breaker. Acquiring from it
+     * throws {@link dev.loompool.PoolException}; close the data source instead of the view.
+     *
+     * @throws IllegalStateException before the pool is started
+     */
+    public Pool<?> getPool() {
+        JdbcPool p = running;
+        if (p == null) {
+            throw new IllegalStateException("LoomPoolDataSource '" + getPoolName() + "' is not started");
+        }
+        return new ReadOnlyPool(p.pool);
+    }
+
+    /** Whether the pool is started and not closed. */
+    public boolean isRunning() {
+        return running != null && !closed;
+    }
+
+    /** Logical connections opened and not closed yet, bound or not. */
+    public int getOpenHandles() {
+        JdbcPool p = running;
+        return p == null ? 0 : (int) p.openHandles.sum();
+    }
+
+    /** Physical connections lent out now, counted under each reason that pins them. */
+    public Map<PinReason, Integer> getPinnedConnections() {
+        Map<PinReason, Integer> counts = new EnumMap<>(PinReason.class);
+        for (PinReason r : PinReason.values()) {
+            counts.put(r, 0);
+        }
+        for (HandleInfo h : getBoundHandles()) {
+            h.pins().forEach(r -> counts.merge(r, 1, Integer::sum));
+        }
+        return counts;
+    }
+
+    /** Connections taken back from handles whose thread ended, or that were dropped, without close. */
+    public long getReclaimedConnections() {
+        JdbcPool p = running;
+        return p == null ? 0 : p.reclaimed.get();
+    }
+
+    /** The handles that hold a physical connection now. */
+    public List<HandleInfo> getBoundHandles() {
+        JdbcPool p = running;
+        List<HandleInfo> handles = new ArrayList<>();
+        if (p == null) {
+            return handles;
+        }
+        long now = p.clock.nanoTime();
+        for (PhysicalConnection c : p.connections) {
+            LogicalConnection h = c.holder();
+            if (h != null && c.lease.get() != null) {
+                handles.add(new HandleInfo(h.ownerThread().getName(), Duration.ofNanos(now - c.boundAt),
+                        h.pinReasons()));
+            }
+        }
+        return handles;
+    }
+
+    /** Closes the pool: idle connections now, lent ones as they come back. Idempotent. */
+    @Override
+    public void close() {
+        startLock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        } finally {
+            startLock.unlock();
+        }
+        JdbcPool p = running;
+        if (p != null) {
+            p.close();
+        }
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public PrintWriter getLogWriter() {
+        return logWriter;
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) {
+        this.logWriter = out;
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) {
+        this.loginTimeout = seconds;
+    }
+
+    @Override
+    public int getLoginTimeout() {
+        return loginTimeout;
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        throw new SQLFeatureNotSupportedException("loompool logs through SLF4J");
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        if (iface.isInstance(this)) {
+            return iface.cast(this);
+        }
+        throw new SQLException("LoomPoolDataSource is not a wrapper for " + iface.getName());
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) {
+        return iface.isInstance(this);
+    }
+
+    /** For tests: the clock that times idle, lifetime, leaks and the breaker. */
+    void setClock(PoolClock clock) {
+        checkNotStarted();
+        this.clock = clock;
+    }
+
+    /** The configured properties, credentials supplier and settings, without the password. */
+    @Override
+    public String toString() {
+        return "LoomPoolDataSource[" + getPoolName() + ", " + JdbcUrls.redact(getJdbcUrl())
+                + (running == null ? ", not started" : closed ? ", closed" : ", " + running.pool.stats()) + "]";
+    }
+
+    /** Used by Startup: the supplier of credentials, from the setters or the configured supplier. */
+    Supplier<Credentials> credentials() {
+        Supplier<Credentials> supplier = getCredentialsSupplier();
+        if (supplier != null) {
+            return supplier;
+        }
+        Credentials fixed = new Credentials(getUsername(), password());
+        return () -> fixed;
+    }
+
+    Properties properties() {
+        return getDataSourceProperties();
+    }
+}

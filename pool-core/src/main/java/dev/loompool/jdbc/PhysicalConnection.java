@@ -1,0 +1,78 @@
+package dev.loompool.jdbc;
+
+import dev.loompool.Lease;
+import java.lang.ref.WeakReference;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The pool's record of one physical connection: its settings now and at rest, its dirty flags,
+ * and while it is lent, the lease and the handle holding it. The handle is held weakly so that a
+ * handle dropped without close can still be found out and its connection reclaimed.
+ *
+ * <p>The mutable fields belong to the thread that holds the connection; the housekeeper reads the
+ * volatile ones, and touches the rest only once the holder is gone.
+ */
+final class PhysicalConnection {
+
+    final Connection raw;
+    final long createdAt;
+    /** When max lifetime (with jitter) retires it; Long.MAX_VALUE never. */
+    final long expiresAt;
+    /** What a returned connection is reset to: the pool's defaults as this connection took them. */
+    Settings defaults;
+    /** What is set on the connection now; {@code marked} holds the attributes that differ from defaults. */
+    Settings current;
+
+    long lastReturnedAt;
+    /** A driver exception said the connection is gone: destroy, never reuse. */
+    boolean broken;
+    /** SQL left session state: reset (or destroy) before reuse. */
+    boolean sessionDirty;
+    /** A transaction may be open (autoCommit off, or SQL BEGIN) since the last commit or rollback. */
+    boolean transactionDirty;
+
+    /** Set while lent; whoever swaps it to null (the handle or the reclaimer) releases the connection. */
+    final AtomicReference<Lease<PhysicalConnection>> lease = new AtomicReference<>();
+    volatile WeakReference<LogicalConnection> holder;
+    volatile long boundAt;
+    volatile Throwable boundFrom;
+    volatile boolean leakReported;
+
+    PhysicalConnection(Connection raw, Settings defaults, long createdAt, long expiresAt) {
+        this.raw = raw;
+        this.defaults = defaults;
+        this.current = defaults.copy();
+        this.createdAt = createdAt;
+        this.expiresAt = expiresAt;
+        this.lastReturnedAt = createdAt;
+    }
+
+    /** Sets attribute {@code a} to the handle's value if it differs, and remembers it. */
+    void apply(Settings wanted, Attr a) throws SQLException {
+        if (!current.same(wanted, a)) {
+            wanted.applyTo(raw, a);
+            current.copyFrom(wanted, a);
+            current.marked.add(a);
+        }
+    }
+
+    void bind(WeakReference<LogicalConnection> ref, Lease<PhysicalConnection> l, long now, Throwable from) {
+        holder = ref;
+        boundAt = now;
+        boundFrom = from;
+        leakReported = false;
+        lease.set(l); // last: the reclaimer only looks at connections with a lease
+    }
+
+    LogicalConnection holder() {
+        WeakReference<LogicalConnection> ref = holder;
+        return ref == null ? null : ref.get();
+    }
+
+    @Override
+    public String toString() {
+        return "PhysicalConnection[" + raw + "]";
+    }
+}

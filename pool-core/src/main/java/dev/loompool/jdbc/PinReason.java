@@ -1,0 +1,17 @@
+package dev.loompool.jdbc;
+
+/** Why a logical connection keeps its physical connection (DESIGN.md §4, "Binding"). */
+public enum PinReason {
+    /** {@code setAutoCommit(false)}, or SQL {@code BEGIN} / {@code START TRANSACTION} / {@code SET autocommit=0}. */
+    TRANSACTION,
+    /** A statement, or a {@code DatabaseMetaData} result set, is open. */
+    STATEMENT,
+    /** SQL left state on the session ({@code SET}, temp tables, {@code LISTEN}, session locks…). */
+    SESSION_STATE,
+    /** A framework (Spring) transaction is active on this thread. */
+    FRAMEWORK_TRANSACTION,
+    /** {@code unwrap} to a driver type, a LOB or array was created, or {@link LoomConnection#pin()}. */
+    EXPLICIT,
+    /** {@link ReleaseMode#CLOSE}: bound from the first use until close. */
+    RELEASE_MODE
+}

@@ -1,0 +1,139 @@
+package dev.loompool.jdbc;
+
+import java.lang.reflect.InvocationTargetException;
+import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * Turns a configured {@link LoomPoolDataSource} into a running {@link JdbcPool}: checks every
+ * setting, naming the one that is wrong and what it may be, finds the driver, and pre-warms.
+ */
+final class Startup {
+
+    private Startup() {
+    }
+
+    static JdbcPool start(LoomPoolDataSource ds) throws SQLException {
+        String url = ds.getJdbcUrl();
+        if (url == null || url.isBlank()) {
+            throw new IllegalArgumentException("jdbcUrl is required (the JDBC URL of the database)");
+        }
+        String refusal = JdbcUrls.refusal(url);
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
+        }
+        requireNonNegative("acquireTimeout", ds.getAcquireTimeout());
+        requireNonNegative("healthcheckInterval", ds.getHealthcheckInterval());
+        requireNonNegative("idleTimeout", ds.getIdleTimeout());
+        requireNonNegative("maxLifetime", ds.getMaxLifetime());
+        requireNonNegative("validationTimeout", ds.getValidationTimeout());
+        requireNonNegative("leakDetectionThreshold", ds.getLeakDetectionThreshold());
+        requireNonNegative("circuitBreakerOpenDuration", ds.getCircuitBreakerOpenDuration());
+        if (ds.getCircuitBreakerFailureThreshold() < 0) {
+            throw new IllegalArgumentException("circuitBreakerFailureThreshold must be >= 0 (0 turns the breaker off), was "
+                    + ds.getCircuitBreakerFailureThreshold());
+        }
+        if (ds.getReleaseMode() == null) {
+            throw new IllegalArgumentException("releaseMode must be one of STATEMENT, CLOSE, was null");
+        }
+        ConnectionFactory factory = new ConnectionFactory(driver(ds.getDriverClassName(), url), url,
+                ds.properties(), ds.credentials(), configuredDefaults(ds), ds.getConnectionInitSql(),
+                ds.getMaxLifetime().toNanos(), ds.clock);
+        return new JdbcPool(ds, factory, ds.clock);
+    }
+
+    private static void requireNonNegative(String setting, Duration value) {
+        if (value == null || value.isNegative()) {
+            throw new IllegalArgumentException(setting + " must be a duration of zero or more, was " + value);
+        }
+    }
+
+    private static Settings configuredDefaults(LoomPoolDataSource ds) {
+        Settings s = new Settings();
+        if (ds.getAutoCommit() != null) {
+            s.autoCommit = ds.getAutoCommit();
+            s.marked.add(Attr.AUTO_COMMIT);
+        }
+        if (ds.getTransactionIsolation() != null) {
+            s.isolation = isolation(ds.getTransactionIsolation());
+            s.marked.add(Attr.ISOLATION);
+        }
+        if (ds.getReadOnly() != null) {
+            s.readOnly = ds.getReadOnly();
+            s.marked.add(Attr.READ_ONLY);
+        }
+        if (ds.getCatalog() != null) {
+            s.catalog = ds.getCatalog();
+            s.marked.add(Attr.CATALOG);
+        }
+        if (ds.getSchema() != null) {
+            s.schema = ds.getSchema();
+            s.marked.add(Attr.SCHEMA);
+        }
+        return s;
+    }
+
+    static int isolation(String name) {
+        String n = name.trim().toUpperCase(Locale.ROOT).replace('-', '_').replace(' ', '_');
+        if (n.startsWith("TRANSACTION_")) {
+            n = n.substring("TRANSACTION_".length());
+        }
+        switch (n) {
+            case "NONE":
+                return Connection.TRANSACTION_NONE;
+            case "READ_UNCOMMITTED":
+                return Connection.TRANSACTION_READ_UNCOMMITTED;
+            case "READ_COMMITTED":
+                return Connection.TRANSACTION_READ_COMMITTED;
+            case "REPEATABLE_READ":
+                return Connection.TRANSACTION_REPEATABLE_READ;
+            case "SERIALIZABLE":
+                return Connection.TRANSACTION_SERIALIZABLE;
+            default:
+                throw new IllegalArgumentException("transactionIsolation must be one of READ_UNCOMMITTED, "
+                        + "READ_COMMITTED, REPEATABLE_READ, SERIALIZABLE, NONE, was " + name);
+        }
+    }
+
+    private static Driver driver(String className, String url) throws SQLException {
+        if (className == null || className.isBlank()) {
+            try {
+                return DriverManager.getDriver(url);
+            } catch (SQLException e) {
+                throw new SQLException("no JDBC driver on the class path accepts jdbcUrl " + JdbcUrls.redact(url)
+                        + "; add the driver, or set driverClassName", "08001", e);
+            }
+        }
+        Class<?> type = load(className);
+        if (!Driver.class.isAssignableFrom(type)) {
+            throw new IllegalArgumentException("driverClassName " + className + " is not a java.sql.Driver");
+        }
+        try {
+            Driver driver = (Driver) type.getDeclaredConstructor().newInstance();
+            if (!driver.acceptsURL(url)) {
+                throw new IllegalArgumentException("driverClassName " + className + " does not accept jdbcUrl "
+                        + JdbcUrls.redact(url));
+            }
+            return driver;
+        } catch (InstantiationException | IllegalAccessException | NoSuchMethodException | InvocationTargetException e) {
+            throw new IllegalArgumentException("driverClassName " + className + " cannot be instantiated", e);
+        }
+    }
+
+    private static Class<?> load(String className) {
+        ClassLoader context = Thread.currentThread().getContextClassLoader();
+        try {
+            return Class.forName(className, true, context != null ? context : Startup.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            try {
+                return Class.forName(className, true, Startup.class.getClassLoader());
+            } catch (ClassNotFoundException again) {
+                throw new IllegalArgumentException("driverClassName " + className + " is not on the class path", again);
+            }
+        }
+    }
+}
