@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,6 +17,8 @@ final class Housekeeping {
 
     private static final Logger log = LoggerFactory.getLogger(Housekeeping.class);
     static final long PERIOD_MILLIS = 500;
+    /** Scans run, over all pools: lets tests wait for a scan instead of sleeping. */
+    static final AtomicLong scans = new AtomicLong();
 
     private final JdbcPool pool;
     private final ScheduledExecutorService executor;
@@ -57,6 +60,7 @@ final class Housekeeping {
         } catch (RuntimeException e) {
             log.error("pool '{}': housekeeping failed", pool.name, e);
         }
+        scans.incrementAndGet();
     }
 
     private void reclaim(LogicalConnection handle, PhysicalConnection p) {

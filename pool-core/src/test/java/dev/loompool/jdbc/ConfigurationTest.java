@@ -1,0 +1,127 @@
+package dev.loompool.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.beans.Introspector;
+import java.beans.PropertyDescriptor;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+/** Configuration, validation at start, frozen settings and secrets (DESIGN.md §4, "Configuration"). */
+class ConfigurationTest extends StubSupport {
+
+    @Test
+    void startingWithoutAUrlNamesTheSetting() {
+        LoomPoolDataSource ds = dataSource();
+        ds.setJdbcUrl(null);
+        assertThatThrownBy(ds::getConnection).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("jdbcUrl");
+    }
+
+    @Test
+    void wrongValuesAreRefusedNamingTheSettingAndWhatItMayBe() {
+        LoomPoolDataSource ds = dataSource();
+        ds.setTransactionIsolation("SNAPSHOT");
+        assertThatThrownBy(ds::start).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("transactionIsolation must be one of READ_UNCOMMITTED, READ_COMMITTED");
+        LoomPoolDataSource negative = dataSource();
+        negative.setIdleTimeout(Duration.ofSeconds(-1));
+        assertThatThrownBy(negative::start).hasMessageStartingWith("idleTimeout must be");
+        LoomPoolDataSource sizes = dataSource();
+        sizes.setMinSize(5);
+        sizes.setMaxSize(2);
+        assertThatThrownBy(sizes::start).hasMessageContaining("minSize must be <= maxSize");
+        assertThat(db.connects).hasValue(0);
+    }
+
+    @Test
+    void theDriversOwnPoolIsRefused() {
+        LoomPoolDataSource ds = dataSource();
+        ds.setJdbcUrl("jdbc:mariadb://127.0.0.1:3306/test?user=root&pool=true");
+        assertThatThrownBy(ds::start).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("pool=true").hasMessageContaining("remove");
+    }
+
+    @Test
+    void configurationIsFrozenOnceStarted() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        ds.start();
+        assertThatThrownBy(() -> ds.setMaxSize(20)).isInstanceOf(IllegalStateException.class).hasMessageContaining("frozen");
+    }
+
+    @Test
+    void startPreWarmsMinSize() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        ds.setMinSize(3);
+        ds.start();
+        assertThat(db.connects).hasValue(3);
+        assertThat(ds.getPool().stats().idle()).isEqualTo(3);
+    }
+
+    @Test
+    void aFailedPreWarmIsAClearSqlException() {
+        LoomPoolDataSource ds = dataSource();
+        ds.setMinSize(1);
+        db.connectFailures.add(new SQLException("Connection refused", "08001"));
+        assertThatThrownBy(ds::start).isInstanceOf(SQLException.class)
+                .hasMessageContaining("could not open its minSize=1 connections to jdbc:stub:")
+                .hasMessageContaining("Connection refused");
+    }
+
+    @Test
+    void propertiesAndCredentialsAreCopiedForEveryConnect() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        ds.setMaxSize(2);
+        Properties props = new Properties();
+        props.setProperty("ssl", "false");
+        ds.setDataSourceProperties(props);
+        ds.setUsername("app");
+        ds.setPassword("s3cret");
+        db.requiredPassword = "s3cret";
+        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
+            a.setAutoCommit(false);
+            b.setAutoCommit(false);
+            BindingTest.query(a, "SELECT 1");
+            BindingTest.query(b, "SELECT 1"); // a second connect: the stub mutated the first copy
+        }
+        assertThat(db.connects).hasValue(2);
+        assertThat(props).doesNotContainKey("password");
+    }
+
+    @Test
+    void thePasswordIsNeverPrinted() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        ds.setJdbcUrl("jdbc:stub:" + db.name + "?password=hunter2");
+        ds.setPassword("hunter2");
+        assertThat(ds.toString()).doesNotContain("hunter2").contains("password=****");
+        assertThat(new Credentials("u", "hunter2").toString()).doesNotContain("hunter2");
+        assertThat(JdbcUrls.redact("jdbc:postgresql://user:hunter2@db/test")).isEqualTo("jdbc:postgresql://user:****@db/test");
+        assertThat(Arrays.stream(LoomPoolDataSource.class.getMethods()).map(m -> m.getName()))
+                .doesNotContain("getPassword");
+    }
+
+    @Test
+    void javaBeanToolsSeeTheSettings() throws Exception {
+        PropertyDescriptor[] properties = Introspector.getBeanInfo(LoomPoolDataSource.class).getPropertyDescriptors();
+        assertThat(Arrays.stream(properties).filter(p -> p.getWriteMethod() != null).map(PropertyDescriptor::getName))
+                .contains("jdbcUrl", "url", "username", "password", "maxSize", "minSize", "acquireTimeout",
+                        "releaseMode", "circuitBreakerFailureThreshold", "circuitBreakerOpenDuration");
+        LoomPoolDataSource ds = dataSource();
+        for (PropertyDescriptor p : properties) {
+            if (p.getName().equals("maxSize")) {
+                p.getWriteMethod().invoke(ds, 7);
+            }
+        }
+        assertThat(ds.getMaxSize()).isEqualTo(7);
+    }
+
+    @Test
+    void getConnectionWithOtherCredentialsIsNotSupported() {
+        LoomPoolDataSource ds = dataSource();
+        assertThatThrownBy(() -> ds.getConnection("u", "p")).isInstanceOf(java.sql.SQLFeatureNotSupportedException.class);
+    }
+}

@@ -1,0 +1,169 @@
+package dev.loompool.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.loompool.CircuitBreakerState;
+import dev.loompool.PoolException;
+import dev.loompool.ServiceUnavailableException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** Broken connections, the circuit breaker, and the error table of DESIGN.md §4. */
+class ErrorsTest extends StubSupport {
+
+    @Test
+    void aBrokenConnectionIsDestroyedAndTheNextStatementBindsAFreshOne() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        try (Connection c = ds.getConnection()) {
+            BindingTest.query(c, "SELECT 1");
+            SQLException terminated = new SQLException("terminating connection due to administrator command", "57P01");
+            stub(1).failNext = terminated;
+            assertThatThrownBy(() -> BindingTest.query(c, "SELECT 2")).isSameAs(terminated);
+            assertThat(stub(1).closed).as("the broken connection is destroyed").isTrue();
+            BindingTest.query(c, "SELECT 3");
+        }
+        assertThat(stub(2).sql).containsExactly("SELECT 3");
+        assertThat(ds.getPool().stats().total()).isEqualTo(1);
+    }
+
+    @Test
+    void aConnectionThatBreaksInsideATransactionRefusesToGoOnUntilRolledBack() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            BindingTest.query(c, "INSERT 1");
+            stub(1).failNext = new SQLException("connection reset", "08006");
+            assertThatThrownBy(() -> BindingTest.query(c, "INSERT 2")).hasMessage("connection reset");
+            assertThatThrownBy(() -> BindingTest.query(c, "INSERT 3")).hasMessageContaining("rollback()");
+            assertThatThrownBy(c::commit).hasMessageContaining("cannot commit");
+            c.rollback();
+            BindingTest.query(c, "INSERT 4");
+            c.commit();
+        }
+        assertThat(stub(2).sql).containsExactly("INSERT 4", "COMMIT");
+    }
+
+    @Test
+    void anOrdinarySqlErrorKeepsTheConnection() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        try (Connection c = ds.getConnection()) {
+            stub0(ds, c).failNext = new SQLException("syntax error", "42601");
+            assertThatThrownBy(() -> BindingTest.query(c, "SELEC 1")).hasMessage("syntax error");
+            BindingTest.query(c, "SELECT 1");
+        }
+        assertThat(db.connects).hasValue(1);
+        assertThat(stub(1).closed).isFalse();
+    }
+
+    /** Binds, so that stub 1 exists, and returns it. */
+    private StubConnection stub0(LoomPoolDataSource ds, Connection c) throws SQLException {
+        BindingTest.query(c, "SELECT 0");
+        return stub(1);
+    }
+
+    @Test
+    void aFailedConnectReachesTheCallerAsTheDriverSaidIt() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        SQLException refused = new SQLException("Connection refused", "08001");
+        db.connectFailures.add(refused);
+        try (Connection c = ds.getConnection()) {
+            assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1")).isSameAs(refused);
+        }
+    }
+
+    @Test
+    void repeatedConnectFailuresOpenTheBreakerWhichFailsFastAndRecoversAfterRotation() throws SQLException {
+        dev.loompool.ManualClockAccess clock = new dev.loompool.ManualClockAccess();
+        LoomPoolDataSource ds = dataSource();
+        ds.setClock(clock);
+        ds.setCircuitBreakerFailureThreshold(3);
+        ds.setCircuitBreakerOpenDuration(Duration.ofSeconds(5));
+        db.requiredPassword = "new-secret";
+        AtomicReference<String> password = new AtomicReference<>("old-secret");
+        AtomicInteger asked = new AtomicInteger();
+        ds.setCredentialsSupplier(() -> {
+            asked.incrementAndGet();
+            return new Credentials("app", password.get());
+        });
+        try (Connection c = ds.getConnection()) {
+            for (int i = 0; i < 3; i++) {
+                assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1")).isInstanceOf(SQLException.class)
+                        .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("28P01");
+            }
+            assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.INACTIVE);
+            int connects = db.connects.get();
+            for (int i = 0; i < 100; i++) {
+                assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1"))
+                        .isInstanceOf(SQLTransientConnectionException.class)
+                        .hasCauseInstanceOf(ServiceUnavailableException.class)
+                        .hasMessageContaining(ds.getPoolName());
+            }
+            assertThat(db.connects).as("no connect attempt while the breaker is open").hasValue(connects);
+            password.set("new-secret");
+            clock.advance(Duration.ofSeconds(5));
+            BindingTest.query(c, "SELECT 1");
+            assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.ACTIVE);
+        }
+        assertThat(asked.get()).as("credentials are asked for at every connect").isEqualTo(db.connects.get());
+    }
+
+    @Test
+    void anAcquireTimeoutNamesThePoolAndItsCounts() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        ds.setMaxSize(1);
+        ds.setAcquireTimeout(Duration.ZERO);
+        try (Connection holder = ds.getConnection(); Connection other = ds.getConnection()) {
+            holder.setAutoCommit(false);
+            BindingTest.query(holder, "SELECT 1");
+            assertThatThrownBy(() -> BindingTest.query(other, "SELECT 2"))
+                    .isInstanceOf(SQLTransientConnectionException.class)
+                    .hasMessageContaining("'" + ds.getPoolName() + "'")
+                    .hasMessageContaining("total=1, idle=0, inUse=1");
+        }
+    }
+
+    @Test
+    void aClosedPoolAnswersWith08003() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        Connection c = ds.getConnection();
+        ds.close();
+        assertThatThrownBy(ds::getConnection).isInstanceOf(SQLException.class)
+                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("08003");
+        assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1")).isInstanceOf(SQLException.class)
+                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("08003");
+    }
+
+    @Test
+    void thePoolViewIsReadOnly() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        ds.start();
+        assertThatThrownBy(() -> ds.getPool().acquire()).isInstanceOf(PoolException.class).hasMessageContaining("read-only");
+        assertThatThrownBy(() -> ds.getPool().tryAcquire()).isInstanceOf(PoolException.class);
+        ds.getPool().deactivate();
+        assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.INACTIVE);
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT 1")) {
+            throw new AssertionError("prepared while the breaker is open: " + ps);
+        } catch (SQLTransientConnectionException expected) {
+            assertThat(expected.getCause()).isInstanceOf(ServiceUnavailableException.class);
+        }
+    }
+
+    @Test
+    void aRejectedReleaseCountsAsABreakerFailureButARetirementDoesNot() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        ds.setCircuitBreakerFailureThreshold(1);
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            BindingTest.query(c, "INSERT 1");
+            stub(1).closed = true; // the rollback on return will fail: the connection is gone
+        }
+        assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.INACTIVE);
+    }
+}
