@@ -1,0 +1,59 @@
+package dev.loompool.jdbc;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Where an integration test finds its real database (DESIGN.md §6): the environment variable,
+ * else the local default. Without one the test is skipped, except under {@code CI=true}, where a
+ * missing database fails the build. (Testcontainers, the third source, needs Docker, which this
+ * project's machines do not run; it is not wired in yet.)
+ */
+enum TestDatabase {
+    POSTGRES("LOOMPOOL_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"),
+    MARIADB("LOOMPOOL_TEST_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+
+    private static final Map<TestDatabase, String> REACHABLE = new ConcurrentHashMap<>();
+
+    private final String variable;
+    private final String fallback;
+
+    TestDatabase(String variable, String fallback) {
+        this.variable = variable;
+        this.fallback = fallback;
+    }
+
+    /** The URL of a database that answers, or the test is skipped (failed under CI). */
+    String url() {
+        return REACHABLE.computeIfAbsent(this, db -> db.find());
+    }
+
+    private String find() {
+        String url = System.getenv(variable);
+        if (url == null || url.isBlank()) {
+            url = fallback;
+        }
+        DriverManager.setLoginTimeout(3);
+        try (Connection c = DriverManager.getConnection(url)) {
+            c.isValid(3);
+            return url;
+        } catch (SQLException e) {
+            String why = name() + " is not reachable at " + JdbcUrls.redact(url) + " (" + e.getMessage()
+                    + "); set " + variable + " or start the server";
+            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+                throw new AssertionError(why, e);
+            }
+            Assumptions.abort(why);
+            throw new AssertionError(why);
+        }
+    }
+
+    /** A plain connection beside the pool, for looking at the server from outside. */
+    Connection admin() throws SQLException {
+        return DriverManager.getConnection(url());
+    }
+}
