@@ -32,7 +32,7 @@ final class ConnectionFactory {
             Settings configured, String initSql, long maxLifetimeNanos, PoolClock clock) {
         this.driver = driver;
         this.url = url;
-        this.properties = properties;
+        this.properties = JdbcUrls.withSessionReset(url, properties);
         this.credentials = credentials;
         this.configured = configured;
         this.initSql = initSql;

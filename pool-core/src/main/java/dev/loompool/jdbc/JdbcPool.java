@@ -131,7 +131,14 @@ final class JdbcPool {
                 throw new Retired("session state cannot be reset on this database");
             }
             sessionReset.reset(p.raw);
-            p.defaults = factory.initialize(p.raw);
+            // A reset keeps some state (MariaDB keeps the database chosen by USE): put back every
+            // setting the connection had when it was new.
+            Settings now = factory.initialize(p.raw);
+            for (Attr a : Attr.values()) {
+                if (!now.same(p.defaults, a)) {
+                    p.defaults.applyTo(p.raw, a);
+                }
+            }
             p.current = p.defaults.copy();
             p.sessionDirty = false;
         } else if (!p.current.marked.isEmpty()) {

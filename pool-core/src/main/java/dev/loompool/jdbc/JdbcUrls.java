@@ -1,6 +1,7 @@
 package dev.loompool.jdbc;
 
 import java.util.Locale;
+import java.util.Properties;
 import java.util.regex.Pattern;
 
 /** What loompool needs to know about a JDBC URL: how to print it safely, and what it refuses in it. */
@@ -19,6 +20,22 @@ final class JdbcUrls {
             return null;
         }
         return SECRETS.matcher(url).replaceAll(m -> m.group(1) != null ? m.group(1) + "****" + m.group(2) : m.group(3) + "****");
+    }
+
+    /**
+     * The driver properties, plus what lets the driver reset a session: MariaDB Connector/J's
+     * {@code reset()} sends COM_RESET_CONNECTION only with {@code useResetConnection=true}, and
+     * without it user variables, {@code USE} and {@code SET SESSION} would reach the next borrower.
+     * A value the user set, in the properties or the URL, is kept.
+     */
+    static Properties withSessionReset(String url, Properties properties) {
+        Properties copy = new Properties();
+        copy.putAll(properties);
+        if (url.toLowerCase(Locale.ROOT).startsWith("jdbc:mariadb:") && !copy.containsKey("useResetConnection")
+                && !url.toLowerCase(Locale.ROOT).contains("useresetconnection=")) {
+            copy.setProperty("useResetConnection", "true");
+        }
+        return copy;
     }
 
     /**
