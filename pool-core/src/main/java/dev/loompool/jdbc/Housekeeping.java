@@ -51,6 +51,7 @@ final class Housekeeping {
                     reclaim(handle, p);
                 } else if (pool.leakThresholdNanos > 0 && !p.leakReported && now - p.boundAt > pool.leakThresholdNanos) {
                     p.leakReported = true;
+                    pool.leaksReported.incrementAndGet();
                     log.warn("pool '{}': a connection has been held for {} ms by thread {}, longer than "
                             + "leakDetectionThreshold; possible leak", pool.name,
                             Duration.ofNanos(now - p.boundAt).toMillis(),

@@ -37,6 +37,7 @@ final class JdbcPool {
     final Set<PhysicalConnection> connections = ConcurrentHashMap.newKeySet();
     final LongAdder openHandles = new LongAdder();
     final AtomicLong reclaimed = new AtomicLong();
+    final AtomicLong leaksReported = new AtomicLong();
     private final int validationSeconds;
     private final long idleTimeoutNanos;
     private final int minSize;

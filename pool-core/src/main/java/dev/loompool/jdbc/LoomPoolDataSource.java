@@ -138,6 +138,12 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         return p == null ? 0 : p.reclaimed.get();
     }
 
+    /** Leak warnings logged so far (for tests). */
+    long leaksReported() {
+        JdbcPool p = running;
+        return p == null ? 0 : p.leaksReported.get();
+    }
+
     /** The handles that hold a physical connection now. */
     public List<HandleInfo> getBoundHandles() {
         JdbcPool p = running;
