@@ -79,6 +79,15 @@ public final class DelegateGenerator {
             out.append("    ").append(name).append("(LogicalConnection owner, S delegate, SqlEffect effect) {\n")
                     .append("        super(owner, delegate, effect);\n    }\n\n");
         }
+        boolean isStatement = Statement.class.isAssignableFrom(iface);
+        if (isStatement && parent == null) {
+            out.append("    /** Before SQL text runs: returns what it does to the pins (and applies what must come first). */\n")
+                    .append("    abstract SqlEffect sqlBefore(String sql) throws java.sql.SQLException;\n\n")
+                    .append("    /** Before a prepared statement runs, or a batch. */\n")
+                    .append("    abstract SqlEffect sqlBefore() throws java.sql.SQLException;\n\n")
+                    .append("    /** After the SQL succeeded. */\n")
+                    .append("    abstract void sqlAfter(SqlEffect effect);\n\n");
+        }
         Set<String> inherited = parent == null ? Set.of() : signatures(parent);
         for (Method m : methods(iface)) {
             if (inherited.contains(signature(m))) {
@@ -87,7 +96,19 @@ public final class DelegateGenerator {
             String call = "delegate." + m.getName() + "(" + argNames(m) + ")";
             Class<?> r = m.getReturnType();
             String body;
-            if (r == void.class) {
+            if (isStatement && runsSql(m)) {
+                // SQL hooks: what the SQL does to the handle's pins, before and after it runs.
+                String before = m.getParameterCount() > 0
+                        ? "SqlEffect effect = sqlBefore(" + m.getParameters()[0].getName() + ");"
+                        : "SqlEffect effect = sqlBefore();";
+                String result = r == ResultSet.class ? "wrap(" + call + ")" : call;
+                // A batched COMMIT has not run yet when it is added: only the BEGIN side applies.
+                String after = m.getName().equals("addBatch") ? "" : "\n            sqlAfter(effect);";
+                body = before + "\n            "
+                        + (r == void.class ? result + ";" : r.getTypeName() + " result = " + result + ";")
+                        + after
+                        + (r == void.class ? "" : "\n            return result;");
+            } else if (r == void.class) {
                 body = call + ";";
             } else if (r == ResultSet.class && iface != ResultSet.class) {
                 body = "return wrap(" + call + ");";
@@ -189,6 +210,14 @@ public final class DelegateGenerator {
             out.append("        ").append(body).append("\n");
         }
         out.append("    }\n\n");
+    }
+
+    /** execute*, executeQuery/Update/LargeUpdate/Batch and addBatch(String): they run SQL. */
+    private static boolean runsSql(Method m) {
+        String n = m.getName();
+        boolean sqlFirst = m.getParameterCount() > 0 && m.getParameterTypes()[0] == String.class;
+        return (n.startsWith("execute") && (sqlFirst || m.getParameterCount() == 0))
+                || (n.equals("addBatch") && sqlFirst);
     }
 
     private static String argNames(Method m) {
