@@ -1,9 +1,12 @@
 package dev.loompool.jdbc;
 
 import java.sql.Connection;
+import java.sql.SQLClientInfoException;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.util.Arrays;
+import java.util.Map;
+import java.util.Properties;
 
 /**
  * The bookkeeping half of a logical connection: the statements and metadata result sets it has
@@ -19,6 +22,9 @@ abstract class HandleBasics extends HandleSettings {
     private int moreCount;
 
     abstract boolean isOpen();
+
+    /** Something changed the session behind the handle: pin until close, and reset before reuse. */
+    abstract void sessionChanged();
 
     final int openStatements() {
         return openStatements;
@@ -141,6 +147,43 @@ abstract class HandleBasics extends HandleSettings {
             throw error(e);
         } finally {
             done();
+        }
+    }
+
+    @Override
+    public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
+        try {
+            bind().setTypeMap(map);
+            sessionChanged();
+        } catch (SQLException e) {
+            throw error(e);
+        }
+    }
+
+    @Override
+    public void setClientInfo(String name, String value) throws SQLClientInfoException {
+        clientInfo(c -> c.setClientInfo(name, value));
+    }
+
+    @Override
+    public void setClientInfo(Properties properties) throws SQLClientInfoException {
+        clientInfo(c -> c.setClientInfo(properties));
+    }
+
+    @FunctionalInterface
+    private interface ClientInfoCall {
+        void apply(Connection raw) throws SQLException;
+    }
+
+    /** Client info lives on the session: it pins, and the session reset clears it. */
+    private void clientInfo(ClientInfoCall call) throws SQLClientInfoException {
+        try {
+            call.apply(bind());
+            sessionChanged();
+        } catch (SQLClientInfoException e) {
+            throw e;
+        } catch (SQLException e) {
+            throw new SQLClientInfoException(e.getMessage(), e.getSQLState(), e.getErrorCode(), Map.of(), error(e));
         }
     }
 }

@@ -5,12 +5,9 @@ import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
-import java.sql.SQLClientInfoException;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.EnumSet;
-import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.Executor;
 
@@ -267,7 +264,8 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
 
     // ---- session state a setter leaves -------------------------------------------------------------
 
-    private void sessionChanged() {
+    @Override
+    void sessionChanged() {
         sessionState = true;
         physical.sessionDirty = true;
     }
@@ -276,42 +274,6 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
     boolean isOpen() {
         return state == HandleState.OPEN;
     }
-
-    @Override
-    public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
-        try {
-            bind().setTypeMap(map);
-            sessionChanged();
-        } catch (SQLException e) {
-            throw error(e);
-        }
-    }
-
-    @Override
-    public void setClientInfo(String name, String value) throws SQLClientInfoException {
-        try {
-            bind().setClientInfo(name, value);
-            sessionChanged();
-        } catch (SQLClientInfoException e) {
-            throw e;
-        } catch (SQLException e) {
-            throw new SQLClientInfoException(e.getMessage(), e.getSQLState(), e.getErrorCode(), Map.of(), error(e));
-        }
-    }
-
-    @Override
-    public void setClientInfo(Properties properties) throws SQLClientInfoException {
-        try {
-            bind().setClientInfo(properties);
-            sessionChanged();
-        } catch (SQLClientInfoException e) {
-            throw e;
-        } catch (SQLException e) {
-            throw new SQLClientInfoException(e.getMessage(), e.getSQLState(), e.getErrorCode(), Map.of(), error(e));
-        }
-    }
-
-    // ---- the rest of Connection ----------------------------------------------------------------------
 
     @Override
     public void close() {
