@@ -1,7 +1,10 @@
 package dev.loompool.jdbc;
 
 import dev.loompool.PoolClock;
+import dev.loompool.PoolListener;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 import java.util.function.Supplier;
 
@@ -37,6 +40,8 @@ abstract class DataSourceSettings {
     private int circuitBreakerFailureThreshold = 5;
     private Duration circuitBreakerOpenDuration = Duration.ofSeconds(5);
     PoolClock clock = PoolClock.SYSTEM;
+    private BindObserver bindObserver;
+    private final List<PoolListener> poolListeners = new ArrayList<>(2);
 
     abstract boolean isStarted();
 
@@ -290,5 +295,25 @@ abstract class DataSourceSettings {
 
     public Duration getCircuitBreakerOpenDuration() {
         return circuitBreakerOpenDuration;
+    }
+
+    /** Told whenever a handle binds a physical connection; see {@link BindObserver}. */
+    public void setBindObserver(BindObserver bindObserver) {
+        checkNotStarted();
+        this.bindObserver = bindObserver;
+    }
+
+    public BindObserver getBindObserver() {
+        return bindObserver;
+    }
+
+    /** Adds a listener to the underlying pool's events (for metrics). */
+    public void addPoolListener(PoolListener listener) {
+        checkNotStarted();
+        poolListeners.add(listener);
+    }
+
+    final List<PoolListener> poolListeners() {
+        return poolListeners;
     }
 }

@@ -10,6 +10,7 @@ import dev.loompool.PoolException;
 import dev.loompool.ServiceUnavailableException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,6 +30,7 @@ final class JdbcPool {
 
     final String name;
     final ReleaseMode releaseMode;
+    final BindObserver bindObserver;
     final PoolClock clock;
     final long leakThresholdNanos;
     final ConnectionFactory factory;
@@ -47,6 +49,7 @@ final class JdbcPool {
     JdbcPool(LoomPoolDataSource config, ConnectionFactory factory, PoolClock clock) throws SQLException {
         this.name = config.getPoolName();
         this.releaseMode = config.getReleaseMode();
+        this.bindObserver = config.getBindObserver();
         this.clock = clock;
         this.factory = factory;
         this.leakThresholdNanos = config.getLeakDetectionThreshold().toNanos();
@@ -65,6 +68,7 @@ final class JdbcPool {
                 .beforeAcquire(this::validBeforeHandOut)
                 .beforeRelease(this::reset)
                 .healthcheck(this::healthyWhileIdle);
+        config.poolListeners().forEach(builder::listener);
         if (config.getCircuitBreakerFailureThreshold() > 0) {
             builder.circuitBreakerStrategy(new BreakerStrategy(CircuitBreakerStrategy.consecutiveFailures(
                     config.getCircuitBreakerFailureThreshold(), config.getCircuitBreakerOpenDuration(), clock)));
@@ -121,6 +125,9 @@ final class JdbcPool {
     private boolean reset(PhysicalConnection p) throws SQLException, Retired {
         if (p.broken) {
             return false;
+        }
+        if (p.evicted) {
+            throw new Retired("evicted");
         }
         if (p.transactionDirty) { // work since the last commit or rollback: never hand it on
             p.raw.rollback();
@@ -200,6 +207,29 @@ final class JdbcPool {
             lease.close();
         }
         return true;
+    }
+
+    /**
+     * Closes the idle connections: each is borrowed as any caller would (never ahead of a waiter)
+     * and retired on its way back, which is no breaker failure. The pool refills to minSize.
+     */
+    int evictIdle() {
+        int evicted = 0;
+        for (int budget = pool.stats().idle(); budget > 0 && pool.stats().idle() > 0; budget--) {
+            Optional<Lease<PhysicalConnection>> lease;
+            try {
+                lease = pool.tryAcquire();
+            } catch (PoolException e) {
+                break; // closed, or the breaker is open: nothing to evict now
+            }
+            if (lease.isEmpty()) {
+                break;
+            }
+            lease.get().resource().evicted = true;
+            lease.get().close();
+            evicted++;
+        }
+        return evicted;
     }
 
     SQLException closed(Throwable cause) {

@@ -82,6 +82,9 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
             inTransaction = true; // the driver opens a transaction with the first statement
             p.transactionDirty = true;
         }
+        if (pool.bindObserver != null) {
+            pool.bindObserver.bound(this);
+        }
         return p.raw;
     }
 

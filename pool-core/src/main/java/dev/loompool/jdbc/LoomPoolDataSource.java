@@ -162,6 +162,16 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         return handles;
     }
 
+    /**
+     * Closes the idle connections now; the pool opens fresh ones up to minSize.
+     *
+     * @return how many were closed
+     */
+    public int evictIdle() {
+        JdbcPool p = running;
+        return p == null ? 0 : p.evictIdle();
+    }
+
     /** Closes the pool: idle connections now, lent ones as they come back. Idempotent. */
     @Override
     public void close() {

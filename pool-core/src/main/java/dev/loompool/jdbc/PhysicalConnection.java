@@ -32,6 +32,8 @@ final class PhysicalConnection {
     boolean sessionDirty;
     /** A transaction may be open (autoCommit off, or SQL BEGIN) since the last commit or rollback. */
     boolean transactionDirty;
+    /** Asked to go (Actuator evict): retired on its way back. */
+    volatile boolean evicted;
 
     /** Set while lent; whoever swaps it to null (the handle or the reclaimer) releases the connection. */
     final AtomicReference<Lease<PhysicalConnection>> lease = new AtomicReference<>();
