@@ -238,6 +238,11 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         this.clock = clock;
     }
 
+    /** The JDBC URL with any password in it masked: what to show in logs, messages and endpoints. */
+    public String getMaskedJdbcUrl() {
+        return JdbcUrls.redact(getJdbcUrl());
+    }
+
     /** The configured properties, credentials supplier and settings, without the password. */
     @Override
     public String toString() {

@@ -1,0 +1,91 @@
+package dev.loompool.spring;
+
+import dev.loompool.PoolListener;
+import dev.loompool.jdbc.BindObserver;
+import dev.loompool.jdbc.LoomPoolDataSource;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jdbc.DataSourceUnwrapper;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
+import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
+import org.springframework.boot.jdbc.metadata.DataSourcePoolMetadataProvider;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Makes loompool the application's {@link DataSource}. It runs before Boot's own data source
+ * auto-configuration, so with the starter on the class path an application gets loompool, not
+ * Hikari, without a code change; it backs off when the application defines its own data source.
+ */
+@AutoConfiguration(before = DataSourceAutoConfiguration.class)
+@ConditionalOnClass({DataSource.class, LoomPoolDataSource.class})
+@EnableConfigurationProperties({LoomPoolProperties.class, DataSourceProperties.class})
+public final class LoomPoolAutoConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean(DataSource.class)
+    LoomPoolDataSource dataSource(DataSourceProperties dataSourceProperties, LoomPoolProperties properties,
+            ObjectProvider<JdbcConnectionDetails> connectionDetails, ObjectProvider<BindObserver> bindObservers,
+            ObjectProvider<PoolListener> poolListeners) {
+        JdbcConnectionDetails details = connectionDetails.getIfAvailable(() -> new FromProperties(dataSourceProperties));
+        LoomPoolDataSource ds = DataSourceFactory.create(details, dataSourceProperties, properties,
+                bindObservers.getIfUnique(), poolListeners.orderedStream().collect(Collectors.toList()));
+        DataSourceFactory.start(ds);
+        return ds;
+    }
+
+    @Bean
+    DataSourcePoolMetadataProvider loomPoolDataSourcePoolMetadataProvider() {
+        return dataSource -> {
+            LoomPoolDataSource loom = DataSourceUnwrapper.unwrap(dataSource, LoomPoolDataSource.class);
+            return loom == null ? null : new LoomPoolDataSourceMetadata(loom);
+        };
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.transaction.support.TransactionSynchronizationManager")
+    static class TransactionPinningConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(BindObserver.class)
+        BindObserver loomPoolTransactionPinning() {
+            return new SpringTransactionPinning();
+        }
+    }
+
+    /** spring.datasource.* as connection details, when no JdbcConnectionDetails bean (Testcontainers, Compose) exists. */
+    private static final class FromProperties implements JdbcConnectionDetails {
+
+        private final DataSourceProperties properties;
+
+        FromProperties(DataSourceProperties properties) {
+            this.properties = properties;
+        }
+
+        @Override
+        public String getUsername() {
+            return properties.determineUsername();
+        }
+
+        @Override
+        public String getPassword() {
+            return properties.determinePassword();
+        }
+
+        @Override
+        public String getJdbcUrl() {
+            return properties.determineUrl();
+        }
+
+        @Override
+        public String getDriverClassName() {
+            return properties.determineDriverClassName();
+        }
+    }
+}

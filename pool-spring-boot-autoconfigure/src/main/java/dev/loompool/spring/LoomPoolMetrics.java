@@ -1,0 +1,168 @@
+package dev.loompool.spring;
+
+import dev.loompool.CircuitBreakerState;
+import dev.loompool.PoolListener;
+import dev.loompool.jdbc.LoomPoolDataSource;
+import dev.loompool.jdbc.PinReason;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
+import org.springframework.beans.factory.DisposableBean;
+
+/**
+ * The pool's meters (DESIGN.md §5): the OpenTelemetry {@code db.client.connection.*} names and
+ * loompool's own, tagged {@code pool.name}. It listens to the pool from its start, and records
+ * once a registry has bound it; the meters are removed when the pool closes.
+ */
+final class LoomPoolMetrics implements PoolListener, MeterBinder, DisposableBean {
+
+    private final Supplier<LoomPoolDataSource> dataSource;
+    private final List<Meter> registered = new CopyOnWriteArrayList<>();
+    private volatile MeterRegistry registry;
+    private volatile Tags tags = Tags.empty();
+    private volatile Timer createTime;
+    private volatile Timer waitTime;
+    private volatile Timer useTime;
+    private volatile Counter timeouts;
+    private volatile Counter rejected;
+
+    LoomPoolMetrics(Supplier<LoomPoolDataSource> dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry meterRegistry) {
+        LoomPoolDataSource ds = dataSource.get();
+        Tags poolTags = Tags.of("pool.name", ds.getPoolName());
+        tags = poolTags;
+        gauge(meterRegistry, "db.client.connection.count", "Connections by state", Tags.of("state", "idle"), ds,
+                d -> d.getPool().stats().idle());
+        gauge(meterRegistry, "db.client.connection.count", "Connections by state", Tags.of("state", "used"), ds,
+                d -> d.getPool().stats().inUse());
+        gauge(meterRegistry, "db.client.connection.max", "The most connections allowed", Tags.empty(), ds,
+                d -> d.getPool().stats().maxSize());
+        gauge(meterRegistry, "db.client.connection.idle.min", "Connections kept even when idle", Tags.empty(), ds,
+                d -> d.getPool().stats().minSize());
+        gauge(meterRegistry, "db.client.connection.pending_requests", "Requests waiting for a connection",
+                Tags.empty(), ds, d -> d.getPool().stats().pending());
+        gauge(meterRegistry, "loompool.handles.open", "Logical connections open, bound or not", Tags.empty(), ds,
+                LoomPoolDataSource::getOpenHandles);
+        for (PinReason reason : PinReason.values()) {
+            gauge(meterRegistry, "loompool.connections.pinned", "Physical connections pinned, by reason",
+                    Tags.of("reason", reason.name().toLowerCase(Locale.ROOT)), ds,
+                    d -> d.getPinnedConnections().get(reason));
+        }
+        for (CircuitBreakerState state : CircuitBreakerState.values()) {
+            gauge(meterRegistry, "loompool.circuitbreaker.state", "1 for the circuit breaker's current state",
+                    Tags.of("state", state.name()), ds, d -> d.getPool().state() == state ? 1 : 0);
+        }
+        registered.add(FunctionCounter.builder("loompool.connections.reclaimed", ds,
+                        LoomPoolDataSource::getReclaimedConnections)
+                .description("Connections reclaimed from handles whose thread ended, or that were dropped, unclosed")
+                .tags(poolTags).register(meterRegistry));
+        createTime = keep(Timer.builder("db.client.connection.create_time").description("Time to open a connection")
+                .tags(poolTags).register(meterRegistry));
+        waitTime = keep(Timer.builder("db.client.connection.wait_time").description("Time to get a connection")
+                .tags(poolTags).register(meterRegistry));
+        useTime = keep(Timer.builder("db.client.connection.use_time").description("Time a connection stays bound")
+                .tags(poolTags).register(meterRegistry));
+        timeouts = keep(Counter.builder("db.client.connection.timeouts").description("Acquire timeouts")
+                .tags(poolTags).register(meterRegistry));
+        rejected = keep(Counter.builder("loompool.circuitbreaker.rejected")
+                .description("Requests failed at once by the open circuit breaker").tags(poolTags).register(meterRegistry));
+        registry = meterRegistry;
+    }
+
+    private <M extends Meter> M keep(M meter) {
+        registered.add(meter);
+        return meter;
+    }
+
+    private void gauge(MeterRegistry r, String name, String description, Tags extra, LoomPoolDataSource ds,
+            ToDoubleFunction<LoomPoolDataSource> value) {
+        // A closed pool reads as NaN, the gauge convention for "no value".
+        ToDoubleFunction<LoomPoolDataSource> guarded = d -> d.isRunning() ? value.applyAsDouble(d) : Double.NaN;
+        registered.add(Gauge.builder(name, ds, guarded).description(description).tags(tags.and(extra)).register(r));
+    }
+
+    @Override
+    public void onCreated(long createNanos) {
+        Timer t = createTime;
+        if (t != null) {
+            t.record(createNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public void onAcquired(long waitNanos) {
+        Timer t = waitTime;
+        if (t != null) {
+            t.record(waitNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public void onReleased(long useNanos) {
+        Timer t = useTime;
+        if (t != null) {
+            t.record(useNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public void onTimedOut(long waitNanos) {
+        Counter c = timeouts;
+        if (c != null) {
+            c.increment();
+        }
+    }
+
+    @Override
+    public void onRejected(CircuitBreakerState state) {
+        Counter c = rejected;
+        if (c != null) {
+            c.increment();
+        }
+    }
+
+    @Override
+    public void onStateChanged(CircuitBreakerState from, CircuitBreakerState to) {
+        MeterRegistry r = registry;
+        if (r != null) {
+            Counter transitions = Counter.builder("loompool.circuitbreaker.transitions")
+                    .description("Circuit breaker state changes").tags(tags.and("from", from.name(), "to", to.name()))
+                    .register(r);
+            if (!registered.contains(transitions)) {
+                registered.add(transitions);
+            }
+            transitions.increment();
+        }
+    }
+
+    /** Removes the meters: the pool is closing, and a dead pool's gauges must not linger. */
+    @Override
+    public void destroy() {
+        MeterRegistry r = registry;
+        registry = null;
+        createTime = null;
+        waitTime = null;
+        useTime = null;
+        timeouts = null;
+        rejected = null;
+        if (r != null) {
+            registered.forEach(r::remove);
+        }
+        registered.clear();
+    }
+}
