@@ -1,0 +1,200 @@
+package dev.loompool.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.loompool.jdbc.BindObserver;
+import dev.loompool.jdbc.LoomPoolDataSource;
+import dev.loompool.jdbc.ReleaseMode;
+import java.time.Duration;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
+import org.springframework.boot.jdbc.metadata.DataSourcePoolMetadataProvider;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+class LoomPoolAutoConfigurationTest {
+
+    static String h2() {
+        return "jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+    }
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(LoomPoolAutoConfiguration.class,
+                    LoomPoolMetricsAutoConfiguration.class, LoomPoolHealthAutoConfiguration.class,
+                    LoomPoolEndpointAutoConfiguration.class, DataSourceAutoConfiguration.class))
+            .withPropertyValues("spring.datasource.url=" + h2());
+
+    @Test
+    void theDataSourceIsLoomPoolNamedDataSourceEvenWithHikariOnTheClassPath() {
+        assertThat(HikariDataSource.class).isNotNull();
+        runner.run(context -> {
+            assertThat(context).hasSingleBean(DataSource.class);
+            assertThat(context.getBean("dataSource")).isInstanceOf(LoomPoolDataSource.class);
+            LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
+            assertThat(ds.isRunning()).as("started, and pre-warmed, at refresh").isTrue();
+            assertThat(ds.getPool().stats().idle()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void itBacksOffWhenTheApplicationDefinesADataSource() {
+        runner.withUserConfiguration(OwnDataSource.class).run(context -> {
+            assertThat(context).hasSingleBean(DataSource.class).doesNotHaveBean(LoomPoolDataSource.class);
+            assertThat(context.getBean(DataSource.class)).isInstanceOf(HikariDataSource.class);
+        });
+    }
+
+    @Test
+    void withoutAUrlItUsesTheEmbeddedDatabase() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(LoomPoolAutoConfiguration.class, DataSourceAutoConfiguration.class))
+                .run(context -> assertThat(context.getBean(LoomPoolDataSource.class).getJdbcUrl()).startsWith("jdbc:h2:mem:"));
+    }
+
+    @Test
+    void everyLoompoolPropertyIsBound() {
+        runner.withPropertyValues("loompool.min-size=1", "loompool.max-size=7", "loompool.acquire-timeout=5s",
+                "loompool.healthcheck-interval=1m", "loompool.idle-timeout=2m", "loompool.max-lifetime=20m",
+                "loompool.validation-timeout=3s", "loompool.leak-detection-threshold=10s", "loompool.release-mode=close",
+                "loompool.pool-name=orders", "loompool.connection-init-sql=SELECT 1", "loompool.auto-commit=true",
+                "loompool.transaction-isolation=READ_COMMITTED", "loompool.read-only=false",
+                "loompool.data-source-properties.MODE=PostgreSQL",
+                "loompool.circuit-breaker.failure-threshold=9", "loompool.circuit-breaker.open-duration=7s")
+                .run(context -> {
+                    LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
+                    assertThat(ds.getMinSize()).isEqualTo(1);
+                    assertThat(ds.getMaxSize()).isEqualTo(7);
+                    assertThat(ds.getAcquireTimeout()).isEqualTo(Duration.ofSeconds(5));
+                    assertThat(ds.getHealthcheckInterval()).isEqualTo(Duration.ofMinutes(1));
+                    assertThat(ds.getIdleTimeout()).isEqualTo(Duration.ofMinutes(2));
+                    assertThat(ds.getMaxLifetime()).isEqualTo(Duration.ofMinutes(20));
+                    assertThat(ds.getValidationTimeout()).isEqualTo(Duration.ofSeconds(3));
+                    assertThat(ds.getLeakDetectionThreshold()).isEqualTo(Duration.ofSeconds(10));
+                    assertThat(ds.getReleaseMode()).isEqualTo(ReleaseMode.CLOSE);
+                    assertThat(ds.getPoolName()).isEqualTo("orders");
+                    assertThat(ds.getConnectionInitSql()).isEqualTo("SELECT 1");
+                    assertThat(ds.getAutoCommit()).isTrue();
+                    assertThat(ds.getTransactionIsolation()).isEqualTo("READ_COMMITTED");
+                    assertThat(ds.getReadOnly()).isFalse();
+                    assertThat(ds.getDataSourceProperties()).containsEntry("MODE", "PostgreSQL");
+                    assertThat(ds.getCircuitBreakerFailureThreshold()).isEqualTo(9);
+                    assertThat(ds.getCircuitBreakerOpenDuration()).isEqualTo(Duration.ofSeconds(7));
+                });
+    }
+
+    @Test
+    void connectionDetailsWinOverSpringDatasourceProperties() {
+        String url = h2();
+        runner.withBean(JdbcConnectionDetails.class, () -> new JdbcConnectionDetails() {
+            @Override
+            public String getUsername() {
+                return "sa";
+            }
+
+            @Override
+            public String getPassword() {
+                return "";
+            }
+
+            @Override
+            public String getJdbcUrl() {
+                return url;
+            }
+        }).run(context -> assertThat(context.getBean(LoomPoolDataSource.class).getJdbcUrl()).isEqualTo(url));
+    }
+
+    @Test
+    void thePoolClosesWithTheContext() {
+        LoomPoolDataSource[] seen = new LoomPoolDataSource[1];
+        runner.run(context -> seen[0] = context.getBean(LoomPoolDataSource.class));
+        assertThat(seen[0].isClosed()).isTrue();
+    }
+
+    @Test
+    void anInvalidSettingFailsStartupNamingTheKey() {
+        runner.withPropertyValues("loompool.max-size=0").run(context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = new LoomPoolFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis).isNotNull();
+            assertThat(analysis.getDescription()).contains("loompool.max-size").contains("maxSize must be >= 1, was 0");
+            assertThat(analysis.getAction()).contains("loompool.max-size");
+        });
+        runner.withPropertyValues("loompool.transaction-isolation=SNAPSHOT").run(context -> {
+            FailureAnalysis analysis = new LoomPoolFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("loompool.transaction-isolation")
+                    .contains("READ_COMMITTED");
+        });
+    }
+
+    @Test
+    void aWrongReleaseModeFailsBindingNamingTheKey() {
+        runner.withPropertyValues("loompool.release-mode=SOMETIMES").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("loompool.release-mode");
+        });
+    }
+
+    @Test
+    void anUnreachableDatabaseFailsStartupNamingTheUrlButNotThePassword() {
+        runner.withPropertyValues("spring.datasource.url=jdbc:postgresql://127.0.0.1:1/test?password=hunter2",
+                "spring.datasource.password=hunter2").run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = new LoomPoolFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("jdbc:postgresql://127.0.0.1:1/test?password=****")
+                            .doesNotContain("hunter2");
+                    assertThat(analysis.getAction()).contains("loompool.min-size=0");
+                });
+    }
+
+    @Test
+    void eachOptionalPieceBacksOffWithoutItsLibrary() {
+        runner.withClassLoader(new FilteredClassLoader("io.micrometer.core")).run(context -> {
+            assertThat(context).hasSingleBean(LoomPoolDataSource.class).doesNotHaveBean(LoomPoolMetrics.class);
+        });
+        runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate")).run(context -> {
+            assertThat(context).hasSingleBean(LoomPoolDataSource.class).doesNotHaveBean(LoomPoolEndpoint.class);
+        });
+        runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.health")).run(context -> {
+            assertThat(context).hasSingleBean(LoomPoolDataSource.class).doesNotHaveBean(LoomPoolHealthIndicator.class);
+        });
+        runner.withClassLoader(new FilteredClassLoader("org.springframework.transaction")).run(context -> {
+            assertThat(context).hasSingleBean(LoomPoolDataSource.class).doesNotHaveBean(BindObserver.class);
+        });
+        runner.withPropertyValues("management.endpoints.web.exposure.include=loompool")
+                .run(context -> assertThat(context).hasSingleBean(LoomPoolMetrics.class)
+                        .hasSingleBean(LoomPoolEndpoint.class).hasSingleBean(LoomPoolHealthIndicator.class)
+                        .hasSingleBean(BindObserver.class));
+        runner.run(context -> assertThat(context).as("not exposed, not created").doesNotHaveBean(LoomPoolEndpoint.class));
+    }
+
+    @Test
+    void bootSeesThePoolMetadata() {
+        runner.run(context -> {
+            DataSource ds = context.getBean(DataSource.class);
+            var metadata = context.getBeansOfType(DataSourcePoolMetadataProvider.class).values().stream()
+                    .map(p -> p.getDataSourcePoolMetadata(ds)).filter(m -> m != null).findFirst().orElseThrow();
+            assertThat(metadata.getMax()).isEqualTo(10);
+            assertThat(metadata.getIdle()).isEqualTo(2);
+            assertThat(metadata.getActive()).isZero();
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnDataSource {
+
+        @Bean
+        DataSource dataSource() {
+            HikariDataSource ds = new HikariDataSource();
+            ds.setJdbcUrl(h2());
+            return ds;
+        }
+    }
+}
