@@ -1,0 +1,123 @@
+package dev.loompool.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.loompool.CircuitBreakerState;
+import dev.loompool.jdbc.LoomPoolDataSource;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.search.Search;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.metrics.DataSourcePoolMetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/** Micrometer meters on Boot's SimpleMeterRegistry, the health contributor and the endpoint. */
+class ObservabilityTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(LoomPoolAutoConfiguration.class,
+                    LoomPoolMetricsAutoConfiguration.class, LoomPoolHealthAutoConfiguration.class,
+                    LoomPoolEndpointAutoConfiguration.class, DataSourceAutoConfiguration.class,
+                    JdbcTemplateAutoConfiguration.class, MetricsAutoConfiguration.class,
+                    SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                    DataSourcePoolMetricsAutoConfiguration.class))
+            .withPropertyValues("spring.datasource.url=" + LoomPoolAutoConfigurationTest.h2(),
+                    "loompool.pool-name=orders", "loompool.max-size=4",
+                    "management.endpoints.web.exposure.include=loompool");
+
+    private static Search meter(MeterRegistry registry, String name) {
+        return registry.find(name).tag("pool.name", "orders");
+    }
+
+    @Test
+    void theMetersFollowTheOpenTelemetryNamesAndLoompoolsOwn() {
+        runner.run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+            LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
+            for (int i = 0; i < 3; i++) {
+                assertThat(jdbc.queryForObject("SELECT 1", Integer.class)).isEqualTo(1);
+            }
+            assertThat(meter(registry, "db.client.connection.count").tag("state", "idle").gauge().value()).isEqualTo(2);
+            assertThat(meter(registry, "db.client.connection.count").tag("state", "used").gauge().value()).isZero();
+            assertThat(meter(registry, "db.client.connection.max").gauge().value()).isEqualTo(4);
+            assertThat(meter(registry, "db.client.connection.idle.min").gauge().value()).isEqualTo(2);
+            assertThat(meter(registry, "db.client.connection.pending_requests").gauge().value()).isZero();
+            assertThat(meter(registry, "db.client.connection.wait_time").timer().count()).isEqualTo(3);
+            assertThat(meter(registry, "db.client.connection.use_time").timer().count()).isEqualTo(3);
+            assertThat(meter(registry, "db.client.connection.create_time").timer()).isNotNull();
+            assertThat(meter(registry, "db.client.connection.timeouts").counter().count()).isZero();
+            assertThat(meter(registry, "loompool.handles.open").gauge().value()).isZero();
+            assertThat(meter(registry, "loompool.connections.pinned").tag("reason", "transaction").gauge().value()).isZero();
+            assertThat(meter(registry, "loompool.connections.reclaimed").functionCounter().count()).isZero();
+            assertThat(meter(registry, "loompool.circuitbreaker.state").tag("state", "ACTIVE").gauge().value()).isEqualTo(1);
+            assertThat(meter(registry, "loompool.circuitbreaker.state").tag("state", "INACTIVE").gauge().value()).isZero();
+
+            ds.getPool().deactivate();
+            assertThatThrownBy(() -> jdbc.queryForObject("SELECT 1", Integer.class)).isInstanceOf(DataAccessException.class);
+            ds.getPool().activate();
+            assertThat(meter(registry, "loompool.circuitbreaker.rejected").counter().count()).isEqualTo(1);
+            assertThat(meter(registry, "loompool.circuitbreaker.transitions").tag("from", "ACTIVE").tag("to", "INACTIVE")
+                    .counter().count()).isEqualTo(1);
+            assertThat(registry.find("jdbc.connections.max").tag("name", "dataSource").gauge().value())
+                    .as("Boot's own jdbc.connections.* through the metadata provider").isEqualTo(4);
+
+            ds.close();
+            context.getBean(LoomPoolMetrics.class).destroy();
+            assertThat(registry.find("db.client.connection.count").meters()).as("removed with the pool").isEmpty();
+            assertThat(registry.find("loompool.circuitbreaker.transitions").meters()).isEmpty();
+        });
+    }
+
+    @Test
+    void healthIsDownWhileTheCircuitIsOpenAndShowsTheCounts() {
+        runner.run(context -> {
+            LoomPoolHealthIndicator indicator = context.getBean(LoomPoolHealthIndicator.class);
+            Health up = indicator.health();
+            assertThat(up.getStatus()).isEqualTo(Status.UP);
+            assertThat(up.getDetails()).containsEntry("pool", "orders").containsEntry("circuitBreaker", "ACTIVE")
+                    .containsEntry("idle", 2).containsEntry("maxSize", 4);
+            context.getBean(LoomPoolDataSource.class).getPool().deactivate();
+            Health down = indicator.health();
+            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(down.getDetails()).containsEntry("circuitBreaker", "INACTIVE");
+        });
+    }
+
+    @Test
+    void theEndpointListsReadsSetsAndEvictsButNeverShowsThePassword() {
+        runner.withPropertyValues("spring.datasource.username=sa", "spring.datasource.password=hunter2").run(context -> {
+            LoomPoolEndpoint endpoint = context.getBean(LoomPoolEndpoint.class);
+            assertThat(endpoint.pools()).extractingByKey("pools").asInstanceOf(
+                    org.assertj.core.api.InstanceOfAssertFactories.MAP).containsKey("orders");
+            Map<String, Object> pool = endpoint.pool("orders");
+            assertThat(pool).containsEntry("circuitBreaker", "ACTIVE").containsEntry("idle", 2).containsKey("boundHandles");
+            assertThat(pool.toString()).doesNotContain("hunter2");
+            assertThat(endpoint.pool("nope")).isNull();
+            assertThat(endpoint.setState("orders", "inactive")).containsEntry("circuitBreaker", "INACTIVE");
+            assertThatThrownBy(() -> endpoint.setState("orders", "HALF_OPEN")).hasMessageContaining("ACTIVE, INACTIVE, RECOVERING");
+            endpoint.setState("orders", "ACTIVE");
+            assertThat(endpoint.evict("orders", "idle")).containsEntry("evicted", 2);
+            assertThat(endpoint.evict("orders", "everything")).isNull();
+        });
+    }
+
+    @Test
+    void writeOperationsAreOffUntilAccessIsUnrestricted() {
+        assertThat(LoomPoolEndpoint.class.getAnnotation(Endpoint.class).defaultAccess()).isEqualTo(Access.READ_ONLY);
+        assertThat(CircuitBreakerState.values()).hasSize(3);
+    }
+}

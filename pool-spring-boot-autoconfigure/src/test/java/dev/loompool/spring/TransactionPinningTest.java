@@ -1,0 +1,213 @@
+package dev.loompool.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.loompool.jdbc.LoomConnection;
+import dev.loompool.jdbc.LoomPoolDataSource;
+import dev.loompool.jdbc.PinReason;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcClientAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * A connection used inside a Spring transaction stays on one physical connection until the
+ * transaction completes, for @Transactional, JdbcTemplate, JdbcClient and TransactionTemplate; and
+ * REQUIRES_NEW gets a physical connection of its own. On H2, and on PostgreSQL when it answers.
+ */
+class TransactionPinningTest {
+
+    private static final String POSTGRES = System.getenv().getOrDefault("LOOMPOOL_TEST_POSTGRES_URL",
+            "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+
+    private ApplicationContextRunner runner(String database) {
+        String url;
+        String sessionSql;
+        if (database.equals("h2")) {
+            url = LoomPoolAutoConfigurationTest.h2();
+            sessionSql = "SELECT SESSION_ID()";
+        } else {
+            url = POSTGRES;
+            requirePostgres(url);
+            sessionSql = "SELECT pg_backend_pid()";
+        }
+        String table = "pin_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(LoomPoolAutoConfiguration.class, DataSourceAutoConfiguration.class,
+                        DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
+                        JdbcTemplateAutoConfiguration.class, JdbcClientAutoConfiguration.class))
+                .withUserConfiguration(Services.class)
+                .withBean(Inner.class)
+                .withBean("sessionSql", String.class, () -> sessionSql)
+                .withBean("table", String.class, () -> table)
+                .withPropertyValues("spring.datasource.url=" + url, "loompool.max-size=4", "loompool.min-size=0");
+    }
+
+    private static void requirePostgres(String url) {
+        try (Connection c = DriverManager.getConnection(url)) {
+            c.isValid(2);
+        } catch (SQLException e) {
+            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+                throw new AssertionError("PostgreSQL is not reachable under CI: " + e.getMessage(), e);
+            }
+            Assumptions.abort("PostgreSQL is not reachable: " + e.getMessage());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void transactionalMethodsStayOnOnePhysicalConnectionAndPinForTheFramework(String database) {
+        runner(database).run(context -> {
+            Services services = context.getBean(Services.class);
+            services.createTable();
+            List<Object> seen = services.transactional();
+            assertThat(seen.get(0)).as("both statements on one session").isEqualTo(seen.get(1));
+            assertThat(seen.get(2)).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.iterable(PinReason.class))
+                    .contains(PinReason.FRAMEWORK_TRANSACTION, PinReason.TRANSACTION);
+            assertThat(context.getBean(LoomPoolDataSource.class).getPool().stats().inUse()).isZero();
+            assertThat(services.count()).isEqualTo(1);
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void requiresNewSuspendsTheOuterTransactionAndGetsAnotherPhysicalConnection(String database) {
+        runner(database).run(context -> {
+            Services services = context.getBean(Services.class);
+            services.createTable();
+            List<Object> sessions = services.outerWithInner();
+            assertThat(sessions.get(1)).as("REQUIRES_NEW's session").isNotEqualTo(sessions.get(0));
+            assertThat(sessions.get(2)).as("the outer transaction resumes on its own session").isEqualTo(sessions.get(0));
+            assertThat(services.count()).isEqualTo(2);
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void transactionTemplateAndJdbcClientPinToo(String database) {
+        runner(database).run(context -> {
+            Services services = context.getBean(Services.class);
+            services.createTable();
+            TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+            JdbcClient client = context.getBean(JdbcClient.class);
+            List<Object> seen = tx.execute(status -> {
+                List<Object> s = new ArrayList<>();
+                s.add(client.sql(services.sessionSql()).query(Long.class).single());
+                client.sql("INSERT INTO " + services.table() + " VALUES (1)").update();
+                s.add(client.sql(services.sessionSql()).query(Long.class).single());
+                return s;
+            });
+            assertThat(seen.get(0)).isEqualTo(seen.get(1));
+            assertThat(services.count()).isEqualTo(1);
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void aRolledBackTransactionLeavesNothingBehind(String database) {
+        runner(database).run(context -> {
+            Services services = context.getBean(Services.class);
+            services.createTable();
+            assertThatThrownBy(services::failing).isInstanceOf(IllegalStateException.class);
+            assertThat(services.count()).isZero();
+            assertThat(context.getBean(LoomPoolDataSource.class).getPool().stats().inUse()).isZero();
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Services {
+
+        private final JdbcTemplate jdbc;
+        private final DataSource dataSource;
+        private final String sessionSql;
+        private final String table;
+        private final Inner inner; // the proxied bean: calling it starts REQUIRES_NEW
+
+        Services(JdbcTemplate jdbc, DataSource dataSource, String sessionSql, String table, Inner inner) {
+            this.jdbc = jdbc;
+            this.dataSource = dataSource;
+            this.sessionSql = sessionSql;
+            this.table = table;
+            this.inner = inner;
+        }
+
+        // Accessors, not fields: callers hold Spring's proxy, whose own fields are empty.
+        public String sessionSql() {
+            return sessionSql;
+        }
+
+        public String table() {
+            return table;
+        }
+
+        public void createTable() {
+            jdbc.execute("CREATE TABLE " + table + " (id INT)");
+        }
+
+        public int count() {
+            return jdbc.queryForObject("SELECT COUNT(*) FROM " + table, Integer.class);
+        }
+
+        @Transactional
+        public List<Object> transactional() {
+            List<Object> seen = new ArrayList<>();
+            seen.add(jdbc.queryForObject(sessionSql, Object.class));
+            jdbc.update("INSERT INTO " + table + " VALUES (1)");
+            seen.add(jdbc.queryForObject(sessionSql, Object.class));
+            Connection c = DataSourceUtils.getConnection(dataSource);
+            try {
+                seen.add(c.unwrap(LoomConnection.class).pinReasons());
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+            return seen;
+        }
+
+        @Transactional
+        public List<Object> outerWithInner() {
+            List<Object> sessions = new ArrayList<>();
+            jdbc.update("INSERT INTO " + table + " VALUES (1)");
+            sessions.add(jdbc.queryForObject(sessionSql, Object.class));
+            sessions.add(inner.requiresNew(jdbc, sessionSql, table));
+            sessions.add(jdbc.queryForObject(sessionSql, Object.class));
+            return sessions;
+        }
+
+        @Transactional
+        public void failing() {
+            jdbc.update("INSERT INTO " + table + " VALUES (1)");
+            throw new IllegalStateException("roll back");
+        }
+    }
+
+    static class Inner {
+
+        @Transactional(propagation = Propagation.REQUIRES_NEW)
+        public Object requiresNew(JdbcTemplate jdbc, String sessionSql, String table) {
+            jdbc.update("INSERT INTO " + table + " VALUES (2)");
+            return jdbc.queryForObject(sessionSql, Object.class);
+        }
+    }
+}
