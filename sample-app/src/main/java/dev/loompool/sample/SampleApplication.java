@@ -3,10 +3,7 @@ package dev.loompool.sample;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 
-/**
- * The loompool sample. Until the JDBC layer and the starter land (issues 3 to 5) it demonstrates
- * the generic pool: {@link GenericPoolDemo} pools plain H2 connections by hand.
- */
+/** A small bank on loompool. Embedded H2 by default; the {@code postgres} profile uses the local PostgreSQL. */
 @SpringBootApplication
 public class SampleApplication {
 

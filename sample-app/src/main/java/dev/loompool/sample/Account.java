@@ -1,0 +1,7 @@
+package dev.loompool.sample;
+
+import java.math.BigDecimal;
+
+/** An account of the sample bank. */
+public record Account(long id, String owner, BigDecimal balance) {
+}
