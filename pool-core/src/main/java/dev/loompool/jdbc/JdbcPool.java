@@ -10,6 +10,8 @@ import dev.loompool.PoolException;
 import dev.loompool.ServiceUnavailableException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -108,7 +110,7 @@ final class JdbcPool {
     }
 
     private boolean healthyWhileIdle(PhysicalConnection p) throws SQLException {
-        if (expired(p)) {
+        if (expired(p) || p.evicted) {
             return false;
         }
         if (idleTimeoutNanos > 0 && clock.nanoTime() - p.lastReturnedAt > idleTimeoutNanos
@@ -210,26 +212,42 @@ final class JdbcPool {
     }
 
     /**
-     * Closes the idle connections: each is borrowed as any caller would (never ahead of a waiter)
-     * and retired on its way back, which is no breaker failure. The pool refills to minSize.
+     * Closes the connections idle now. They are marked first, then borrowed as any caller would
+     * (never ahead of a waiter) and retired on their way back, which is no breaker failure. A
+     * connection made since (the refill) is held aside until the end, so that it cannot come back
+     * in front of the marked ones. The pool refills to minSize.
+     *
+     * @return how many connections were marked; each is closed now or at its next check
      */
     int evictIdle() {
-        int evicted = 0;
-        for (int budget = pool.stats().idle(); budget > 0 && pool.stats().idle() > 0; budget--) {
-            Optional<Lease<PhysicalConnection>> lease;
-            try {
-                lease = pool.tryAcquire();
-            } catch (PoolException e) {
-                break; // closed, or the breaker is open: nothing to evict now
+        int marked = 0;
+        for (PhysicalConnection p : connections) {
+            if (p.lease.get() == null) {
+                p.evicted = true;
+                marked++;
             }
-            if (lease.isEmpty()) {
-                break;
-            }
-            lease.get().resource().evicted = true;
-            lease.get().close();
-            evicted++;
         }
-        return evicted;
+        List<Lease<PhysicalConnection>> asideFromEviction = new ArrayList<>();
+        try {
+            int evicted = 0;
+            while (evicted < marked && pool.stats().idle() > 0) {
+                Optional<Lease<PhysicalConnection>> lease = pool.tryAcquire();
+                if (lease.isEmpty()) {
+                    break;
+                }
+                if (lease.get().resource().evicted) {
+                    lease.get().close();
+                    evicted++;
+                } else {
+                    asideFromEviction.add(lease.get());
+                }
+            }
+        } catch (PoolException e) {
+            log.debug("pool '{}': eviction stopped early; the rest go at their next check", name, e);
+        } finally {
+            asideFromEviction.forEach(Lease::close);
+        }
+        return marked;
     }
 
     SQLException closed(Throwable cause) {

@@ -64,7 +64,7 @@ class HooksTest extends StubSupport {
         ds.setCircuitBreakerFailureThreshold(1);
         ds.start();
         assertThat(ds.evictIdle()).isEqualTo(2);
-        assertThat(stub(1).closed).isTrue();
+        assertThat(stub(1).closed).as("closed now, not at some later check").isTrue();
         assertThat(stub(2).closed).isTrue();
         assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.ACTIVE);
         eventually("the pool refills to minSize", () -> ds.getPool().stats().idle() == 2);

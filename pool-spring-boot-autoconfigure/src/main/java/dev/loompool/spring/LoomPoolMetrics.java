@@ -14,6 +14,8 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
 import java.util.Locale;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -36,6 +38,8 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder, DisposableBean
     private volatile Timer useTime;
     private volatile Counter timeouts;
     private volatile Counter rejected;
+    /** Connections the pool opened at startup, before any registry bound these meters. */
+    private final Queue<Long> createdBeforeBinding = new ConcurrentLinkedQueue<>();
 
     LoomPoolMetrics(Supplier<LoomPoolDataSource> dataSource) {
         this.dataSource = dataSource;
@@ -75,6 +79,10 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder, DisposableBean
                 .tags(poolTags).register(meterRegistry));
         waitTime = keep(Timer.builder("db.client.connection.wait_time").description("Time to get a connection")
                 .tags(poolTags).register(meterRegistry));
+        Long early;
+        while ((early = createdBeforeBinding.poll()) != null) {
+            createTime.record(early, TimeUnit.NANOSECONDS);
+        }
         useTime = keep(Timer.builder("db.client.connection.use_time").description("Time a connection stays bound")
                 .tags(poolTags).register(meterRegistry));
         timeouts = keep(Counter.builder("db.client.connection.timeouts").description("Acquire timeouts")
@@ -101,6 +109,8 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder, DisposableBean
         Timer t = createTime;
         if (t != null) {
             t.record(createNanos, TimeUnit.NANOSECONDS);
+        } else if (registry == null && createdBeforeBinding.size() < 1_000) {
+            createdBeforeBinding.add(createNanos); // the pre-warm runs before metrics are bound
         }
     }
 
