@@ -89,7 +89,20 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder, DisposableBean
                 .tags(poolTags).register(meterRegistry));
         rejected = keep(Counter.builder("loompool.circuitbreaker.rejected")
                 .description("Requests failed at once by the open circuit breaker").tags(poolTags).register(meterRegistry));
+        // Every legal pair up front: dashboards can rate() them from zero, before the first change.
+        for (CircuitBreakerState from : CircuitBreakerState.values()) {
+            for (CircuitBreakerState to : CircuitBreakerState.values()) {
+                if (from != to) {
+                    keep(transitions(meterRegistry, from, to));
+                }
+            }
+        }
         registry = meterRegistry;
+    }
+
+    private Counter transitions(MeterRegistry r, CircuitBreakerState from, CircuitBreakerState to) {
+        return Counter.builder("loompool.circuitbreaker.transitions").description("Circuit breaker state changes")
+                .tags(tags.and("from", from.name(), "to", to.name())).register(r);
     }
 
     private <M extends Meter> M keep(M meter) {
@@ -150,13 +163,7 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder, DisposableBean
     public void onStateChanged(CircuitBreakerState from, CircuitBreakerState to) {
         MeterRegistry r = registry;
         if (r != null) {
-            Counter transitions = Counter.builder("loompool.circuitbreaker.transitions")
-                    .description("Circuit breaker state changes").tags(tags.and("from", from.name(), "to", to.name()))
-                    .register(r);
-            if (!registered.contains(transitions)) {
-                registered.add(transitions);
-            }
-            transitions.increment();
+            transitions(r, from, to).increment(); // registered at bind: this finds it
         }
     }
 

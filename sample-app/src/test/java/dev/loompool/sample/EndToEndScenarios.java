@@ -7,6 +7,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +19,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Value;
 import tools.jackson.databind.JsonNode;
@@ -103,6 +107,19 @@ abstract class EndToEndScenarios {
         assertThat(pool.get("total").asInt()).isLessThanOrEqualTo(5);
         JsonNode timeouts = json(get("/actuator/metrics/db.client.connection.timeouts"));
         assertThat(timeouts.get("measurements").get(0).get("value").asDouble()).isZero();
+    }
+
+    @Test
+    void everyMetricTheGrafanaDashboardQueriesIsScraped() throws Exception {
+        String dashboard = Files.readString(Path.of("grafana/loompool-dashboard.json"));
+        Matcher names = Pattern.compile("\\b(?:db_client_connection|loompool)_[a-z_]+").matcher(dashboard);
+        String scrape = get("/actuator/prometheus").body();
+        int checked = 0;
+        while (names.find()) {
+            assertThat(scrape).as("dashboard metric %s", names.group()).contains(names.group() + "{");
+            checked++;
+        }
+        assertThat(checked).isGreaterThan(10);
     }
 
     @Test
