@@ -79,9 +79,10 @@ final class StressRun {
         assertThat(violations).as("invariant violations").isEmpty();
         assertThat(operations.get()).isGreaterThanOrEqualTo(totalOperations);
         assertThat(leases.get()).as("leases granted").isPositive();
-        PoolStats quiet = pool.stats();
-        assertThat(quiet.inUse()).as("in use once every worker is done: %s", quiet).isZero();
-        assertThat(quiet.pending()).isZero();
+        // The healthcheck or a refill may hold a resource for a moment; a leaked slot never comes back.
+        ScenarioSupport.eventually("nothing stays in use once every worker is done: " + pool.stats(),
+                () -> pool.stats().inUse() == 0);
+        assertThat(pool.stats().pending()).isZero();
         pool.activate();
         pool.close();
         assertThat(pool.stats().total()).isZero();
