@@ -187,6 +187,24 @@ class LoomPoolAutoConfigurationTest {
         });
     }
 
+    @Test
+    void theStarterDefaultsAreTheCoreDefaults() {
+        // Both sides keep literal defaults (the configuration processor publishes these); they must agree.
+        LoomPoolProperties starter = new LoomPoolProperties();
+        LoomPoolDataSource core = new LoomPoolDataSource();
+        assertThat(starter.getMinSize()).isEqualTo(core.getMinSize());
+        assertThat(starter.getMaxSize()).isEqualTo(core.getMaxSize());
+        assertThat(starter.getAcquireTimeout()).isEqualTo(core.getAcquireTimeout());
+        assertThat(starter.getHealthcheckInterval()).isEqualTo(core.getHealthcheckInterval());
+        assertThat(starter.getIdleTimeout()).isEqualTo(core.getIdleTimeout());
+        assertThat(starter.getMaxLifetime()).isEqualTo(core.getMaxLifetime());
+        assertThat(starter.getValidationTimeout()).isEqualTo(core.getValidationTimeout());
+        assertThat(starter.getLeakDetectionThreshold()).isEqualTo(core.getLeakDetectionThreshold());
+        assertThat(starter.getReleaseMode()).isEqualTo(core.getReleaseMode());
+        assertThat(starter.getCircuitBreaker().getFailureThreshold()).isEqualTo(core.getCircuitBreakerFailureThreshold());
+        assertThat(starter.getCircuitBreaker().getOpenDuration()).isEqualTo(core.getCircuitBreakerOpenDuration());
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class OwnDataSource {
 
