@@ -27,6 +27,8 @@ final class DefaultPool<T> implements Pool<T> {
     private final long acquireTimeoutNanos;
     private final PoolClock clock;
     private final PoolListener listener;
+    /** Whether anyone listens: without listeners the fast path reads the clock only when it must wait. */
+    private final boolean timed;
     final Slots<T> slots;
     private final Circuit circuit;
     private final Housekeeper<T> housekeeper;
@@ -42,6 +44,7 @@ final class DefaultPool<T> implements Pool<T> {
         acquireTimeoutNanos = saturatedNanos(b.acquireTimeout);
         clock = b.clock;
         listener = Listeners.of(b.listeners);
+        timed = listener != Listeners.NONE;
         slots = new Slots<>(b.minSize, b.maxSize);
         circuit = new Circuit(this, b.circuitBreakerStrategy, listener);
         boolean checks = b.healthcheck != null && !b.healthcheckInterval.isZero();
@@ -79,7 +82,7 @@ final class DefaultPool<T> implements Pool<T> {
     }
 
     private Lease<T> obtain(long timeoutNanos, Duration timeout, boolean mayWait) throws InterruptedException {
-        long start = clock.nanoTime();
+        long start = timed ? clock.nanoTime() : 0; // a waiter reads the clock itself when it starts to wait
         if (slots.isClosed()) {
             throw closedException();
         }
@@ -88,7 +91,7 @@ final class DefaultPool<T> implements Pool<T> {
         try {
             Object grant = slots.reserve(mayWait);
             if (grant instanceof Waiter) {
-                grant = await((Waiter) grant, start, timeoutNanos, timeout);
+                grant = await((Waiter) grant, timed ? start : clock.nanoTime(), timeoutNanos, timeout);
             } else if (grant == Signal.CLOSED) {
                 throw closedException();
             } else if (grant == null) {
@@ -161,8 +164,11 @@ final class DefaultPool<T> implements Pool<T> {
                 freeSlot(false);
                 throw closedException();
             }
-            long now = clock.nanoTime();
-            listener.onAcquired(now - start);
+            long now = 0;
+            if (timed) {
+                now = clock.nanoTime();
+                listener.onAcquired(now - start);
+            }
             return new PooledLease<>(this, entry, now, probe);
         }
     }
@@ -204,7 +210,9 @@ final class DefaultPool<T> implements Pool<T> {
 
     void release(PooledLease<T> lease) {
         Entry<T> entry = lease.entry;
-        listener.onReleased(clock.nanoTime() - lease.acquiredAt);
+        if (timed) {
+            listener.onReleased(clock.nanoTime() - lease.acquiredAt);
+        }
         try {
             if (slots.isClosed()) {
                 destroyQuietly(entry, DestroyReason.POOL_CLOSED);
@@ -227,7 +235,9 @@ final class DefaultPool<T> implements Pool<T> {
     }
 
     void invalidate(PooledLease<T> lease) {
-        listener.onReleased(clock.nanoTime() - lease.acquiredAt);
+        if (timed) {
+            listener.onReleased(clock.nanoTime() - lease.acquiredAt);
+        }
         try {
             if (slots.isClosed()) {
                 destroyQuietly(lease.entry, DestroyReason.POOL_CLOSED);

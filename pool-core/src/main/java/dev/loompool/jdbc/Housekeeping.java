@@ -41,12 +41,14 @@ final class Housekeeping {
         try {
             long now = pool.clock.nanoTime();
             for (PhysicalConnection p : pool.connections) {
-                if (p.lease.get() == null) {
+                var lease = p.lease.get(); // an acquire read: the holder below is the one bound with it
+                if (lease == null) {
                     continue;
                 }
-                LogicalConnection handle = p.holder();
-                if (handle == null && p.holder != null) {
-                    reclaimUnreachable(p);
+                var ref = p.holder; // read once: a rebind may change it under us
+                LogicalConnection handle = ref == null ? null : ref.get();
+                if (ref != null && handle == null) {
+                    reclaimUnreachable(p, lease);
                 } else if (handle != null && !handle.ownerThread().isAlive()) {
                     reclaim(handle, p);
                 } else if (pool.leakThresholdNanos > 0 && !p.leakReported && now - p.boundAt > pool.leakThresholdNanos) {
@@ -73,9 +75,9 @@ final class Housekeeping {
                 from == null ? " (set leakDetectionThreshold to see where it was taken)" : "", from);
     }
 
-    private void reclaimUnreachable(PhysicalConnection p) {
+    private void reclaimUnreachable(PhysicalConnection p, dev.loompool.Lease<PhysicalConnection> lease) {
         Throwable from = p.boundFrom;
-        if (pool.release(p)) {
+        if (pool.release(p, lease)) { // only if that very lease still holds it
             pool.openHandles.decrement();
             pool.reclaimed.incrementAndGet();
             log.warn("pool '{}': reclaimed a connection whose handle was dropped without close; "

@@ -102,11 +102,14 @@ final class JdbcPool {
         return clock.nanoTime() - p.expiresAt >= 0;
     }
 
+    /** One clock reading serves the lifetime check, the idle check, and the handle's bind time. */
     private boolean validBeforeHandOut(PhysicalConnection p) throws SQLException {
-        if (expired(p)) {
+        long now = clock.nanoTime();
+        p.handedOutAt = now;
+        if (now - p.expiresAt >= 0) {
             return false;
         }
-        return clock.nanoTime() - p.lastReturnedAt < TRUST_IDLE_NANOS || p.raw.isValid(validationSeconds);
+        return now - p.lastReturnedAt < TRUST_IDLE_NANOS || p.raw.isValid(validationSeconds);
     }
 
     private boolean healthyWhileIdle(PhysicalConnection p) throws SQLException {
@@ -159,10 +162,11 @@ final class JdbcPool {
             p.current.marked.clear();
         }
         p.raw.clearWarnings();
-        if (expired(p)) {
+        long now = clock.nanoTime();
+        if (now - p.expiresAt >= 0) {
             throw new Retired("max lifetime reached");
         }
-        p.lastReturnedAt = clock.nanoTime();
+        p.lastReturnedAt = now;
         return true;
     }
 
@@ -198,11 +202,19 @@ final class JdbcPool {
      */
     boolean release(PhysicalConnection p) {
         Lease<PhysicalConnection> lease = p.lease.getAndSet(null);
-        if (lease == null) {
-            return false;
-        }
+        return lease != null && giveBack(p, lease);
+    }
+
+    /** Releases {@code p} only if {@code lease} still holds it: the reclaimer's way, racing a rebind. */
+    boolean release(PhysicalConnection p, Lease<PhysicalConnection> lease) {
+        return p.lease.compareAndSet(lease, null) && giveBack(p, lease);
+    }
+
+    private boolean giveBack(PhysicalConnection p, Lease<PhysicalConnection> lease) {
         p.holder = null;
-        p.boundFrom = null;
+        if (leakThresholdNanos > 0) {
+            p.boundFrom = null;
+        }
         if (p.broken) {
             lease.invalidate();
         } else {

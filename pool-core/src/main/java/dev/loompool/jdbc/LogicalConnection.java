@@ -76,7 +76,7 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
         if (self == null) {
             self = new WeakReference<>(this);
         }
-        p.bind(self, lease, pool.clock.nanoTime(), pool.leakThresholdNanos > 0 ? new Throwable("bound here") : null);
+        p.bind(self, lease, p.handedOutAt, pool.leakThresholdNanos > 0 ? new Throwable("bound here") : null);
         physical = p;
         if (!p.current.autoCommit) { // the handle's choice or the pool's default
             inTransaction = true; // the driver opens a transaction with the first statement

@@ -26,6 +26,8 @@ final class PhysicalConnection {
     Settings current;
 
     long lastReturnedAt;
+    /** When the pool last handed it out (fresh connections: when made); the bind time of its handle. */
+    long handedOutAt;
     /** A driver exception said the connection is gone: destroy, never reuse. */
     boolean broken;
     /** SQL left session state: reset (or destroy) before reuse. */
@@ -37,8 +39,12 @@ final class PhysicalConnection {
 
     /** Set while lent; whoever swaps it to null (the handle or the reclaimer) releases the connection. */
     final AtomicReference<Lease<PhysicalConnection>> lease = new AtomicReference<>();
-    volatile WeakReference<LogicalConnection> holder;
-    volatile long boundAt;
+    /**
+     * The handle holding it, weakly; plain fields published by the release-store of {@link #lease},
+     * which the housekeeper reads first.
+     */
+    WeakReference<LogicalConnection> holder;
+    long boundAt;
     volatile Throwable boundFrom;
     volatile boolean leakReported;
 
@@ -49,6 +55,7 @@ final class PhysicalConnection {
         this.createdAt = createdAt;
         this.expiresAt = expiresAt;
         this.lastReturnedAt = createdAt;
+        this.handedOutAt = createdAt;
     }
 
     /** Sets attribute {@code a} to the handle's value if it differs, and remembers it. */
@@ -63,9 +70,11 @@ final class PhysicalConnection {
     void bind(WeakReference<LogicalConnection> ref, Lease<PhysicalConnection> l, long now, Throwable from) {
         holder = ref;
         boundAt = now;
-        boundFrom = from;
-        leakReported = false;
-        lease.set(l); // last: the reclaimer only looks at connections with a lease
+        if (from != null) { // leak detection is on: its bookkeeping costs nothing otherwise
+            boundFrom = from;
+            leakReported = false;
+        }
+        lease.lazySet(l); // last, a release store: whoever reads the lease then sees the fields above
     }
 
     LogicalConnection holder() {

@@ -9,10 +9,31 @@ package dev.loompool.jdbc;
  */
 final class SqlClassifier {
 
+    /**
+     * The last classification of each SQL string, by identity: applications pass the same String
+     * instance for a statement over and over (a literal, a constant), so this is one array load on
+     * the hot path. Shared and lossy; a race only costs a miss. No ThreadLocal.
+     */
+    private static final Classified[] RECENT = new Classified[1024];
+
+    private record Classified(String sql, SqlEffect effect) {
+    }
+
     private SqlClassifier() {
     }
 
     static SqlEffect classify(String sql) {
+        int slot = System.identityHashCode(sql) & (RECENT.length - 1);
+        Classified recent = RECENT[slot];
+        if (recent != null && recent.sql == sql) {
+            return recent.effect;
+        }
+        SqlEffect effect = classifyText(sql);
+        RECENT[slot] = new Classified(sql, effect);
+        return effect;
+    }
+
+    private static SqlEffect classifyText(String sql) {
         int i = skipNoise(sql, 0);
         int end = wordEnd(sql, i);
         if (end == i) {
@@ -99,6 +120,10 @@ final class SqlClassifier {
      * _xact_ kinds, which end with the transaction) and MySQL GET_LOCK.
      */
     private static SqlEffect locks(String sql, int from) {
+        // Nearly every SELECT takes no lock: an intrinsic indexOf rules it out without a char-by-char scan.
+        if (sql.indexOf("lock", from) < 0 && sql.indexOf("LOCK", from) < 0 && sql.indexOf("Lock", from) < 0) {
+            return SqlEffect.NONE;
+        }
         for (int i = from; i < sql.length(); i++) {
             char c = sql.charAt(i);
             if ((c == '_' || c == 'g' || c == 'G')
@@ -120,14 +145,19 @@ final class SqlClassifier {
     }
 
     private static int wordEnd(String sql, int i) {
-        while (i < sql.length()) {
-            char c = sql.charAt(i);
-            if (!(Character.isLetterOrDigit(c) || c == '_' || c == '@')) {
-                break;
-            }
+        while (i < sql.length() && isWordChar(sql.charAt(i))) {
             i++;
         }
         return i;
+    }
+
+    /** ASCII first: SQL keywords are ASCII, and this runs on every statement. */
+    private static boolean isWordChar(char c) {
+        char lower = (char) (c | 0x20);
+        if (lower >= 'a' && lower <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '@') {
+            return true;
+        }
+        return c > 127 && Character.isLetterOrDigit(c);
     }
 
     /** Skips white space, comments, opening parentheses and semicolons. */
@@ -135,7 +165,8 @@ final class SqlClassifier {
         int n = sql.length();
         while (i < n) {
             char c = sql.charAt(i);
-            if (Character.isWhitespace(c) || c == '(' || c == ';') {
+            if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\u000B' || c == '(' || c == ';'
+                    || c > 127 && Character.isWhitespace(c)) {
                 i++;
             } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
                 while (i < n && sql.charAt(i) != '\n') {

@@ -1,0 +1,84 @@
+package dev.loompool.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Runs a request on many threads at once for a warm-up and then a measured window, recording the
+ * latency of every request that starts in the window. Each thread keeps its own array, so
+ * recording adds no contention of its own.
+ */
+final class Load {
+
+    @FunctionalInterface
+    interface Request {
+        void run() throws Exception;
+    }
+
+    private Load() {
+    }
+
+    static Trial run(PoolKind pool, Mode mode, int threads, boolean virtual, Request request) throws InterruptedException {
+        long warmupEnd = System.nanoTime() + mode.warmup.toNanos();
+        long end = warmupEnd + mode.measure.toNanos();
+        CountDownLatch go = new CountDownLatch(1);
+        AtomicLong errors = new AtomicLong();
+        AtomicReference<String> firstError = new AtomicReference<>();
+        Queue<long[]> perThread = new ConcurrentLinkedQueue<>();
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            long[][] box = {new long[256]};
+            Runnable work = () -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                int n = 0;
+                long now;
+                while ((now = System.nanoTime()) < end) {
+                    boolean measured = now >= warmupEnd;
+                    try {
+                        request.run();
+                    } catch (Exception e) {
+                        if (measured) {
+                            errors.incrementAndGet();
+                            firstError.compareAndSet(null, e.toString());
+                        }
+                        continue;
+                    }
+                    if (measured) {
+                        if (n == box[0].length) {
+                            box[0] = Arrays.copyOf(box[0], n * 2);
+                        }
+                        box[0][n++] = System.nanoTime() - now;
+                    }
+                }
+                perThread.add(Arrays.copyOf(box[0], n));
+            };
+            workers.add(virtual ? Thread.ofVirtual().unstarted(work) : Thread.ofPlatform().unstarted(work));
+        }
+        workers.forEach(Thread::start);
+        go.countDown();
+        for (Thread w : workers) {
+            w.join();
+        }
+        long total = 0;
+        for (long[] a : perThread) {
+            total += a.length;
+        }
+        long[] all = new long[(int) total];
+        int at = 0;
+        for (long[] a : perThread) {
+            System.arraycopy(a, 0, all, at, a.length);
+            at += a.length;
+        }
+        return new Trial(pool, total, errors.get(), firstError.get(), mode.measure.toNanos() / 1e9, all);
+    }
+}

@@ -1,0 +1,113 @@
+package dev.loompool.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Runs the benchmark suite: {@code java -jar pool-benchmarks.jar [quick|full] [--only P1,P3] [--out DIR]}.
+ * Every comparison runs all pools in this one invocation; the timed scenarios alternate them round
+ * by round. Exits 1 if a part failed with errors (a missed target is reported, not an error).
+ */
+public final class Main {
+
+    private static final List<PoolKind> POOLS = List.of(PoolKind.values());
+
+    private Main() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("java.awt.headless", "true");
+        Mode mode = Arrays.asList(args).contains("full") ? Mode.FULL : Mode.QUICK;
+        Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P4", "P5", "P6"));
+        Path out = mode == Mode.FULL ? Path.of("pool-benchmarks", "results") : Path.of("pool-benchmarks", "target", "bench-quick");
+        for (int i = 0; i < args.length - 1; i++) {
+            if (args[i].equals("--only")) {
+                only.retainAll(Set.of(args[i + 1].toUpperCase().split(",")));
+            } else if (args[i].equals("--out")) {
+                out = Path.of(args[i + 1]);
+            }
+        }
+        long start = System.nanoTime();
+        Report report = new Report(mode, out);
+        boolean failed = false;
+        if (only.contains("P1")) {
+            try {
+                report.p1(JmhRuns.p1(mode));
+            } catch (Exception e) {
+                failed = fail(report, "P1", e);
+            }
+        }
+        if (only.contains("P6")) {
+            try {
+                report.p6(JmhRuns.p6(mode));
+            } catch (Exception e) {
+                failed = fail(report, "P6", e);
+            }
+        }
+        boolean postgres = Postgres.reachable();
+        if (postgres && only.contains("P5")) {
+            P5Oltp.prepareTables();
+        }
+        for (Scenario s : List.of(new P2Fairness(), new P3SlowCall(), new P4Outage(), new P5Oltp())) {
+            if (!only.contains(s.id())) {
+                continue;
+            }
+            if ((s instanceof P3SlowCall || s instanceof P5Oltp) && !postgres) {
+                String why = "PostgreSQL not reachable at " + Postgres.URL;
+                if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+                    failed = fail(report, s.id(), new IllegalStateException(why));
+                } else {
+                    report.skipped(s.id(), why);
+                }
+                continue;
+            }
+            try {
+                Map<PoolKind, List<Trial>> trials = runAlternating(s, mode);
+                for (List<Trial> list : trials.values()) {
+                    for (Trial t : list) {
+                        if (s.errorsAreFailures() && t.errors > 0) {
+                            System.out.println(s.id() + " " + t.pool.label + ": " + t.errors + " errors, first: " + t.firstError);
+                            failed = true;
+                        }
+                    }
+                }
+                report.timed(s, trials, Verdicts.of(s, trials));
+            } catch (Exception e) {
+                failed = fail(report, s.id(), e);
+            }
+        }
+        report.write();
+        System.out.printf("%s mode finished in %.0f s%s%n", mode.name().toLowerCase(), (System.nanoTime() - start) / 1e9,
+                failed ? ", WITH ERRORS" : ", every part completed without errors");
+        System.exit(failed ? 1 : 0);
+    }
+
+    /** Round r runs the pools starting at the r-th, so that no pool always goes first or last. */
+    private static Map<PoolKind, List<Trial>> runAlternating(Scenario s, Mode mode) throws Exception {
+        Map<PoolKind, List<Trial>> trials = new EnumMap<>(PoolKind.class);
+        for (int round = 0; round < mode.rounds; round++) {
+            for (int i = 0; i < POOLS.size(); i++) {
+                PoolKind pool = POOLS.get((i + round) % POOLS.size());
+                Trial t = s.run(pool, mode);
+                trials.computeIfAbsent(pool, p -> new ArrayList<>()).add(t);
+                System.out.printf("%s round %d %-8s %,10.0f req/s  p50 %8.2f ms  p99 %8.2f ms  max %8.2f ms  errors %d %s%n",
+                        s.id(), round + 1, pool.label, t.perSecond(), t.millis(0.5), t.millis(0.99), t.maxMillis(),
+                        t.errors, t.extra.isEmpty() ? "" : t.extra);
+            }
+        }
+        return trials;
+    }
+
+    private static boolean fail(Report report, String id, Exception e) {
+        System.out.println(id + " FAILED: " + e);
+        e.printStackTrace(System.out);
+        report.failed(id, e);
+        return true;
+    }
+}

@@ -1,0 +1,43 @@
+package dev.loompool.bench;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/** P2: 2,000 virtual threads over 10 connections; the stub query parks 100 µs. Throughput and every request's latency. */
+final class P2Fairness implements Scenario {
+
+    @Override
+    public String id() {
+        return "P2";
+    }
+
+    @Override
+    public String title() {
+        return "2,000 virtual threads over max 10, stub query parks 100 µs";
+    }
+
+    @Override
+    public String target() {
+        return "throughput >= HikariCP's; max latency <= 2x median";
+    }
+
+    @Override
+    public Trial run(PoolKind pool, Mode mode) throws Exception {
+        DataSource ds = pool.open(new PoolKind.Settings(BenchDriver.STUB + "?parkMicros=100", null, null, 10, 10,
+                Duration.ofSeconds(60)));
+        try {
+            return Load.run(pool, mode, 2000, true, () -> {
+                try (Connection c = ds.getConnection();
+                        PreparedStatement ps = c.prepareStatement("SELECT 1");
+                        ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                }
+            });
+        } finally {
+            PoolKind.close(ds);
+        }
+    }
+}

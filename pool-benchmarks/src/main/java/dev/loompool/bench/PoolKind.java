@@ -1,0 +1,118 @@
+package dev.loompool.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.loompool.jdbc.LoomPoolDataSource;
+import io.agroal.api.AgroalDataSource;
+import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
+import io.agroal.api.security.NamePrincipal;
+import io.agroal.api.security.SimplePassword;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.apache.commons.dbcp2.BasicDataSource;
+import org.vibur.dbcp.ViburDBCPDataSource;
+
+/**
+ * The pools under comparison, each opened with the same settings and otherwise its own defaults:
+ * what a user who picks it gets.
+ */
+enum PoolKind {
+    LOOMPOOL("loompool"),
+    HIKARI("HikariCP"),
+    AGROAL("Agroal"),
+    DBCP2("DBCP2"),
+    VIBUR("Vibur");
+
+    final String label;
+
+    PoolKind(String label) {
+        this.label = label;
+    }
+
+    /** What every pool is opened with. {@code minSize} connections are opened up front. */
+    record Settings(String url, String user, String password, int minSize, int maxSize, Duration acquireTimeout) {
+    }
+
+    DataSource open(Settings s) throws SQLException {
+        BenchDriver.register();
+        switch (this) {
+            case LOOMPOOL: {
+                LoomPoolDataSource ds = new LoomPoolDataSource();
+                ds.setJdbcUrl(s.url());
+                ds.setUsername(s.user());
+                ds.setPassword(s.password());
+                ds.setMinSize(s.minSize());
+                ds.setMaxSize(s.maxSize());
+                ds.setAcquireTimeout(s.acquireTimeout());
+                ds.setCircuitBreakerOpenDuration(Duration.ofSeconds(1));
+                ds.setPoolName("bench");
+                if (s.minSize() > 0) {
+                    ds.start();
+                }
+                return ds;
+            }
+            case HIKARI: {
+                HikariConfig c = new HikariConfig();
+                c.setJdbcUrl(s.url());
+                c.setUsername(s.user());
+                c.setPassword(s.password());
+                c.setMinimumIdle(s.minSize());
+                c.setMaximumPoolSize(s.maxSize());
+                c.setConnectionTimeout(Math.max(250, s.acquireTimeout().toMillis()));
+                c.setInitializationFailTimeout(-1); // start even when the database is down (P4)
+                c.setPoolName("bench");
+                return new HikariDataSource(c);
+            }
+            case AGROAL:
+                return AgroalDataSource.from(new AgroalDataSourceConfigurationSupplier().connectionPoolConfiguration(
+                        p -> p.minSize(s.minSize()).initialSize(s.minSize()).maxSize(s.maxSize())
+                                .acquisitionTimeout(s.acquireTimeout())
+                                .connectionFactoryConfiguration(f -> {
+                                    f.jdbcUrl(s.url());
+                                    if (s.user() != null) {
+                                        f.principal(new NamePrincipal(s.user()));
+                                    }
+                                    if (s.password() != null) {
+                                        f.credential(new SimplePassword(s.password()));
+                                    }
+                                    return f;
+                                })));
+            case DBCP2: {
+                BasicDataSource ds = new BasicDataSource();
+                ds.setUrl(s.url());
+                ds.setUsername(s.user());
+                ds.setPassword(s.password());
+                ds.setInitialSize(s.minSize());
+                ds.setMinIdle(s.minSize());
+                ds.setMaxIdle(s.maxSize());
+                ds.setMaxTotal(s.maxSize());
+                ds.setMaxWait(s.acquireTimeout());
+                return ds;
+            }
+            default: {
+                ViburDBCPDataSource ds = new ViburDBCPDataSource();
+                ds.setJdbcUrl(s.url());
+                // Vibur puts these into Properties, which refuses null; the URL's own user still applies.
+                ds.setUsername(s.user() == null ? "" : s.user());
+                ds.setPassword(s.password() == null ? "" : s.password());
+                ds.setPoolInitialSize(s.minSize());
+                ds.setPoolMaxSize(s.maxSize());
+                ds.setConnectionTimeoutInMs(s.acquireTimeout().toMillis());
+                ds.setName("bench");
+                ds.start();
+                return ds;
+            }
+        }
+    }
+
+    static void close(DataSource ds) {
+        try {
+            if (ds instanceof AutoCloseable c) {
+                c.close();
+            }
+        } catch (Exception e) {
+            System.err.println("closing " + ds.getClass().getSimpleName() + " failed: " + e);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package dev.loompool.bench;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One pool's run of one scenario: requests, errors, and the full latency distribution over every
+ * request in the measured window.
+ */
+final class Trial {
+
+    final PoolKind pool;
+    final long requests;
+    final long errors;
+    final String firstError;
+    final double seconds;
+    final long[] sortedNanos;
+    final Map<String, Object> extra = new LinkedHashMap<>();
+
+    Trial(PoolKind pool, long requests, long errors, String firstError, double seconds, long[] nanos) {
+        this.pool = pool;
+        this.requests = requests;
+        this.errors = errors;
+        this.firstError = firstError;
+        this.seconds = seconds;
+        this.sortedNanos = nanos;
+        Arrays.sort(this.sortedNanos);
+    }
+
+    double perSecond() {
+        return requests / seconds;
+    }
+
+    /** The {@code q} quantile (0..1) in ms, over every recorded request. */
+    double millis(double q) {
+        if (sortedNanos.length == 0) {
+            return Double.NaN;
+        }
+        int i = (int) Math.min(sortedNanos.length - 1, Math.ceil(q * sortedNanos.length) - 1);
+        return sortedNanos[Math.max(0, i)] / 1e6;
+    }
+
+    double maxMillis() {
+        return sortedNanos.length == 0 ? Double.NaN : sortedNanos[sortedNanos.length - 1] / 1e6;
+    }
+}

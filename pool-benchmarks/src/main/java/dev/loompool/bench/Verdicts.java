@@ -1,0 +1,38 @@
+package dev.loompool.bench;
+
+import java.util.List;
+import java.util.Map;
+
+/** Each timed scenario's target, checked against what was measured; a miss says by how much. */
+final class Verdicts {
+
+    private Verdicts() {
+    }
+
+    static String of(Scenario s, Map<PoolKind, List<Trial>> trials) {
+        List<Trial> loomTrials = trials.get(PoolKind.LOOMPOOL);
+        Trial loom = Report.median(loomTrials);
+        double loomRate = Report.mean(loomTrials);
+        double hikariRate = Report.mean(trials.get(PoolKind.HIKARI));
+        double ratio = loomRate / hikariRate;
+        switch (s.id()) {
+            case "P2": {
+                double spread = loom.maxMillis() / loom.millis(0.5);
+                return Report.verdict(ratio >= 1 && spread <= 2, String.format(
+                        "throughput %.2fx HikariCP's; max/p50 = %.2f (%.2f / %.2f ms)", ratio, spread, loom.maxMillis(),
+                        loom.millis(0.5)));
+            }
+            case "P3":
+                return Report.verdict(ratio >= 15 && loom.millis(0.99) <= 30, String.format(
+                        "%.1fx HikariCP's requests/s; p99 %.2f ms", ratio, loom.millis(0.99)));
+            case "P4": {
+                Object attempts = loom.extra.get("connect attempts");
+                return Report.verdict(loom.millis(0.99) < 1, String.format(
+                        "p99 failure latency %.3f ms; %s connect attempts in %.0f s with a 1 s open duration", loom.millis(0.99),
+                        attempts, (loom.seconds)));
+            }
+            default:
+                return Report.verdict(ratio >= 1, String.format("%.2fx HikariCP's throughput", ratio));
+        }
+    }
+}
