@@ -9,6 +9,7 @@ import java.util.Map;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.CategorySeries;
 
 /** Writes results.md and the charts (PNG) of one run. */
 final class Report {
@@ -108,8 +109,10 @@ final class Report {
                     t.maxMillis() / t.millis(0.5), list.stream().mapToLong(x -> x.errors).sum(), t.extra.isEmpty() ? "" : t.extra));
             pools.add(pool.label);
             rates.add(m);
-            latency.addSeries(pool.label, List.of("p50", "p99", "p99.9", "max"),
-                    List.of(t.millis(0.5), t.millis(0.99), t.millis(0.999), t.maxMillis()));
+            if (t.sortedNanos.length > 0) { // a pool whose every request outlasted the window has no latencies
+                latency.addSeries(pool.label, List.of("p50", "p99", "p99.9", "max"),
+                        List.of(t.millis(0.5), t.millis(0.99), t.millis(0.999), t.maxMillis()));
+            }
         });
         rate.addSeries("requests/s", pools, rates);
         md.append("\nTarget: ").append(s.target()).append(": ").append(verdict).append("\n\n");
@@ -130,6 +133,9 @@ final class Report {
     private static CategoryChart chart(String title, String x, String y, boolean log) {
         CategoryChart chart = new CategoryChartBuilder().width(1000).height(520).title(title).xAxisTitle(x).yAxisTitle(y).build();
         chart.getStyler().setYAxisLogarithmic(log);
+        if (log) { // XChart draws no bars on a log axis: bars start at zero
+            chart.getStyler().setDefaultSeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Line);
+        }
         chart.getStyler().setLegendVisible(true);
         return chart;
     }

@@ -28,8 +28,8 @@ final class Verdicts {
             case "P4": {
                 Object attempts = loom.extra.get("connect attempts");
                 return Report.verdict(loom.millis(0.99) < 1, String.format(
-                        "p99 failure latency %.3f ms; %s connect attempts in %.0f s with a 1 s open duration", loom.millis(0.99),
-                        attempts, (loom.seconds)));
+                        "p99 failure latency %.3f ms; %s connect attempts over the whole outage run, with a 1 s open "
+                                + "duration and 5 failures to open", loom.millis(0.99), attempts));
             }
             default:
                 return Report.verdict(ratio >= 1, String.format("%.2fx HikariCP's throughput", ratio));
