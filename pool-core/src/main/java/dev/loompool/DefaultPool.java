@@ -89,7 +89,10 @@ final class DefaultPool<T> implements Pool<T> {
         boolean probe = circuit.admit();
         boolean leased = false;
         try {
-            Object grant = slots.reserve(mayWait);
+            Object grant = slots.fastTake(); // the lock-free lane, while nobody waits
+            if (grant == null) {
+                grant = slots.reserve(mayWait);
+            }
             if (grant instanceof Waiter) {
                 grant = await((Waiter) grant, timed ? start : clock.nanoTime(), timeoutNanos, timeout);
             } else if (grant == Signal.CLOSED) {

@@ -17,6 +17,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Idle is LIFO: the hottest resource goes out next, so surplus ones age at the cold end where
  * the healthcheck and idle eviction find them, instead of every resource being kept barely alive.
+ *
+ * <p>While nobody waits, releases and acquires go through the {@link Lane} in front of the lock.
+ * The lane and the waiter count are checked Dekker-style: a thread about to wait counts itself in
+ * {@code pending} and then looks in the lane; a releaser puts into the lane and then looks at
+ * {@code pending}. Each writes before it reads, so one of them sees the other, and no entry sits in
+ * the lane while somebody sleeps. {@code inUse} is derived: {@code allocated} minus the idle ones.
  */
 final class Slots<T> {
 
@@ -26,9 +32,11 @@ final class Slots<T> {
     private final ArrayDeque<Entry<T>> idle;
     /** May hold cancelled waiters, which are skipped. */
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
-    private int inUse;
-    /** Live waiters in {@link #waiters}. */
-    private int pending;
+    private final Lane<T> lane;
+    /** Resources that exist or are being created: the total. Guarded by the lock. */
+    private int allocated;
+    /** Live waiters in {@link #waiters}; written under the lock, read without it by the fast paths. */
+    private volatile int pending;
     /** Written under the lock; read without it on fast paths. */
     private volatile boolean closed;
 
@@ -36,6 +44,12 @@ final class Slots<T> {
         this.minSize = minSize;
         this.maxSize = maxSize;
         this.idle = new ArrayDeque<>(Math.min(maxSize, 64));
+        this.lane = new Lane<>(maxSize);
+    }
+
+    /** An idle entry from the lane, without the lock, while nobody waits (so nobody is passed); else null. */
+    Entry<T> fastTake() {
+        return pending == 0 && !closed ? lane.take() : null;
     }
 
     boolean isClosed() {
@@ -54,21 +68,33 @@ final class Slots<T> {
             }
             if (pending == 0) { // nobody queued, so nobody to barge past
                 Entry<T> entry = idle.pollFirst();
+                if (entry == null) {
+                    entry = lane.take();
+                }
                 if (entry != null) {
-                    inUse++;
                     return entry;
                 }
-                if (idle.size() + inUse < maxSize) {
-                    inUse++;
+                if (allocated < maxSize) {
+                    allocated++;
                     return Signal.CREATE;
                 }
             }
             if (!mayWait) {
                 return null;
             }
+            pending++; // first count ourselves in, then look in the lane: see the class comment
+            Entry<T> late;
+            while ((late = lane.take()) != null) {
+                Waiter oldest = nextWaiter(); // an entry that slipped into the lane is the oldest's
+                if (oldest == null) {
+                    pending--;
+                    return late; // nobody older: it is ours
+                }
+                oldest.outcome = late;
+                LockSupport.unpark(oldest.thread);
+            }
             Waiter waiter = new Waiter();
             waiters.addLast(waiter);
-            pending++;
             return waiter;
         } finally {
             lock.unlock();
@@ -99,7 +125,14 @@ final class Slots<T> {
         lock.lock();
         try {
             Entry<T> entry = idle.pollFirst();
-            return entry != null ? entry : Signal.CREATE;
+            if (entry == null) {
+                entry = lane.take();
+            }
+            if (entry == null) {
+                return Signal.CREATE;
+            }
+            allocated--; // the destroyed resource's slot goes; the caller now holds the idle one
+            return entry;
         } finally {
             lock.unlock();
         }
@@ -112,6 +145,9 @@ final class Slots<T> {
      * @return false when the pool is closed: the caller must destroy it and {@link #free} the slot
      */
     boolean putBack(Entry<T> entry, boolean hot) {
+        if (hot && laneOpen() && lane.put(entry)) {
+            return afterLanePut(entry);
+        }
         Waiter waiter;
         lock.lock();
         try {
@@ -122,7 +158,6 @@ final class Slots<T> {
             if (waiter != null) {
                 waiter.outcome = entry; // the slot travels with it
             } else {
-                inUse--;
                 if (hot) {
                     idle.addFirst(entry);
                 } else {
@@ -135,6 +170,53 @@ final class Slots<T> {
         }
         LockSupport.unpark(waiter.thread);
         return true;
+    }
+
+    /** The release's first look: the lane is for times when nobody waits. */
+    boolean laneOpen() {
+        return pending == 0 && !closed;
+    }
+
+    /** The test's handle on the step between the two looks. */
+    boolean lanePut(Entry<T> entry) {
+        return lane.put(entry);
+    }
+
+    /**
+     * The release's second look, after its entry is in the lane: a waiter that counted itself in
+     * between the two looks must not sleep past the entry, nor may it outlive a close.
+     *
+     * @return false when the pool closed and the entry is still the caller's to destroy
+     */
+    boolean afterLanePut(Entry<T> entry) {
+        if (closed) {
+            return !lane.remove(entry); // still here: the caller destroys it; gone: someone took it
+        }
+        if (pending != 0) {
+            flushLane();
+        }
+        return true;
+    }
+
+    /** Hands what the lane holds to the waiters; what finds no live waiter goes to the idle ring. */
+    private void flushLane() {
+        List<Waiter> woken = new ArrayList<>(2);
+        lock.lock();
+        try {
+            Entry<T> entry;
+            while (pending > 0 && !closed && (entry = lane.take()) != null) {
+                Waiter waiter = nextWaiter();
+                if (waiter == null) {
+                    idle.addFirst(entry);
+                    break;
+                }
+                waiter.outcome = entry;
+                woken.add(waiter);
+            }
+        } finally {
+            lock.unlock();
+        }
+        woken.forEach(w -> LockSupport.unpark(w.thread));
     }
 
     /**
@@ -151,8 +233,8 @@ final class Slots<T> {
                 waiter = nextWaiter();
             }
             if (waiter == null) {
-                inUse--;
-                return !closed && idle.size() + inUse < minSize;
+                allocated--;
+                return !closed && allocated < minSize;
             }
             waiter.outcome = Signal.CREATE;
         } finally {
@@ -166,10 +248,10 @@ final class Slots<T> {
     boolean reserveBelowMin() {
         lock.lock();
         try {
-            if (closed || idle.size() + inUse >= minSize) {
+            if (closed || allocated >= minSize) {
                 return false;
             }
-            inUse++;
+            allocated++;
             return true;
         } finally {
             lock.unlock();
@@ -179,7 +261,9 @@ final class Slots<T> {
     List<Entry<T>> idleSnapshot() {
         lock.lock();
         try {
-            return new ArrayList<>(idle);
+            List<Entry<T>> all = new ArrayList<>(idle);
+            lane.copyTo(all);
+            return all;
         } finally {
             lock.unlock();
         }
@@ -189,11 +273,7 @@ final class Slots<T> {
     boolean takeIdle(Entry<T> entry) {
         lock.lock();
         try {
-            if (closed || !idle.removeFirstOccurrence(entry)) {
-                return false;
-            }
-            inUse++;
-            return true;
+            return !closed && (idle.removeFirstOccurrence(entry) || lane.remove(entry));
         } finally {
             lock.unlock();
         }
@@ -204,6 +284,7 @@ final class Slots<T> {
         lock.lock();
         try {
             idle.addAll(entries);
+            allocated += entries.size();
         } finally {
             lock.unlock();
         }
@@ -239,7 +320,7 @@ final class Slots<T> {
             woken = drainWaiters(Signal.CLOSED);
             idleNow = new ArrayList<>(idle);
             idle.clear();
-            inUse += idleNow.size();
+            lane.drainTo(idleNow); // releases after this see closed and take their own entries back
         } finally {
             lock.unlock();
         }
@@ -250,8 +331,8 @@ final class Slots<T> {
     PoolStats stats() {
         lock.lock();
         try {
-            int idleCount = idle.size();
-            return new PoolStats(idleCount + inUse, idleCount, inUse, pending, minSize, maxSize);
+            int idleCount = idle.size() + lane.count();
+            return new PoolStats(allocated, idleCount, allocated - idleCount, pending, minSize, maxSize);
         } finally {
             lock.unlock();
         }

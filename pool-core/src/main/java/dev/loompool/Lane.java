@@ -1,0 +1,102 @@
+package dev.loompool;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.List;
+
+/**
+ * A small lock-free shelf of idle entries in front of {@link Slots}' lock, used only while nobody
+ * waits: a release puts its entry here and an acquire takes one, each with one compare-and-set, so
+ * the common path never takes the lock. Each thread starts its scan at a slot picked from its id
+ * (no ThreadLocal); put scans up and take scans down from there, so a thread gets back the entry
+ * it returned last, as the LIFO idle ring would give it.
+ */
+final class Lane<T> {
+
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Entry[].class);
+
+    private final Entry<T>[] slots;
+    private final int mask;
+
+    /**
+     * A few slots per CPU: enough for the threads that really run at once, few enough that the
+     * surplus idle entries stay in the LIFO ring, where they age and the idle timeout finds them.
+     */
+    @SuppressWarnings("unchecked")
+    Lane(int maxSize) {
+        int wanted = Math.min(maxSize, Math.min(16, Math.max(4, Runtime.getRuntime().availableProcessors())));
+        int size = Integer.highestOneBit(Math.max(1, wanted) * 2 - 1); // a power of two
+        this.slots = (Entry<T>[]) new Entry<?>[size];
+        this.mask = size - 1;
+    }
+
+    /** Where this thread starts scanning: threads spread over the slots, so their CASes rarely meet. */
+    private int home() {
+        @SuppressWarnings("deprecation") // Thread.threadId() is 19+; main code runs on 17
+        long id = Thread.currentThread().getId();
+        return (int) (id * 0x9E3779B97F4A7C15L >>> 40) & mask;
+    }
+
+    boolean put(Entry<T> entry) {
+        int home = home();
+        for (int i = 0; i <= mask; i++) {
+            int at = (home + i) & mask;
+            if (SLOT.getVolatile(slots, at) == null && SLOT.compareAndSet(slots, at, null, entry)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @SuppressWarnings("unchecked")
+    Entry<T> take() {
+        int home = home();
+        for (int i = mask; i >= 0; i--) {
+            int at = (home + i) & mask;
+            Entry<T> entry = (Entry<T>) SLOT.getVolatile(slots, at);
+            if (entry != null && SLOT.compareAndSet(slots, at, entry, null)) {
+                return entry;
+            }
+        }
+        return null;
+    }
+
+    /** Takes out this very entry, if it is still here. */
+    boolean remove(Entry<T> entry) {
+        for (int at = 0; at <= mask; at++) {
+            if (SLOT.getVolatile(slots, at) == entry && SLOT.compareAndSet(slots, at, entry, null)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** How many entries are here now; each is seen once, so it never exceeds what exists. */
+    int count() {
+        int n = 0;
+        for (int at = 0; at <= mask; at++) {
+            if (SLOT.getVolatile(slots, at) != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @SuppressWarnings("unchecked")
+    void copyTo(List<Entry<T>> into) {
+        for (int at = 0; at <= mask; at++) {
+            Entry<T> entry = (Entry<T>) SLOT.getVolatile(slots, at);
+            if (entry != null) {
+                into.add(entry);
+            }
+        }
+    }
+
+    /** Takes every entry out. */
+    void drainTo(List<Entry<T>> into) {
+        Entry<T> entry;
+        while ((entry = take()) != null) {
+            into.add(entry);
+        }
+    }
+}
