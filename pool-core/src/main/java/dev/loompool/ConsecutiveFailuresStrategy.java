@@ -31,7 +31,7 @@ final class ConsecutiveFailuresStrategy implements CircuitBreakerStrategy {
             throw new IllegalArgumentException("clock must not be null");
         }
         this.threshold = threshold;
-        this.openNanos = DefaultPool.saturatedNanos(openDuration);
+        this.openNanos = PoolBuilder.saturatedNanos(openDuration);
         this.clock = clock;
     }
 

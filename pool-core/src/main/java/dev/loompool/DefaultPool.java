@@ -1,7 +1,6 @@
 package dev.loompool;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
@@ -41,7 +40,7 @@ final class DefaultPool<T> implements Pool<T> {
         beforeRelease = b.beforeRelease;
         minSize = b.minSize;
         acquireTimeout = b.acquireTimeout;
-        acquireTimeoutNanos = saturatedNanos(b.acquireTimeout);
+        acquireTimeoutNanos = PoolBuilder.saturatedNanos(b.acquireTimeout);
         clock = b.clock;
         listener = Listeners.of(b.listeners);
         timed = listener != Listeners.NONE;
@@ -50,11 +49,6 @@ final class DefaultPool<T> implements Pool<T> {
         boolean checks = b.healthcheck != null && !b.healthcheckInterval.isZero();
         housekeeper = minSize > 0 || checks
                 ? new Housekeeper<>(this, checks ? b.healthcheck : null, b.healthcheckInterval) : null;
-    }
-
-    /** Nanoseconds of {@code d}, capped far below overflow so that sums of them stay exact. */
-    static long saturatedNanos(Duration d) {
-        return d.compareTo(Duration.ofDays(10_000)) > 0 ? Long.MAX_VALUE / 4 : d.toNanos();
     }
 
     // ---- acquire ----------------------------------------------------------------------------
@@ -69,7 +63,7 @@ final class DefaultPool<T> implements Pool<T> {
         if (timeout == null || timeout.isNegative()) {
             throw new IllegalArgumentException("timeout must be zero or positive, was " + timeout);
         }
-        return obtain(saturatedNanos(timeout), timeout, true);
+        return obtain(PoolBuilder.saturatedNanos(timeout), timeout, true);
     }
 
     @Override
@@ -180,11 +174,7 @@ final class DefaultPool<T> implements Pool<T> {
         try {
             return runFactory();
         } catch (Exception | Error e) {
-            try {
-                circuit.failure(e); // first: opening the circuit wakes the waiters with the news
-            } finally {
-                freeSlot(true);
-            }
+            fail(e, true);
             if (e instanceof Error) {
                 throw (Error) e;
             }
@@ -225,7 +215,7 @@ final class DefaultPool<T> implements Pool<T> {
             Throwable rejected = rejection(beforeRelease, entry.resource, "beforeRelease");
             if (rejected != null) {
                 destroyQuietly(entry, DestroyReason.BEFORE_RELEASE_REJECTED);
-                fail(rejected);
+                fail(rejected, true);
                 return;
             }
             circuit.success();
@@ -248,7 +238,7 @@ final class DefaultPool<T> implements Pool<T> {
                 return;
             }
             destroyQuietly(lease.entry, DestroyReason.INVALIDATED);
-            fail(new PoolException("pool '" + name + "': resource invalidated by its holder"));
+            fail(new PoolException("pool '" + name + "': resource invalidated by its holder"), true);
         } finally {
             if (lease.probe) {
                 circuit.endProbe();
@@ -256,12 +246,15 @@ final class DefaultPool<T> implements Pool<T> {
         }
     }
 
-    /** Reports a failure, then frees the slot of the resource it cost. */
-    private void fail(Throwable error) {
+    /**
+     * Reports a failure, then frees the slot of the resource it cost. A background refill that
+     * failed asks for no other: a database that is down is not hammered from the housekeeper.
+     */
+    void fail(Throwable error, boolean refill) {
         try {
             circuit.failure(error); // first: opening the circuit wakes the waiters with the news
         } finally {
-            freeSlot(true);
+            freeSlot(refill);
         }
     }
 
@@ -315,29 +308,8 @@ final class DefaultPool<T> implements Pool<T> {
         }
     }
 
-    /** Reports a failed background creation and frees its slot, without asking for another refill. */
-    void refillFailed(Exception error) {
-        try {
-            circuit.failure(error);
-        } finally {
-            freeSlot(false);
-        }
-    }
-
-    /** Creates the minSize resources at build time, destroying them all if one fails. */
-    void prewarm() {
-        List<Entry<T>> created = new ArrayList<>(minSize);
-        try {
-            for (int i = 0; i < minSize; i++) {
-                created.add(runFactory());
-            }
-        } catch (Exception e) {
-            created.forEach(entry -> destroyQuietly(entry, DestroyReason.POOL_CLOSED));
-            slots.close();
-            throw new PoolException("pool '" + name + "': could not pre-warm minSize=" + minSize
-                    + " resources, failed after " + created.size(), e);
-        }
-        slots.addIdle(created);
+    /** Starts the periodic work, once the pre-warm has filled the pool. */
+    void startHousekeeping() {
         if (housekeeper != null) {
             housekeeper.start();
         }

@@ -117,7 +117,7 @@ final class Housekeeper<T> {
                 entry = pool.runFactory();
             } catch (Exception e) {
                 log.debug("pool '{}': background refill failed", pool.name(), e);
-                pool.refillFailed(e);
+                pool.fail(e, false);
                 return;
             }
             pool.putBack(entry, true);

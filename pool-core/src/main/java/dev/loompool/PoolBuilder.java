@@ -130,8 +130,13 @@ public final class PoolBuilder<T> {
             name = "loompool-" + POOL_NUMBER.incrementAndGet();
         }
         DefaultPool<T> pool = new DefaultPool<>(this);
-        pool.prewarm();
+        Prewarm.run(pool, minSize);
         return pool;
+    }
+
+    /** Nanoseconds of {@code d}, capped far below overflow so that sums of them stay exact. */
+    static long saturatedNanos(Duration d) {
+        return d.compareTo(Duration.ofDays(10_000)) > 0 ? Long.MAX_VALUE / 4 : d.toNanos();
     }
 
     private static void requireNonNegative(String setting, Duration value) {

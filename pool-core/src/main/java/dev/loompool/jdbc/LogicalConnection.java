@@ -352,28 +352,21 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
     @Override
     public Set<PinReason> pinReasons() {
         EnumSet<PinReason> reasons = EnumSet.noneOf(PinReason.class);
-        if (physical == null) {
-            return reasons;
-        }
-        if (inTransaction) {
-            reasons.add(PinReason.TRANSACTION);
-        }
-        if (openStatements() != 0) {
-            reasons.add(PinReason.STATEMENT);
-        }
-        if (sessionState) {
-            reasons.add(PinReason.SESSION_STATE);
-        }
-        if (framework) {
-            reasons.add(PinReason.FRAMEWORK_TRANSACTION);
-        }
-        if (explicit) {
-            reasons.add(PinReason.EXPLICIT);
-        }
-        if (pool.releaseMode == ReleaseMode.CLOSE) {
-            reasons.add(PinReason.RELEASE_MODE);
+        if (physical != null) {
+            addIf(reasons, inTransaction, PinReason.TRANSACTION);
+            addIf(reasons, openStatements() != 0, PinReason.STATEMENT);
+            addIf(reasons, sessionState, PinReason.SESSION_STATE);
+            addIf(reasons, framework, PinReason.FRAMEWORK_TRANSACTION);
+            addIf(reasons, explicit, PinReason.EXPLICIT);
+            addIf(reasons, pool.releaseMode == ReleaseMode.CLOSE, PinReason.RELEASE_MODE);
         }
         return reasons;
+    }
+
+    private static void addIf(EnumSet<PinReason> reasons, boolean pinned, PinReason reason) {
+        if (pinned) {
+            reasons.add(reason);
+        }
     }
 
     @Override
