@@ -11,6 +11,7 @@ public record Credentials(String username, String password) {
 
     @Override
     public String toString() {
-        return "Credentials[username=" + username + ", password=" + (password == null ? "null" : "****") + "]";
+        // The secret itself is never formatted: only whether there is one.
+        return String.format("Credentials[username=%s, password=%s]", username, password == null ? "none" : "****");
     }
 }
