@@ -3,7 +3,6 @@ package dev.loompool.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loompool.CircuitBreakerState;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
@@ -117,8 +116,12 @@ class ObservabilityTest {
     }
 
     @Test
-    void writeOperationsAreOffUntilAccessIsUnrestricted() {
+    void writeOperationsAreOffUntilAccessIsUnrestricted() throws NoSuchMethodException {
         assertThat(LoomPoolEndpoint.class.getAnnotation(Endpoint.class).defaultAccess()).isEqualTo(Access.READ_ONLY);
-        assertThat(CircuitBreakerState.values()).hasSize(3);
+        // READ_ONLY only guards what is declared as a write: both state changes must be.
+        assertThat(LoomPoolEndpoint.class.getMethod("setState", String.class, String.class)
+                .isAnnotationPresent(org.springframework.boot.actuate.endpoint.annotation.WriteOperation.class)).isTrue();
+        assertThat(LoomPoolEndpoint.class.getMethod("evict", String.class, String.class)
+                .isAnnotationPresent(org.springframework.boot.actuate.endpoint.annotation.DeleteOperation.class)).isTrue();
     }
 }
