@@ -166,7 +166,9 @@ final class DefaultPool<T> implements Pool<T> {
                 now = clock.nanoTime();
                 listener.onAcquired(now - start);
             }
-            return new PooledLease<>(this, entry, now, probe);
+            entry.acquiredAt = now;
+            entry.probe = probe;
+            return new PooledLease<>(this, entry);
         }
     }
 
@@ -203,8 +205,9 @@ final class DefaultPool<T> implements Pool<T> {
 
     void release(PooledLease<T> lease) {
         Entry<T> entry = lease.entry;
+        boolean probe = entry.probe; // read now: once put back, the entry is the next holder's
         if (timed) {
-            listener.onReleased(clock.nanoTime() - lease.acquiredAt);
+            listener.onReleased(clock.nanoTime() - lease.entry.acquiredAt);
         }
         try {
             if (slots.isClosed()) {
@@ -221,15 +224,16 @@ final class DefaultPool<T> implements Pool<T> {
             circuit.success();
             putBack(entry, true);
         } finally {
-            if (lease.probe) {
+            if (probe) {
                 circuit.endProbe(); // after the report, so the next probe sees the new state
             }
         }
     }
 
     void invalidate(PooledLease<T> lease) {
+        boolean probe = lease.entry.probe;
         if (timed) {
-            listener.onReleased(clock.nanoTime() - lease.acquiredAt);
+            listener.onReleased(clock.nanoTime() - lease.entry.acquiredAt);
         }
         try {
             if (slots.isClosed()) {
@@ -240,7 +244,7 @@ final class DefaultPool<T> implements Pool<T> {
             destroyQuietly(lease.entry, DestroyReason.INVALIDATED);
             fail(new PoolException("pool '" + name + "': resource invalidated by its holder"), true);
         } finally {
-            if (lease.probe) {
+            if (probe) {
                 circuit.endProbe();
             }
         }
@@ -260,9 +264,12 @@ final class DefaultPool<T> implements Pool<T> {
 
     /** Returns a live resource whose slot the caller holds; destroys it if the pool closed. */
     void putBack(Entry<T> entry, boolean hot) {
-        if (!slots.putBack(entry, hot)) {
-            destroyQuietly(entry, DestroyReason.POOL_CLOSED);
-            freeSlot(false);
+        List<Entry<T>> dead = slots.putBack(entry, hot);
+        if (dead != null) {
+            for (Entry<T> e : dead) {
+                destroyQuietly(e, DestroyReason.POOL_CLOSED);
+                freeSlot(false);
+            }
         }
     }
 

@@ -3,10 +3,17 @@ package dev.loompool;
 /**
  * The pool's record of one resource. Idle resources are kept as entries so that the healthcheck
  * can take a given one out of the idle ring by identity, whatever {@code equals} the resource has.
+ *
+ * <p>The lease's own bookkeeping lives here too, because only the current lease holder touches it:
+ * that keeps the per-acquire {@link PooledLease} down to its entry and its state.
  */
 final class Entry<T> {
 
     final T resource;
+    /** When the current lease began, for the use-time listener; 0 when nobody listens. */
+    long acquiredAt;
+    /** Whether the current lease is the circuit breaker's single RECOVERING probe. */
+    boolean probe;
 
     Entry(T resource) {
         this.resource = resource;

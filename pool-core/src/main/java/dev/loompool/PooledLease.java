@@ -3,7 +3,12 @@ package dev.loompool;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
-/** The one lease type. Its state leaves OPEN by compare-and-set, so release happens once. */
+/**
+ * The one lease type: fresh for every acquire, and as small as that allows (its entry and its
+ * state). The state leaves OPEN by compare-and-set, so release happens once. OPEN is the field's
+ * default, null, so the constructor writes nothing: no fence per acquire, and a lease published
+ * by a data race still reads as OPEN rather than as a state it never had.
+ */
 final class PooledLease<T> implements Lease<T> {
 
     private static final VarHandle STATE;
@@ -16,26 +21,21 @@ final class PooledLease<T> implements Lease<T> {
         }
     }
 
-    final DefaultPool<T> pool;
+    private final DefaultPool<T> pool;
     final Entry<T> entry;
-    final long acquiredAt;
-    /** Whether this lease is the circuit breaker's single RECOVERING probe. */
-    final boolean probe;
+    /** Null while OPEN; accessed through STATE only. */
+    @SuppressWarnings("unused")
+    private LeaseState state;
 
-    @SuppressWarnings("unused") // accessed through STATE
-    private volatile LeaseState state = LeaseState.OPEN;
-
-    PooledLease(DefaultPool<T> pool, Entry<T> entry, long acquiredAt, boolean probe) {
+    PooledLease(DefaultPool<T> pool, Entry<T> entry) {
         this.pool = pool;
         this.entry = entry;
-        this.acquiredAt = acquiredAt;
-        this.probe = probe;
     }
 
     @Override
     public T resource() {
-        LeaseState current = state;
-        if (current != LeaseState.OPEN) {
+        LeaseState current = (LeaseState) STATE.getAcquire(this);
+        if (current != null) {
             throw new IllegalStateException("lease on pool '" + pool.name() + "' is " + current
                     + ": its resource may already belong to somebody else");
         }
@@ -44,20 +44,25 @@ final class PooledLease<T> implements Lease<T> {
 
     @Override
     public void close() {
-        if (STATE.compareAndSet(this, LeaseState.OPEN, LeaseState.RELEASED)) {
+        if (STATE.compareAndSet(this, null, LeaseState.RELEASED)) {
             pool.release(this);
         }
     }
 
     @Override
     public void invalidate() {
-        if (STATE.compareAndSet(this, LeaseState.OPEN, LeaseState.INVALIDATED)) {
+        if (STATE.compareAndSet(this, null, LeaseState.INVALIDATED)) {
             pool.invalidate(this);
         }
     }
 
     @Override
     public String toString() {
-        return "Lease[pool=" + pool.name() + ", state=" + state + "]";
+        return "Lease[pool=" + pool.name() + ", state=" + state() + "]";
+    }
+
+    private LeaseState state() {
+        LeaseState current = (LeaseState) STATE.getVolatile(this);
+        return current == null ? LeaseState.OPEN : current;
     }
 }

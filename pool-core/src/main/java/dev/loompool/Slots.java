@@ -142,17 +142,29 @@ final class Slots<T> {
      * Gives a live resource, whose slot the caller holds, to the oldest waiter or back to idle: at
      * the hot end, or at the cold end it came from when it only passed a healthcheck.
      *
-     * @return false when the pool is closed: the caller must destroy it and {@link #free} the slot
+     * @return null; or, when the pool closed meanwhile, the entries the caller must destroy and
+     *     {@link #free} the slots of (its own, and any a racing release left in the lane)
      */
-    boolean putBack(Entry<T> entry, boolean hot) {
-        if (hot && laneOpen() && lane.put(entry)) {
-            return afterLanePut(entry);
+    List<Entry<T>> putBack(Entry<T> entry, boolean hot) {
+        if (hot && laneOpen()) {
+            Entry<T> held = lane.put(entry);
+            List<Entry<T>> dead = afterLanePut();
+            if (dead != null) {
+                if (held != null) {
+                    dead.add(held);
+                }
+                return dead;
+            }
+            if (held == null) {
+                return null;
+            }
+            entry = held; // the lane is full: its oldest entry goes the locked way instead
         }
         Waiter waiter;
         lock.lock();
         try {
             if (closed) {
-                return false;
+                return new ArrayList<>(List.of(entry));
             }
             waiter = nextWaiter();
             if (waiter != null) {
@@ -163,13 +175,13 @@ final class Slots<T> {
                 } else {
                     idle.addLast(entry);
                 }
-                return true;
+                return null;
             }
         } finally {
             lock.unlock();
         }
         LockSupport.unpark(waiter.thread);
-        return true;
+        return null;
     }
 
     /** The release's first look: the lane is for times when nobody waits. */
@@ -178,24 +190,26 @@ final class Slots<T> {
     }
 
     /** The test's handle on the step between the two looks. */
-    boolean lanePut(Entry<T> entry) {
+    Entry<T> lanePut(Entry<T> entry) {
         return lane.put(entry);
     }
 
     /**
      * The release's second look, after its entry is in the lane: a waiter that counted itself in
-     * between the two looks must not sleep past the entry, nor may it outlive a close.
+     * between the two looks must not sleep past the entry, nor may an entry outlive a close.
      *
-     * @return false when the pool closed and the entry is still the caller's to destroy
+     * @return null; or, when the pool closed, what the lane still held, for the caller to destroy
      */
-    boolean afterLanePut(Entry<T> entry) {
+    List<Entry<T>> afterLanePut() {
         if (closed) {
-            return !lane.remove(entry); // still here: the caller destroys it; gone: someone took it
+            List<Entry<T>> dead = new ArrayList<>(2);
+            lane.drainTo(dead); // close() drained it before; what is here now came from racing releases
+            return dead;
         }
         if (pending != 0) {
             flushLane();
         }
-        return true;
+        return null;
     }
 
     /** Hands what the lane holds to the waiters; what finds no live waiter goes to the idle ring. */

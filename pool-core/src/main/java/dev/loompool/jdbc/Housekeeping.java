@@ -43,21 +43,33 @@ final class Housekeeping {
             for (PhysicalConnection p : pool.connections) {
                 var lease = p.lease.get(); // an acquire read: the holder below is the one bound with it
                 if (lease == null) {
+                    p.leaseAtLastScan = null;
                     continue;
                 }
-                var ref = p.holder; // read once: a rebind may change it under us
-                LogicalConnection handle = ref == null ? null : ref.get();
-                if (ref != null && handle == null) {
+                if (p.holderCollected()) {
                     reclaimUnreachable(p, lease);
-                } else if (handle != null && !handle.ownerThread().isAlive()) {
+                    continue;
+                }
+                LogicalConnection handle = p.holder();
+                if (handle == null) {
+                    continue; // released since we read the lease
+                }
+                if (!handle.ownerThread().isAlive()) {
                     reclaim(handle, p);
-                } else if (pool.leakThresholdNanos > 0 && !p.leakReported && now - p.boundAt > pool.leakThresholdNanos) {
+                    continue;
+                }
+                if (p.leaseAtLastScan == lease) {
+                    p.holdWeakly(handle); // held across a whole period: from now on, let it be collected
+                } else {
+                    p.leaseAtLastScan = lease;
+                }
+                if (pool.leakThresholdNanos > 0 && !p.leakReported && now - p.boundAt > pool.leakThresholdNanos) {
                     p.leakReported = true;
                     pool.leaksReported.incrementAndGet();
                     log.warn("pool '{}': a connection has been held for {} ms by thread {}, longer than "
                             + "leakDetectionThreshold; possible leak", pool.name,
-                            Duration.ofNanos(now - p.boundAt).toMillis(),
-                            handle == null ? "?" : handle.ownerThread().getName(), p.boundFrom);
+                            Duration.ofNanos(now - p.boundAt).toMillis(), handle.ownerThread().getName(),
+                            p.boundFrom);
                 }
             }
         } catch (RuntimeException e) {

@@ -1,6 +1,7 @@
 package dev.loompool.jdbc;
 
-import java.lang.ref.WeakReference;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -21,12 +22,15 @@ import java.util.concurrent.Executor;
  */
 final class LogicalConnection extends HandleBasics implements LoomConnection {
 
+    private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", HandleState.class);
+
     final JdbcPool pool;
-    private volatile Thread owner = Thread.currentThread();
-    private volatile HandleState state = HandleState.OPEN;
+    /** Plain: the housekeeper reads only a bound handle's owner, after the bind's release-store. */
+    private Thread owner = Thread.currentThread();
+    /** Null while open, so the constructor writes no fence; accessed through STATE. */
+    @SuppressWarnings("unused")
+    private HandleState state;
     private PhysicalConnection physical;
-    /** Made at the first bind and reused, so that the housekeeper can hold the handle weakly. */
-    private WeakReference<LogicalConnection> self;
 
     private boolean inTransaction;
     private boolean sessionState;
@@ -73,10 +77,7 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
                 throw e;
             }
         }
-        if (self == null) {
-            self = new WeakReference<>(this);
-        }
-        p.bind(self, lease, p.handedOutAt, pool.leakThresholdNanos > 0 ? new Throwable("bound here") : null);
+        p.bind(this, lease, p.handedOutAt, pool.leakThresholdNanos > 0 ? new Throwable("bound here") : null);
         physical = p;
         if (!p.current.autoCommit) { // the handle's choice or the pool's default
             inTransaction = true; // the driver opens a transaction with the first statement
@@ -120,8 +121,8 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
 
     @Override
     void ensureOpen() throws SQLException {
-        HandleState s = state;
-        if (s != HandleState.OPEN) {
+        HandleState s = (HandleState) STATE.getOpaque(this);
+        if (s != null) {
             throw s == HandleState.RECLAIMED
                     ? new SQLException("connection was reclaimed: its owner thread ended", "08003")
                     : new SQLException("connection is closed", "08003");
@@ -275,25 +276,23 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
 
     @Override
     boolean isOpen() {
-        return state == HandleState.OPEN;
+        return STATE.getOpaque(this) == null;
     }
 
     @Override
     public void close() {
-        if (state != HandleState.OPEN) {
+        if (STATE.getOpaque(this) != null) {
             return;
         }
-        state = HandleState.CLOSED;
+        STATE.setRelease(this, HandleState.CLOSED); // the owner's own call: no race to settle, no fence
         closeNow();
     }
 
     /** Called by the housekeeper once the owner thread has ended: returns the connection it held. */
     void reclaim() {
-        if (state != HandleState.OPEN) {
-            return;
+        if (STATE.compareAndSet(this, null, HandleState.RECLAIMED)) {
+            closeNow();
         }
-        state = HandleState.RECLAIMED;
-        closeNow();
     }
 
     private void closeNow() {
@@ -308,15 +307,14 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
 
     @Override
     public boolean isClosed() {
-        return state != HandleState.OPEN;
+        return !isOpen();
     }
 
     @Override
     public void abort(Executor executor) throws SQLException {
-        if (state != HandleState.OPEN) {
+        if (!STATE.compareAndSet(this, null, HandleState.CLOSED)) {
             return;
         }
-        state = HandleState.CLOSED;
         PhysicalConnection p = physical;
         if (p != null) {
             p.broken = true; // an aborted connection is never reused
@@ -391,6 +389,6 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
 
     @Override
     public String toString() {
-        return "LoomConnection[pool=" + pool.name + ", " + state + ", bound=" + (physical != null) + "]";
+        return "LoomConnection[pool=" + pool.name + ", " + (isOpen() ? "OPEN" : STATE.getOpaque(this)) + ", bound=" + (physical != null) + "]";
     }
 }

@@ -4,17 +4,20 @@ import dev.loompool.Lease;
 import java.lang.ref.WeakReference;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The pool's record of one physical connection: its settings now and at rest, its dirty flags,
- * and while it is lent, the lease and the handle holding it. The handle is held weakly so that a
- * handle dropped without close can still be found out and its connection reclaimed.
+ * and while it is lent, the lease and the handle holding it.
  *
  * <p>The mutable fields belong to the thread that holds the connection; the housekeeper reads the
  * volatile ones, and touches the rest only once the holder is gone.
  */
 final class PhysicalConnection {
+
+    private static final VarHandle HOLDER = Fields.varHandle(MethodHandles.lookup(), "holder", Object.class);
 
     final Connection raw;
     final long createdAt;
@@ -40,10 +43,15 @@ final class PhysicalConnection {
     /** Set while lent; whoever swaps it to null (the handle or the reclaimer) releases the connection. */
     final AtomicReference<Lease<PhysicalConnection>> lease = new AtomicReference<>();
     /**
-     * The handle holding it, weakly; plain fields published by the release-store of {@link #lease},
-     * which the housekeeper reads first.
+     * The handle holding it: strongly at first, because most bindings last microseconds and a
+     * {@code WeakReference} per bind would cost the hot path an allocation; weakly once the
+     * housekeeper has seen the same binding at two scans, so that a handle dropped without close
+     * can be collected and found out. Plain fields, published by the release-store of
+     * {@link #lease}, which the housekeeper reads first; the housekeeper changes it only by CAS.
      */
-    WeakReference<LogicalConnection> holder;
+    Object holder;
+    /** The housekeeper's own note: the lease it saw at its last scan. */
+    Lease<PhysicalConnection> leaseAtLastScan;
     long boundAt;
     volatile Throwable boundFrom;
     volatile boolean leakReported;
@@ -67,8 +75,8 @@ final class PhysicalConnection {
         }
     }
 
-    void bind(WeakReference<LogicalConnection> ref, Lease<PhysicalConnection> l, long now, Throwable from) {
-        holder = ref;
+    void bind(LogicalConnection handle, Lease<PhysicalConnection> l, long now, Throwable from) {
+        holder = handle;
         boundAt = now;
         if (from != null) { // leak detection is on: its bookkeeping costs nothing otherwise
             boundFrom = from;
@@ -77,9 +85,20 @@ final class PhysicalConnection {
         lease.lazySet(l); // last, a release store: whoever reads the lease then sees the fields above
     }
 
+    /** The handle holding it, or null if none does or it was collected. */
     LogicalConnection holder() {
-        WeakReference<LogicalConnection> ref = holder;
-        return ref == null ? null : ref.get();
+        Object h = HOLDER.getAcquire(this);
+        return h instanceof WeakReference<?> ref ? (LogicalConnection) ref.get() : (LogicalConnection) h;
+    }
+
+    /** Whether the handle is held weakly and was collected: dropped without close. */
+    boolean holderCollected() {
+        return HOLDER.getAcquire(this) instanceof WeakReference<?> ref && ref.get() == null;
+    }
+
+    /** From now on holds {@code handle} weakly, unless it let go of the connection meanwhile. */
+    void holdWeakly(LogicalConnection handle) {
+        HOLDER.compareAndSet(this, handle, new WeakReference<>(handle));
     }
 
     @Override
