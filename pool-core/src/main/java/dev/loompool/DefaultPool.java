@@ -161,13 +161,14 @@ final class DefaultPool<T> implements Pool<T> {
                 freeSlot(false);
                 throw closedException();
             }
-            long now = 0;
             if (timed) {
-                now = clock.nanoTime();
+                long now = clock.nanoTime();
                 listener.onAcquired(now - start);
+                entry.acquiredAt = now;
             }
-            entry.acquiredAt = now;
-            entry.probe = probe;
+            if (probe) { // written only when set, and cleared on release: the common path writes nothing
+                entry.probe = true;
+            }
             return new PooledLease<>(this, entry);
         }
     }
@@ -206,6 +207,9 @@ final class DefaultPool<T> implements Pool<T> {
     void release(PooledLease<T> lease) {
         Entry<T> entry = lease.entry;
         boolean probe = entry.probe; // read now: once put back, the entry is the next holder's
+        if (probe) {
+            entry.probe = false;
+        }
         if (timed) {
             listener.onReleased(clock.nanoTime() - lease.entry.acquiredAt);
         }

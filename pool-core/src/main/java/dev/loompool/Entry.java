@@ -10,7 +10,7 @@ package dev.loompool;
 final class Entry<T> {
 
     final T resource;
-    /** When the current lease began, for the use-time listener; 0 when nobody listens. */
+    /** When the current lease began, for the use-time listener; written only when one listens. */
     long acquiredAt;
     /** Whether the current lease is the circuit breaker's single RECOVERING probe. */
     boolean probe;

@@ -21,12 +21,13 @@ final class Lane<T> {
     private final int mask;
 
     /**
-     * A few slots per CPU: enough for the threads that really run at once, few enough that the
-     * surplus idle entries stay in the LIFO ring, where they age and the idle timeout finds them.
+     * Enough slots that threads running at once rarely share a home (two that do trade entries
+     * across cores), few enough that a scan stays short: 16, or maxSize if smaller. Surplus idle
+     * entries beyond them wait in the LIFO ring, where they age and the idle timeout finds them.
      */
     @SuppressWarnings("unchecked")
     Lane(int maxSize) {
-        int wanted = Math.min(maxSize, Math.min(16, Math.max(4, Runtime.getRuntime().availableProcessors())));
+        int wanted = Math.min(maxSize, 16);
         int size = Integer.highestOneBit(Math.max(1, wanted) * 2 - 1); // a power of two
         this.slots = (Entry<T>[]) new Entry<?>[size * SPREAD];
         this.mask = size - 1;

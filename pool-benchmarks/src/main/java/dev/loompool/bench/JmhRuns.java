@@ -1,7 +1,10 @@
 package dev.loompool.bench;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.Result;
@@ -12,6 +15,7 @@ import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
+import org.openjdk.jmh.util.ListStatistics;
 
 /** P1 (throughput at 1, 2 and 8 threads) and P6 (bytes allocated per operation) through JMH. */
 final class JmhRuns {
@@ -35,16 +39,35 @@ final class JmhRuns {
                 .verbosity(VerboseMode.SILENT);
     }
 
-    /** ops/ms and its error, per pool and thread count. */
+    /**
+     * ops/ms and its error (99.9 % confidence half-width), per pool and thread count. The host is
+     * shared and its speed drifts by the minute, so each pool runs in its own fork, the pools take
+     * turns, the order flips every round, and each score pools the iterations of all its rounds.
+     */
     static Map<PoolKind, double[][]> p1(Mode mode) throws RunnerException {
         Map<PoolKind, double[][]> scores = new EnumMap<>(PoolKind.class);
         for (int t = 0; t < THREADS.length; t++) {
-            for (RunResult r : new Runner(options(mode, THREADS[t]).build()).run()) {
-                PoolKind pool = PoolKind.valueOf(r.getParams().getParam("pool"));
-                Result<?> primary = r.getPrimaryResult();
-                scores.computeIfAbsent(pool, p -> new double[THREADS.length][])[t] =
-                        new double[] {primary.getScore(), primary.getScoreError()};
-                System.out.printf("P1 %-8s %d thread(s): %,.0f ops/ms%n", pool.label, THREADS[t], primary.getScore());
+            Map<PoolKind, ListStatistics> iterations = new EnumMap<>(PoolKind.class);
+            for (int round = 0; round < mode.jmhRounds; round++) {
+                List<PoolKind> order = new ArrayList<>(List.of(PoolKind.values()));
+                if (round % 2 == 1) {
+                    Collections.reverse(order);
+                }
+                for (PoolKind pool : order) {
+                    var options = options(mode, THREADS[t]).param("pool", pool.name()).build();
+                    for (RunResult r : new Runner(options).run()) {
+                        ListStatistics stats = iterations.computeIfAbsent(pool, p -> new ListStatistics());
+                        r.getBenchmarkResults().forEach(b -> b.getIterationResults()
+                                .forEach(i -> stats.addValue(i.getPrimaryResult().getScore())));
+                    }
+                }
+            }
+            for (Map.Entry<PoolKind, ListStatistics> e : iterations.entrySet()) {
+                ListStatistics stats = e.getValue();
+                scores.computeIfAbsent(e.getKey(), p -> new double[THREADS.length][])[t] =
+                        new double[] {stats.getMean(), stats.getN() > 1 ? stats.getMeanErrorAt(0.999) : Double.NaN};
+                System.out.printf("P1 %-8s %d thread(s): %,.0f ops/ms over %d iterations%n", e.getKey().label,
+                        THREADS[t], stats.getMean(), stats.getN());
             }
         }
         return scores;

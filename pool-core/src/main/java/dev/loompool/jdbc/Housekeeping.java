@@ -41,7 +41,7 @@ final class Housekeeping {
         try {
             long now = pool.clock.nanoTime();
             for (PhysicalConnection p : pool.connections) {
-                var lease = p.lease.get(); // an acquire read: the holder below is the one bound with it
+                var lease = p.lease(); // an acquire read: the holder below is the one bound with it
                 if (lease == null) {
                     p.leaseAtLastScan = null;
                     continue;
@@ -63,12 +63,12 @@ final class Housekeeping {
                 } else {
                     p.leaseAtLastScan = lease;
                 }
-                if (pool.leakThresholdNanos > 0 && !p.leakReported && now - p.boundAt > pool.leakThresholdNanos) {
+                if (pool.leakThresholdNanos > 0 && !p.leakReported && now - p.handedOutAt > pool.leakThresholdNanos) {
                     p.leakReported = true;
                     pool.leaksReported.incrementAndGet();
                     log.warn("pool '{}': a connection has been held for {} ms by thread {}, longer than "
                             + "leakDetectionThreshold; possible leak", pool.name,
-                            Duration.ofNanos(now - p.boundAt).toMillis(), handle.ownerThread().getName(),
+                            Duration.ofNanos(now - p.handedOutAt).toMillis(), handle.ownerThread().getName(),
                             p.boundFrom);
                 }
             }

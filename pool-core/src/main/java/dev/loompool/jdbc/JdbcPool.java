@@ -201,13 +201,13 @@ final class JdbcPool {
      * @return false if somebody else (the handle, or the reclaimer) already did
      */
     boolean release(PhysicalConnection p) {
-        Lease<PhysicalConnection> lease = p.lease.getAndSet(null);
+        Lease<PhysicalConnection> lease = p.takeLease();
         return lease != null && giveBack(p, lease);
     }
 
     /** Releases {@code p} only if {@code lease} still holds it: the reclaimer's way, racing a rebind. */
     boolean release(PhysicalConnection p, Lease<PhysicalConnection> lease) {
-        return p.lease.compareAndSet(lease, null) && giveBack(p, lease);
+        return p.takeLease(lease) && giveBack(p, lease);
     }
 
     private boolean giveBack(PhysicalConnection p, Lease<PhysicalConnection> lease) {
@@ -234,7 +234,7 @@ final class JdbcPool {
     int evictIdle() {
         int marked = 0;
         for (PhysicalConnection p : connections) {
-            if (p.lease.get() == null) {
+            if (p.lease() == null) {
                 p.evicted = true;
                 marked++;
             }

@@ -77,7 +77,7 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
                 throw e;
             }
         }
-        p.bind(this, lease, p.handedOutAt, pool.leakThresholdNanos > 0 ? new Throwable("bound here") : null);
+        p.bind(this, lease, pool.leakThresholdNanos > 0 ? new Throwable("bound here") : null);
         physical = p;
         if (!p.current.autoCommit) { // the handle's choice or the pool's default
             inTransaction = true; // the driver opens a transaction with the first statement

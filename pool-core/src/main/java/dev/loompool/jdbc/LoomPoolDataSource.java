@@ -154,8 +154,8 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         long now = p.clock.nanoTime();
         for (PhysicalConnection c : p.connections) {
             LogicalConnection h = c.holder();
-            if (h != null && c.lease.get() != null) {
-                handles.add(new HandleInfo(h.ownerThread().getName(), Duration.ofNanos(now - c.boundAt),
+            if (h != null && c.lease() != null) {
+                handles.add(new HandleInfo(h.ownerThread().getName(), Duration.ofNanos(now - c.handedOutAt),
                         h.pinReasons()));
             }
         }

@@ -6,7 +6,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The pool's record of one physical connection: its settings now and at rest, its dirty flags,
@@ -18,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 final class PhysicalConnection {
 
     private static final VarHandle HOLDER = Fields.varHandle(MethodHandles.lookup(), "holder", Object.class);
+    private static final VarHandle LEASE = Fields.varHandle(MethodHandles.lookup(), "lease", Lease.class);
 
     final Connection raw;
     final long createdAt;
@@ -40,8 +40,13 @@ final class PhysicalConnection {
     /** Asked to go (Actuator evict): retired on its way back. */
     volatile boolean evicted;
 
-    /** Set while lent; whoever swaps it to null (the handle or the reclaimer) releases the connection. */
-    final AtomicReference<Lease<PhysicalConnection>> lease = new AtomicReference<>();
+    /**
+     * Set while lent; whoever swaps it to null (the handle or the reclaimer) releases the
+     * connection. A field with a VarHandle rather than an AtomicReference: one object less per
+     * connection, and no separate little object whose cache line another connection's may share.
+     */
+    @SuppressWarnings("unused") // accessed through LEASE
+    private Lease<PhysicalConnection> lease;
     /**
      * The handle holding it: strongly at first, because most bindings last microseconds and a
      * {@code WeakReference} per bind would cost the hot path an allocation; weakly once the
@@ -52,7 +57,6 @@ final class PhysicalConnection {
     Object holder;
     /** The housekeeper's own note: the lease it saw at its last scan. */
     Lease<PhysicalConnection> leaseAtLastScan;
-    long boundAt;
     volatile Throwable boundFrom;
     volatile boolean leakReported;
 
@@ -75,14 +79,31 @@ final class PhysicalConnection {
         }
     }
 
-    void bind(LogicalConnection handle, Lease<PhysicalConnection> l, long now, Throwable from) {
+    /** Binds it to {@code handle}; {@link #handedOutAt} is the bind time. */
+    void bind(LogicalConnection handle, Lease<PhysicalConnection> l, Throwable from) {
         holder = handle;
-        boundAt = now;
         if (from != null) { // leak detection is on: its bookkeeping costs nothing otherwise
             boundFrom = from;
             leakReported = false;
         }
-        lease.lazySet(l); // last, a release store: whoever reads the lease then sees the fields above
+        LEASE.setRelease(this, l); // last: whoever reads the lease then sees the fields above
+    }
+
+    /** The lease while lent, else null; an acquire read, so the fields bound with it are seen too. */
+    @SuppressWarnings("unchecked")
+    Lease<PhysicalConnection> lease() {
+        return (Lease<PhysicalConnection>) LEASE.getAcquire(this);
+    }
+
+    /** Takes the lease, if still lent: only one caller gets it, and it must release the connection. */
+    @SuppressWarnings("unchecked")
+    Lease<PhysicalConnection> takeLease() {
+        return (Lease<PhysicalConnection>) LEASE.getAndSet(this, null);
+    }
+
+    /** Takes the lease only if it is still {@code expected}: the reclaimer's way, racing a rebind. */
+    boolean takeLease(Lease<PhysicalConnection> expected) {
+        return LEASE.compareAndSet(this, expected, null);
     }
 
     /** The handle holding it, or null if none does or it was collected. */
