@@ -4,7 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLClientInfoException;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.Map;
 import java.util.Properties;
 
@@ -15,11 +15,12 @@ import java.util.Properties;
  */
 abstract class HandleBasics extends HandleSettings {
 
-    private int openStatements;
-    /** The first open statement, then the others: most handles have one at a time, and no array. */
+    /**
+     * The first open statement, then the others: most handles have one at a time, and no list.
+     * No counters beside them: every field here is paid for on each {@code getConnection}.
+     */
     private Tracked first;
-    private Tracked[] more;
-    private int moreCount;
+    private ArrayList<Tracked> more;
 
     abstract boolean isOpen();
 
@@ -27,39 +28,42 @@ abstract class HandleBasics extends HandleSettings {
     abstract void sessionChanged();
 
     final int openStatements() {
-        return openStatements;
+        return (first == null ? 0 : 1) + (more == null ? 0 : more.size());
     }
 
     final void track(Tracked t) {
-        openStatements++;
         if (first == null) {
             first = t;
             return;
         }
         if (more == null) {
-            more = new Tracked[4];
-        } else if (moreCount == more.length) {
-            more = Arrays.copyOf(more, moreCount * 2);
+            more = new ArrayList<>(4);
         }
-        more[moreCount++] = t;
+        more.add(t);
     }
 
     final void untrack(Tracked t) {
         if (first == t) {
             first = null;
-        } else {
-            int i = 0;
-            while (i < moreCount && more[i] != t) {
-                i++;
-            }
-            if (i == moreCount) {
-                return; // already dropped with a broken connection
-            }
-            more[i] = more[--moreCount];
-            more[moreCount] = null;
+        } else if (!removeOther(t)) {
+            return; // already dropped with a broken connection
         }
-        openStatements--;
         done();
+    }
+
+    /** Removes {@code t} by identity (wrappers may delegate equals), moving the last one into its place. */
+    private boolean removeOther(Tracked t) {
+        if (more == null) {
+            return false;
+        }
+        for (int i = 0, n = more.size(); i < n; i++) {
+            if (more.get(i) == t) {
+                more.set(i, more.get(n - 1));
+                more.remove(n - 1);
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Closes every tracked statement and result set, quietly: the connection is going. */
@@ -69,12 +73,10 @@ abstract class HandleBasics extends HandleSettings {
         if (f != null) {
             f.closeQuietly();
         }
-        for (int i = 0; i < moreCount; i++) {
-            more[i].closeQuietly();
-            more[i] = null;
+        if (more != null) {
+            more.forEach(Tracked::closeQuietly);
+            more.clear();
         }
-        moreCount = 0;
-        openStatements = 0;
     }
 
     @Override

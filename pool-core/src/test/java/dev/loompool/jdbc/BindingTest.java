@@ -166,6 +166,35 @@ class BindingTest extends StubSupport {
     }
 
     @Test
+    void severalOpenStatementsPinUntilTheLastClosesInAnyOrder() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        try (Connection c = ds.getConnection()) {
+            LoomConnection handle = c.unwrap(LoomConnection.class);
+            Statement first = c.createStatement();
+            PreparedStatement second = c.prepareStatement("SELECT 2");
+            Statement third = c.createStatement();
+            Statement fourth = c.createStatement();
+            second.close();
+            second.close(); // twice: counted once
+            first.close();
+            fourth.close();
+            assertThat(handle.pinReasons()).containsExactly(PinReason.STATEMENT);
+            assertThat(ds.getPool().stats().inUse()).isEqualTo(1);
+            third.close();
+            assertThat(handle.isBound()).isFalse();
+            assertThat(stub(1).openStatements).hasValue(0);
+            Statement again = c.createStatement();
+            Statement andAgain = c.createStatement();
+            assertThat(handle.pinReasons()).containsExactly(PinReason.STATEMENT);
+            c.close();
+            assertThat(again.isClosed()).isTrue();
+            assertThat(andAgain.isClosed()).isTrue();
+        }
+        assertThat(ds.getPool().stats().inUse()).isZero();
+        assertThat(stub(1).openStatements).hasValue(0);
+    }
+
+    @Test
     void releaseModeCloseBindsFromGetConnectionUntilClose() throws SQLException {
         LoomPoolDataSource ds = dataSource();
         ds.setReleaseMode(ReleaseMode.CLOSE);
