@@ -41,6 +41,7 @@ abstract class CircuitBreakerScenarios extends ScenarioSupport {
         Throwable failure = start(pool::acquire).failure();
         assertThat(failure).isInstanceOf(ServiceUnavailableException.class)
                 .hasMessageContaining("'db'").hasMessageContaining("INACTIVE").hasMessageContaining("total=0");
+        assertThat(((ServiceUnavailableException) failure).stats().maxSize()).isEqualTo(2);
         assertThatThrownBy(pool::tryAcquire).isInstanceOf(ServiceUnavailableException.class);
         assertThat(factory.created).hasValue(0);
         assertThat(rejections).containsExactly(CircuitBreakerState.INACTIVE, CircuitBreakerState.INACTIVE);

@@ -181,7 +181,7 @@ final class JdbcPool {
                     + "or give connections back sooner", null, e);
         } catch (ServiceUnavailableException e) {
             throw new SQLTransientConnectionException("pool '" + name + "': failing fast, the circuit breaker is "
-                    + e.state() + " after repeated connection failures (" + pool.stats() + ")", null, e);
+                    + e.state() + " after repeated connection failures (" + e.stats() + ")", null, e);
         } catch (PoolClosedException e) {
             throw closed(e);
         } catch (PoolException e) {
