@@ -204,52 +204,36 @@ final class DefaultPool<T> implements Pool<T> {
 
     // ---- release ----------------------------------------------------------------------------
 
-    void release(PooledLease<T> lease) {
+    /** Ends a lease: its holder gave the resource back, or (invalidated) asked for it to be destroyed. */
+    void end(PooledLease<T> lease, boolean invalidated) {
         Entry<T> entry = lease.entry;
         boolean probe = entry.probe; // read now: once put back, the entry is the next holder's
         if (probe) {
             entry.probe = false;
         }
         if (timed) {
-            listener.onReleased(clock.nanoTime() - lease.entry.acquiredAt);
+            listener.onReleased(clock.nanoTime() - entry.acquiredAt);
         }
         try {
             if (slots.isClosed()) {
                 destroyQuietly(entry, DestroyReason.POOL_CLOSED);
                 freeSlot(false);
-                return;
+            } else if (invalidated) {
+                destroyQuietly(entry, DestroyReason.INVALIDATED);
+                fail(new PoolException("pool '" + name + "': resource invalidated by its holder"), true);
+            } else {
+                Throwable rejected = rejection(beforeRelease, entry.resource, "beforeRelease");
+                if (rejected != null) {
+                    destroyQuietly(entry, DestroyReason.BEFORE_RELEASE_REJECTED);
+                    fail(rejected, true);
+                } else {
+                    circuit.success();
+                    putBack(entry, true);
+                }
             }
-            Throwable rejected = rejection(beforeRelease, entry.resource, "beforeRelease");
-            if (rejected != null) {
-                destroyQuietly(entry, DestroyReason.BEFORE_RELEASE_REJECTED);
-                fail(rejected, true);
-                return;
-            }
-            circuit.success();
-            putBack(entry, true);
         } finally {
             if (probe) {
                 circuit.endProbe(); // after the report, so the next probe sees the new state
-            }
-        }
-    }
-
-    void invalidate(PooledLease<T> lease) {
-        boolean probe = lease.entry.probe;
-        if (timed) {
-            listener.onReleased(clock.nanoTime() - lease.entry.acquiredAt);
-        }
-        try {
-            if (slots.isClosed()) {
-                destroyQuietly(lease.entry, DestroyReason.POOL_CLOSED);
-                freeSlot(false);
-                return;
-            }
-            destroyQuietly(lease.entry, DestroyReason.INVALIDATED);
-            fail(new PoolException("pool '" + name + "': resource invalidated by its holder"), true);
-        } finally {
-            if (probe) {
-                circuit.endProbe();
             }
         }
     }

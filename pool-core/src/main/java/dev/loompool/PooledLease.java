@@ -45,14 +45,14 @@ final class PooledLease<T> implements Lease<T> {
     @Override
     public void close() {
         if (STATE.compareAndSet(this, null, LeaseState.RELEASED)) {
-            pool.release(this);
+            pool.end(this, false);
         }
     }
 
     @Override
     public void invalidate() {
         if (STATE.compareAndSet(this, null, LeaseState.INVALIDATED)) {
-            pool.invalidate(this);
+            pool.end(this, true);
         }
     }
 
