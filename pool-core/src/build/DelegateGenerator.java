@@ -43,8 +43,8 @@ public final class DelegateGenerator {
         write(dir, "DelegatingCallableStatement", CallableStatement.class, PreparedStatement.class,
                 "S extends java.sql.CallableStatement");
         write(dir, "DelegatingResultSet", ResultSet.class, null, null);
-        write(dir, "DelegatingDatabaseMetaData", DatabaseMetaData.class, null, null);
         writeConnection(dir);
+        writeMetaData(dir);
     }
 
     private static void write(Path dir, String name, Class<?> iface, Class<?> parent, String typeParam)
@@ -164,12 +164,51 @@ public final class DelegateGenerator {
             } else if (PINNING.contains(r)) {
                 call = "pinned(" + call + ")";
             }
-            String body = "try {\n            " + (r == void.class ? "" : "return ") + call
-                    + ";\n        } finally {\n            done();\n        }";
-            appendMethod(out, m, body);
+            appendMethod(out, m, bound(call, r));
         }
         out.append("}\n");
         Files.writeString(dir.resolve("BindingConnection.java"), out);
+    }
+
+    /**
+     * Metadata binds for each call, as the connection does: a metadata object kept across
+     * statements must never reach into a physical connection that went back to the pool.
+     */
+    private static void writeMetaData(Path dir) throws IOException {
+        StringBuilder out = header("BindingDatabaseMetaData");
+        out.append("abstract class BindingDatabaseMetaData implements java.sql.DatabaseMetaData {\n\n")
+                .append("    /** The driver's metadata of the handle's physical connection, bound now if it was not. */\n")
+                .append("    abstract java.sql.DatabaseMetaData meta() throws java.sql.SQLException;\n\n")
+                .append("    /** After every call: the handle releases the physical connection if nothing pins it. */\n")
+                .append("    abstract void done();\n\n")
+                .append("    /** Every SQLException from the driver passes here; returns what to throw. */\n")
+                .append("    abstract java.sql.SQLException error(java.sql.SQLException e);\n\n")
+                .append("    /** Wraps and tracks a driver result set: it pins until closed. */\n")
+                .append("    abstract java.sql.ResultSet wrap(java.sql.ResultSet rs) throws java.sql.SQLException;\n\n")
+                .append("    /** The logical connection this metadata belongs to. */\n")
+                .append("    abstract java.sql.Connection connection();\n\n");
+        for (Method m : methods(DatabaseMetaData.class)) {
+            Class<?> r = m.getReturnType();
+            if (r == Connection.class) {
+                appendMethod(out, m, "return connection();");
+                continue;
+            }
+            String call = "meta()." + m.getName() + "(" + argNames(m) + ")";
+            String body = bound(r == ResultSet.class ? "wrap(" + call + ")" : call, r);
+            if (!Arrays.asList(m.getExceptionTypes()).contains(SQLException.class)) { // the driver's version numbers
+                body = body.replace("} finally {", "} catch (java.sql.SQLException e) {\n            "
+                        + "throw new IllegalStateException(\"no connection to ask the driver\", error(e));\n        } finally {");
+            }
+            appendMethod(out, m, body);
+        }
+        out.append("}\n");
+        Files.writeString(dir.resolve("BindingDatabaseMetaData.java"), out);
+    }
+
+    /** A call made on a bound connection, reported done after, whatever happens. */
+    private static String bound(String call, Class<?> r) {
+        return "try {\n            " + (r == void.class ? "" : "return ") + call
+                + ";\n        } finally {\n            done();\n        }";
     }
 
     private static StringBuilder header(String name) {
@@ -182,7 +221,7 @@ public final class DelegateGenerator {
     private static void appendMethod(StringBuilder out, Method m, String body) {
         // Only calls into the driver can throw; bodies that return a hook's object cannot.
         boolean throwsSql = Arrays.asList(m.getExceptionTypes()).contains(SQLException.class)
-                && (body.contains("delegate.") || body.contains("bind()."));
+                && (body.contains("delegate.") || body.contains("bind().") || body.contains("meta()."));
         out.append("    @Override\n    public ");
         TypeVariable<Method>[] vars = m.getTypeParameters();
         if (vars.length > 0) {

@@ -27,6 +27,9 @@ final class ConnectionFactory {
     private final PoolClock clock;
     private volatile Settings learned;
     private volatile SessionReset sessionReset = SessionReset.NONE;
+    private volatile SqlClassifier classifier = new SqlClassifier(SqlDialect.OTHER);
+    private volatile WireState wire = WireState.UNREADABLE;
+    private volatile Class<?> wireClass;
 
     ConnectionFactory(Driver driver, String url, Properties properties, Supplier<Credentials> credentials,
             Settings configured, String initSql, long maxLifetimeNanos, PoolClock clock) {
@@ -56,9 +59,12 @@ final class ConnectionFactory {
                     + JdbcUrls.redact(url), "08001");
         }
         try {
+            if (learned == null) {
+                learn(raw); // before anything is set on it: the session as the driver left it
+            }
             Settings defaults = initialize(raw);
             long now = clock.nanoTime();
-            return new PhysicalConnection(raw, defaults, now, expiry(now));
+            return new PhysicalConnection(raw, wireState(raw), defaults, now, expiry(now));
         } catch (SQLException | RuntimeException e) {
             try {
                 raw.close();
@@ -84,10 +90,28 @@ final class ConnectionFactory {
             raw.commit(); // the init SQL must not leave a transaction open for the first borrower
         }
         if (learned == null) {
-            sessionReset = SessionReset.detect(raw);
             learned = defaults;
         }
         return defaults;
+    }
+
+    /**
+     * From the first connection, fresh from the driver: the database's dialect, how to reset its
+     * sessions, and what the driver set on the session that a reset must put back.
+     */
+    private void learn(Connection raw) throws SQLException {
+        String product = raw.getMetaData().getDatabaseProductName();
+        classifier = new SqlClassifier(SqlDialect.of(product));
+        sessionReset = SessionReset.detect(raw, product);
+    }
+
+    /** How to read the transaction state: found once per driver class, which every connection shares. */
+    private WireState wireState(Connection raw) {
+        if (wireClass != raw.getClass()) {
+            wire = WireState.of(raw);
+            wireClass = raw.getClass();
+        }
+        return wire;
     }
 
     /** Max lifetime minus up to 2.5 % jitter, so that connections made together do not all retire together. */
@@ -106,5 +130,9 @@ final class ConnectionFactory {
 
     SessionReset sessionReset() {
         return sessionReset;
+    }
+
+    SqlClassifier classifier() {
+        return classifier;
     }
 }

@@ -4,80 +4,19 @@ import java.sql.Connection;
 import java.sql.SQLClientInfoException;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
-import java.util.ArrayList;
 import java.util.Map;
 import java.util.Properties;
 
 /**
- * The bookkeeping half of a logical connection: the statements and metadata result sets it has
- * open (each pins the physical connection until closed), and the plain calls that only need a
- * connection for a moment.
+ * The plain calls of a logical connection that only need a physical connection for a moment, or
+ * leave state on its session.
  */
 abstract class HandleBasics extends HandleSettings {
-
-    /**
-     * The first open statement, then the others: most handles have one at a time, and no list.
-     * No counters beside them: every field here is paid for on each {@code getConnection}.
-     */
-    private Tracked first;
-    private ArrayList<Tracked> more;
 
     abstract boolean isOpen();
 
     /** Something changed the session behind the handle: pin until close, and reset before reuse. */
     abstract void sessionChanged();
-
-    final int openStatements() {
-        return (first == null ? 0 : 1) + (more == null ? 0 : more.size());
-    }
-
-    final void track(Tracked t) {
-        if (first == null) {
-            first = t;
-            return;
-        }
-        if (more == null) {
-            more = new ArrayList<>(4);
-        }
-        more.add(t);
-    }
-
-    final void untrack(Tracked t) {
-        if (first == t) {
-            first = null;
-        } else if (!removeOther(t)) {
-            return; // already dropped with a broken connection
-        }
-        done();
-    }
-
-    /** Removes {@code t} by identity (wrappers may delegate equals), moving the last one into its place. */
-    private boolean removeOther(Tracked t) {
-        if (more == null) {
-            return false;
-        }
-        for (int i = 0, n = more.size(); i < n; i++) {
-            if (more.get(i) == t) {
-                more.set(i, more.get(n - 1));
-                more.remove(n - 1);
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Closes every tracked statement and result set, quietly: the connection is going. */
-    final void closeTracked() {
-        Tracked f = first;
-        first = null;
-        if (f != null) {
-            f.closeQuietly();
-        }
-        if (more != null) {
-            more.forEach(Tracked::closeQuietly);
-            more.clear();
-        }
-    }
 
     @Override
     public SQLWarning getWarnings() throws SQLException {

@@ -10,6 +10,7 @@ import dev.loompool.PoolException;
 import dev.loompool.ServiceUnavailableException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -124,8 +125,10 @@ final class JdbcPool {
     }
 
     /**
-     * Makes a returned connection as good as new: rolls back what was not committed, resets the
-     * settings that differ from the defaults (and only those), wipes session state.
+     * Makes a returned connection as good as new: rolls back only if a transaction may be open,
+     * resets the settings that differ from the defaults (and only those), and gives a session SQL
+     * changed the session of a fresh connection. A reset that fails closes the connection; it
+     * counts as a breaker failure only if the error says the connection is broken.
      */
     private boolean reset(PhysicalConnection p) throws SQLException, Retired {
         if (p.broken) {
@@ -134,40 +137,71 @@ final class JdbcPool {
         if (p.evicted) {
             throw new Retired("evicted");
         }
-        if (p.transactionDirty) { // work since the last commit or rollback: never hand it on
-            p.raw.rollback();
-            p.transactionDirty = false;
-        }
-        if (p.sessionDirty) {
-            SessionReset sessionReset = factory.sessionReset();
-            if (!sessionReset.supported()) {
-                throw new Retired("session state cannot be reset on this database");
+        try {
+            if (p.transactionMayBeOpen()) {
+                rollback(p);
             }
-            sessionReset.reset(p.raw);
-            // A reset keeps some state (MariaDB keeps the database chosen by USE): put back every
-            // setting the connection had when it was new.
-            Settings now = factory.initialize(p.raw);
-            for (Attr a : Attr.values()) {
-                if (!now.same(p.defaults, a)) {
+            if (p.sessionDirty || p.serverTransactionOpen()) { // still "open": SQL turned autocommit off
+                resetSession(p);
+            } else if (!p.current.marked.isEmpty()) {
+                for (Attr a : p.current.marked) {
                     p.defaults.applyTo(p.raw, a);
+                    p.current.copyFrom(p.defaults, a);
                 }
+                p.current.marked.clear();
             }
-            p.current = p.defaults.copy();
-            p.sessionDirty = false;
-        } else if (!p.current.marked.isEmpty()) {
-            for (Attr a : p.current.marked) {
-                p.defaults.applyTo(p.raw, a);
-                p.current.copyFrom(p.defaults, a);
+            if (p.serverTransactionOpen()) {
+                throw new Retired("the server still reports a transaction after the reset");
             }
-            p.current.marked.clear();
+            p.raw.clearWarnings();
+        } catch (SQLException e) {
+            if (BrokenConnections.isBroken(e)) {
+                throw e;
+            }
+            log.warn("pool '{}': could not reset a returned connection, closing it (SQLState {}: {})", name,
+                    e.getSQLState(), JdbcUrls.redact(e.getMessage()));
+            throw new Retired("reset failed");
         }
-        p.raw.clearWarnings();
         long now = clock.nanoTime();
         if (now - p.expiresAt >= 0) {
             throw new Retired("max lifetime reached");
         }
         p.lastReturnedAt = now;
         return true;
+    }
+
+    /** Rollback in autocommit mode is an error in pgjdbc: a transaction SQL began ends by SQL. */
+    private static void rollback(PhysicalConnection p) throws SQLException {
+        if (p.current.autoCommit) {
+            try (Statement st = p.raw.createStatement()) {
+                st.execute("ROLLBACK");
+            }
+        } else {
+            p.raw.rollback();
+        }
+        p.transactionDirty = false;
+    }
+
+    private void resetSession(PhysicalConnection p) throws SQLException, Retired {
+        SessionReset sessionReset = factory.sessionReset();
+        if (!sessionReset.supported()) {
+            throw new Retired("session state cannot be reset on this database");
+        }
+        if (!p.current.autoCommit) {
+            p.raw.setAutoCommit(true); // DISCARD ALL cannot run in the transaction pgjdbc would begin
+        }
+        sessionReset.reset(p.raw);
+        // A reset keeps some state (MariaDB keeps the database chosen by USE): put back every
+        // setting the connection had when it was new, then the defaults and connectionInitSql.
+        Settings now = factory.initialize(p.raw);
+        for (Attr a : Attr.values()) {
+            if (!now.same(p.defaults, a)) {
+                p.defaults.applyTo(p.raw, a);
+            }
+        }
+        p.current = p.defaults.copy();
+        p.sessionDirty = false;
+        p.transactionDirty = false;
     }
 
     // ---- used by the handles -------------------------------------------------------------------

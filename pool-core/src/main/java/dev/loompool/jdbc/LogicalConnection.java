@@ -32,10 +32,8 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
     private HandleState state;
     private PhysicalConnection physical;
 
-    private boolean inTransaction;
-    private boolean sessionState;
-    private boolean framework;
-    private boolean explicit;
+    /** What keeps the physical connection, and the rules for it: the pin table in one place. */
+    final Pins pins = new Pins();
     /** The connection broke inside a transaction: refuse to go on until the caller rolls back. */
     private boolean lostTransaction;
 
@@ -79,10 +77,7 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
         }
         p.bind(this, lease, pool.leakThresholdNanos > 0 ? new Throwable("bound here") : null);
         physical = p;
-        if (!p.current.autoCommit) { // the handle's choice or the pool's default
-            inTransaction = true; // the driver opens a transaction with the first statement
-            p.transactionDirty = true;
-        }
+        pins.bound(p);
         if (pool.bindObserver != null) {
             pool.bindObserver.bound(this);
         }
@@ -91,14 +86,10 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
 
     @Override
     void done() {
-        if (physical != null && !pinned()) {
+        PhysicalConnection p = physical;
+        if (p != null && !pins.hold(p, pool.releaseMode)) {
             unbind();
         }
-    }
-
-    private boolean pinned() {
-        return inTransaction || openStatements() != 0 || sessionState || framework || explicit
-                || pool.releaseMode == ReleaseMode.CLOSE;
     }
 
     private void unbind() {
@@ -112,8 +103,8 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
         PhysicalConnection p = physical;
         if (p != null && BrokenConnections.isBroken(e)) {
             p.broken = true;
-            lostTransaction = inTransaction;
-            dropPins();
+            lostTransaction = pins.inTransaction(p);
+            pins.dropForConnectionLoss();
             unbind(); // destroyed; outside a transaction the next statement binds a fresh connection
         }
         return e;
@@ -131,44 +122,31 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
 
     // ---- pins from statements and SQL --------------------------------------------------------
 
-    private void dropPins() {
-        closeTracked();
-        inTransaction = false;
-        sessionState = false;
-        explicit = false;
-    }
-
     void beforeSql(SqlEffect e) {
-        PhysicalConnection p = physical;
-        switch (e) {
-            case BEGIN:
-                inTransaction = true;
-                p.transactionDirty = true;
-                break;
-            case AUTOCOMMIT_OFF:
-                inTransaction = true;
-                p.transactionDirty = true;
-                sessionChanged();
-                break;
-            case AUTOCOMMIT_ON:
-            case SESSION:
-                sessionChanged();
-                break;
-            default:
-                break;
-        }
+        pins.beforeSql(physical, e);
     }
 
     void afterSql(SqlEffect e) {
-        if (e == SqlEffect.END || e == SqlEffect.AUTOCOMMIT_ON) {
-            // Still inside one if the handle itself runs with autoCommit off: the driver starts the next.
-            PhysicalConnection p = physical;
-            if (p != null) {
-                p.transactionDirty = false;
-                inTransaction = !p.current.autoCommit; // the driver begins the next one by itself
-            } else {
-                inTransaction = false;
-            }
+        PhysicalConnection p = physical;
+        if (p != null) {
+            pins.afterSql(p, e);
+        }
+    }
+
+    /** The classifier of the pool's database (its dialect is known once a connection was made). */
+    SqlClassifier classifier() {
+        return pool.factory.classifier();
+    }
+
+    /** A statement or metadata result set was opened: it pins until closed. */
+    void track(Tracked t) {
+        pins.track(t);
+    }
+
+    /** It was closed; the connection goes back if nothing else pins it. */
+    void untrack(Tracked t) {
+        if (pins.untrack(t)) { // else already dropped with a broken connection
+            done();
         }
     }
 
@@ -184,28 +162,36 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
     @Override
     PreparedStatement wrapPrepared(PreparedStatement s, String sql) {
         LogicalPreparedStatement<PreparedStatement> wrapped =
-                new LogicalPreparedStatement<>(this, s, SqlClassifier.classify(sql));
+                new LogicalPreparedStatement<>(this, s, classifier().classify(sql));
         track(wrapped);
         return wrapped;
     }
 
     @Override
     CallableStatement wrapCallable(CallableStatement s, String sql) {
-        LogicalCallableStatement wrapped = new LogicalCallableStatement(this, s, SqlClassifier.classify(sql));
+        LogicalCallableStatement wrapped = new LogicalCallableStatement(this, s, classifier().classify(sql));
         track(wrapped);
         return wrapped;
     }
 
-    /** Metadata objects reach into their physical connection: they pin it until the handle closes. */
+    /**
+     * Metadata binds for each call, like the handle: it pins nothing itself, only the result sets
+     * it returns do, until they are closed.
+     */
+    @Override
+    public DatabaseMetaData getMetaData() throws SQLException {
+        ensureOpen();
+        return new LogicalDatabaseMetaData(this);
+    }
+
     @Override
     DatabaseMetaData wrapMetaData(DatabaseMetaData m) {
-        explicit = true;
-        return new LogicalDatabaseMetaData(this, m);
+        return new LogicalDatabaseMetaData(this);
     }
 
     @Override
     <T> T pinned(T value) {
-        explicit = true;
+        pins.add(PinReason.EXPLICIT);
         return value;
     }
 
@@ -242,22 +228,28 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
         } catch (SQLException e) {
             throw error(e);
         }
-        p.transactionDirty = false;
-        inTransaction = false;
+        pins.jdbcTransactionEnded(p, p.current.autoCommit);
         done();
     }
 
     @Override
     public void setAutoCommit(boolean autoCommit) throws SQLException {
         settings().autoCommit = autoCommit;
-        changed(Attr.AUTO_COMMIT);
+        PhysicalConnection p = physical;
+        boolean before = p == null || p.current.autoCommit;
+        changed(Attr.AUTO_COMMIT); // switching it on commits, as the driver does
+        if (p == null || physical != p) {
+            if (autoCommit) {
+                lostTransaction = false;
+            }
+            return;
+        }
         if (autoCommit) {
-            inTransaction = false;
             lostTransaction = false;
+            pins.jdbcTransactionEnded(p, before);
             done();
-        } else if (physical != null) {
-            inTransaction = true;
-            physical.transactionDirty = true;
+        } else {
+            pins.autoCommitOff(p);
         }
     }
 
@@ -270,7 +262,7 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
 
     @Override
     void sessionChanged() {
-        sessionState = true;
+        pins.add(PinReason.SESSION_STATE);
         physical.sessionDirty = true;
     }
 
@@ -297,8 +289,7 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
 
     private void closeNow() {
         pool.openHandles.decrement();
-        dropPins();
-        framework = false;
+        pins.clear();
         lostTransaction = false;
         if (physical != null) {
             unbind(); // the release check rolls back and resets what this handle changed
@@ -327,44 +318,30 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
 
     @Override
     public void pin() {
-        explicit = true;
+        pins.add(PinReason.EXPLICIT);
     }
 
     @Override
     public void unpin() {
-        explicit = false;
+        pins.remove(PinReason.EXPLICIT);
         done();
     }
 
     @Override
     public void beginFrameworkTransaction() {
-        framework = true;
+        pins.add(PinReason.FRAMEWORK_TRANSACTION);
     }
 
     @Override
     public void endFrameworkTransaction() {
-        framework = false;
+        pins.remove(PinReason.FRAMEWORK_TRANSACTION);
         done();
     }
 
     @Override
     public Set<PinReason> pinReasons() {
-        EnumSet<PinReason> reasons = EnumSet.noneOf(PinReason.class);
-        if (physical != null) {
-            addIf(reasons, inTransaction, PinReason.TRANSACTION);
-            addIf(reasons, openStatements() != 0, PinReason.STATEMENT);
-            addIf(reasons, sessionState, PinReason.SESSION_STATE);
-            addIf(reasons, framework, PinReason.FRAMEWORK_TRANSACTION);
-            addIf(reasons, explicit, PinReason.EXPLICIT);
-            addIf(reasons, pool.releaseMode == ReleaseMode.CLOSE, PinReason.RELEASE_MODE);
-        }
-        return reasons;
-    }
-
-    private static void addIf(EnumSet<PinReason> reasons, boolean pinned, PinReason reason) {
-        if (pinned) {
-            reasons.add(reason);
-        }
+        PhysicalConnection p = physical;
+        return p == null ? EnumSet.noneOf(PinReason.class) : pins.reasons(p, pool.releaseMode);
     }
 
     @Override

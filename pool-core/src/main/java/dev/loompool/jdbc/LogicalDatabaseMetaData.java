@@ -5,14 +5,26 @@ import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 
-/** Metadata of a logical connection; its result sets pin the connection until closed. */
-final class LogicalDatabaseMetaData extends DelegatingDatabaseMetaData {
+/**
+ * Metadata of a logical connection. It holds no physical connection: each call binds the handle
+ * (or uses the one it holds), and only the result sets it returns pin, until they are closed.
+ */
+final class LogicalDatabaseMetaData extends BindingDatabaseMetaData {
 
     private final LogicalConnection owner;
 
-    LogicalDatabaseMetaData(LogicalConnection owner, DatabaseMetaData delegate) {
-        super(delegate);
+    LogicalDatabaseMetaData(LogicalConnection owner) {
         this.owner = owner;
+    }
+
+    @Override
+    DatabaseMetaData meta() throws SQLException {
+        return owner.bind().getMetaData();
+    }
+
+    @Override
+    void done() {
+        owner.done();
     }
 
     @Override
@@ -33,5 +45,21 @@ final class LogicalDatabaseMetaData extends DelegatingDatabaseMetaData {
     @Override
     Connection connection() {
         return owner;
+    }
+
+    /** The driver's own metadata object reaches into one physical connection: that pins it. */
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        if (iface.isInstance(this)) {
+            return iface.cast(this);
+        }
+        try {
+            DatabaseMetaData raw = meta();
+            return owner.pinned(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+        } catch (SQLException e) {
+            throw error(e);
+        } finally {
+            done();
+        }
     }
 }

@@ -45,6 +45,8 @@ final class LogicalResultSet extends DelegatingResultSet implements Tracked {
         } finally {
             if (tracked) {
                 owner.untrack(this);
+            } else if (owner.pins.closeOnCompletion && statement instanceof LogicalStatement<?> ls) {
+                ls.resultSetClosed();
             }
         }
     }

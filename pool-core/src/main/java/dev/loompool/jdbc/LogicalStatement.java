@@ -65,6 +65,30 @@ class LogicalStatement<S extends Statement> extends DelegatingStatement<S> imple
         }
     }
 
+    /** The driver will close this statement with its last result set: the handle must look then. */
+    @Override
+    public final void closeOnCompletion() throws SQLException {
+        super.closeOnCompletion();
+        owner.pins.closeOnCompletion = true;
+    }
+
+    /** One of its result sets was closed: if that closed the statement too, its pin ends. */
+    final void resultSetClosed() {
+        if (effect == null) {
+            return;
+        }
+        boolean closedByDriver;
+        try {
+            closedByDriver = delegate.isClosed();
+        } catch (SQLException e) {
+            closedByDriver = false; // the next call on it will tell
+        }
+        if (closedByDriver) {
+            effect = null;
+            owner.untrack(this);
+        }
+    }
+
     @Override
     public final boolean isClosed() throws SQLException {
         return effect == null || super.isClosed();
@@ -73,7 +97,7 @@ class LogicalStatement<S extends Statement> extends DelegatingStatement<S> imple
     /** Before SQL runs: a BEGIN or a SET pins at once, even if it then fails. */
     @Override
     final SqlEffect sqlBefore(String sql) throws SQLException {
-        return applyBefore(sql == null ? SqlEffect.NONE : SqlClassifier.classify(sql));
+        return applyBefore(owner.classifier().classify(sql));
     }
 
     /** A prepared statement's SQL was classified once, at prepare time. */

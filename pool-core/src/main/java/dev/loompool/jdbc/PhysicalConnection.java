@@ -20,6 +20,8 @@ final class PhysicalConnection {
     private static final VarHandle LEASE = Fields.varHandle(MethodHandles.lookup(), "lease", Lease.class);
 
     final Connection raw;
+    /** How to read from the driver whether the server has a transaction open on {@link #raw}. */
+    final WireState wire;
     final long createdAt;
     /** When max lifetime (with jitter) retires it; Long.MAX_VALUE never. */
     final long expiresAt;
@@ -35,7 +37,10 @@ final class PhysicalConnection {
     boolean broken;
     /** SQL left session state: reset (or destroy) before reuse. */
     boolean sessionDirty;
-    /** A transaction may be open (autoCommit off, or SQL BEGIN) since the last commit or rollback. */
+    /**
+     * For a driver whose transaction state cannot be read: a transaction may be open (autoCommit
+     * off, or SQL BEGIN) since the last commit or rollback.
+     */
     boolean transactionDirty;
     /** Asked to go (Actuator evict): retired on its way back. */
     volatile boolean evicted;
@@ -60,14 +65,25 @@ final class PhysicalConnection {
     volatile Throwable boundFrom;
     volatile boolean leakReported;
 
-    PhysicalConnection(Connection raw, Settings defaults, long createdAt, long expiresAt) {
+    PhysicalConnection(Connection raw, WireState wire, Settings defaults, long createdAt, long expiresAt) {
         this.raw = raw;
+        this.wire = wire;
         this.defaults = defaults;
         this.current = defaults.copy();
         this.createdAt = createdAt;
         this.expiresAt = expiresAt;
         this.lastReturnedAt = createdAt;
         this.handedOutAt = createdAt;
+    }
+
+    /** Whether the driver says the server has a transaction open (or failed) on it; false if it cannot say. */
+    boolean serverTransactionOpen() {
+        return wire.readable() && wire.transactionOpen(raw, current.autoCommit);
+    }
+
+    /** Whether returning it needs a rollback: the server's word where it can be read, else the dirty flag. */
+    boolean transactionMayBeOpen() {
+        return wire.readable() ? wire.transactionOpen(raw, current.autoCommit) : transactionDirty;
     }
 
     /** Sets attribute {@code a} to the handle's value if it differs, and remembers it. */

@@ -1,184 +1,227 @@
 package dev.loompool.jdbc;
 
+import dev.loompool.jdbc.SqlEffect.Tx;
+
 /**
- * Recognises, from the first keywords of a SQL text, the statements that open or end a
- * transaction or leave state on the session (DESIGN.md §4, "Binding"). It reads the text in place,
- * without allocating, because it runs on every statement. Only the first statement of a
- * multi-statement text is looked at, and procedures that change the session from inside are not
- * seen: for those, pin explicitly.
+ * Finds what a SQL text does to the pins of the handle that runs it (DESIGN.md §4, "Classifying
+ * SQL"): every statement of a multi-statement text, read by {@link SqlLexer} so that literals,
+ * quoted names and comments hide nothing; state-changing functions wherever they appear;
+ * procedural blocks taken as unknowable, which pins. When in doubt it says the text pins.
+ *
+ * <p>Whether a transaction is open is read from the driver where it can be ({@link WireState});
+ * there, only the session side of the answer is used.
  */
 final class SqlClassifier {
+
+    /** Functions that leave state on the session, or take a lock that outlives the transaction. */
+    private static final String[] SESSION_FUNCTIONS = {
+        "set_config", "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock",
+        "pg_try_advisory_lock_shared", "dblink_connect", "dblink_connect_u", "get_lock",
+    };
 
     /**
      * The last classification of each SQL string, by identity: applications pass the same String
      * instance for a statement over and over (a literal, a constant), so this is one array load on
      * the hot path. Shared and lossy; a race only costs a miss. No ThreadLocal.
      */
-    private static final Classified[] RECENT = new Classified[1024];
+    private final Classified[] recent = new Classified[1024];
+    private final SqlDialect dialect;
 
     private record Classified(String sql, SqlEffect effect) {
     }
 
-    private SqlClassifier() {
+    SqlClassifier(SqlDialect dialect) {
+        this.dialect = dialect;
     }
 
-    static SqlEffect classify(String sql) {
-        int slot = System.identityHashCode(sql) & (RECENT.length - 1);
-        Classified recent = RECENT[slot];
-        if (recent != null && recent.sql == sql) {
-            return recent.effect;
+    SqlEffect classify(String sql) {
+        if (sql == null) {
+            return SqlEffect.NONE;
+        }
+        int slot = System.identityHashCode(sql) & (recent.length - 1);
+        Classified hit = recent[slot];
+        if (hit != null && hit.sql == sql) {
+            return hit.effect;
         }
         SqlEffect effect = classifyText(sql);
-        RECENT[slot] = new Classified(sql, effect);
+        recent[slot] = new Classified(sql, effect);
         return effect;
     }
 
-    private static SqlEffect classifyText(String sql) {
-        int i = skipNoise(sql, 0);
-        int end = wordEnd(sql, i);
-        if (end == i) {
-            return SqlEffect.NONE;
+    /** Every statement in turn: session state from any of them, the transaction as the last leaves it. */
+    SqlEffect classifyText(String sql) {
+        SqlLexer t = SqlLexer.lex(sql, dialect);
+        boolean session = false;
+        Tx tx = Tx.SAME;
+        boolean body = false; // after CREATE … BEGIN or BEGIN NOT ATOMIC: the rest is a block's body
+        for (int start = 0; start < t.count(); ) {
+            int end = start;
+            while (end < t.count() && t.kind(end) != SqlLexer.Kind.SEMICOLON) {
+                end++;
+            }
+            if (end > start) {
+                SqlEffect e = statement(t, start, end);
+                session |= e.session;
+                if (!body && e.tx != Tx.SAME) {
+                    tx = e.tx;
+                }
+                body |= t.is(start, "CREATE") && contains(t, start, end, "BEGIN")
+                        || t.is(start, "BEGIN") && t.is(start + 1, "NOT");
+            }
+            start = end + 1;
         }
-        int next = skipNoise(sql, end);
-        switch (Character.toUpperCase(sql.charAt(i))) {
-            case 'B':
-                return is(sql, i, end, "BEGIN") ? SqlEffect.BEGIN : SqlEffect.NONE;
-            case 'S':
-                if (is(sql, i, end, "START")) {
-                    return word(sql, next, "TRANSACTION") ? SqlEffect.BEGIN : SqlEffect.NONE;
-                }
-                if (is(sql, i, end, "SET")) {
-                    return classifySet(sql, next);
-                }
-                return is(sql, i, end, "SELECT") ? locks(sql, end) : SqlEffect.NONE;
-            case 'C':
-                if (is(sql, i, end, "COMMIT")) {
-                    return SqlEffect.END;
-                }
-                if (is(sql, i, end, "CREATE")) {
-                    return createsTemporary(sql, next) ? SqlEffect.SESSION : SqlEffect.NONE;
-                }
-                return is(sql, i, end, "CALL") ? locks(sql, end) : SqlEffect.NONE;
-            case 'R':
-                if (is(sql, i, end, "ROLLBACK")) {
-                    return word(sql, next, "TO") ? SqlEffect.NONE : SqlEffect.END; // TO SAVEPOINT stays inside
-                }
-                return is(sql, i, end, "RESET") ? SqlEffect.SESSION : SqlEffect.NONE;
-            case 'E':
-                return is(sql, i, end, "END") ? SqlEffect.END : SqlEffect.NONE;
-            case 'L':
-                // PostgreSQL LISTEN; MySQL LOCK TABLES (held by the session). PostgreSQL's LOCK
-                // TABLE needs a transaction, which pins anyway.
-                return is(sql, i, end, "LISTEN") || is(sql, i, end, "LOCK") ? SqlEffect.SESSION : SqlEffect.NONE;
-            case 'U':
-                return is(sql, i, end, "USE") ? SqlEffect.SESSION : SqlEffect.NONE;
-            case 'P':
-                return is(sql, i, end, "PREPARE") ? SqlEffect.SESSION : SqlEffect.NONE;
-            case 'D':
-                // DECLARE … CURSOR WITH HOLD outlives its transaction; DO blocks may take locks.
-                if (is(sql, i, end, "DECLARE")) {
-                    return SqlEffect.SESSION;
-                }
-                return is(sql, i, end, "DO") ? locks(sql, end) : SqlEffect.NONE;
-            default:
-                return SqlEffect.NONE;
-        }
+        return SqlEffect.of(session, tx);
     }
 
-    /** SET: autocommit switches; SET TRANSACTION and SET LOCAL last only for the transaction. */
-    private static SqlEffect classifySet(String sql, int i) {
-        int end = wordEnd(sql, i);
-        if (is(sql, i, end, "TRANSACTION") || is(sql, i, end, "LOCAL")) {
-            return SqlEffect.NONE;
+    private SqlEffect statement(SqlLexer t, int s, int e) {
+        SqlEffect leading = leading(t, s, e);
+        if (!leading.session && touchesSession(t, s, e)) {
+            return SqlEffect.of(true, leading.tx);
         }
-        if (is(sql, i, end, "AUTOCOMMIT") || is(sql, i, end, "@@AUTOCOMMIT")) {
-            int v = skipNoise(sql, end);
-            if (v < sql.length() && (sql.charAt(v) == '=' || sql.charAt(v) == ':')) {
-                v = skipNoise(sql, v + (sql.startsWith(":=", v) ? 2 : 1));
-            }
-            int valueEnd = wordEnd(sql, v);
-            if (is(sql, v, valueEnd, "0") || is(sql, v, valueEnd, "OFF") || is(sql, v, valueEnd, "FALSE")) {
-                return SqlEffect.AUTOCOMMIT_OFF;
-            }
-            return SqlEffect.AUTOCOMMIT_ON;
-        }
-        return SqlEffect.SESSION; // SET search_path, SET NAMES, SET @var, SET SESSION …
+        return leading;
     }
 
-    /** CREATE [GLOBAL | LOCAL] {TEMP | TEMPORARY} … */
-    private static boolean createsTemporary(String sql, int i) {
-        int end = wordEnd(sql, i);
-        if (is(sql, i, end, "GLOBAL") || is(sql, i, end, "LOCAL")) {
-            i = skipNoise(sql, end);
-            end = wordEnd(sql, i);
-        }
-        return is(sql, i, end, "TEMP") || is(sql, i, end, "TEMPORARY");
-    }
-
-    /**
-     * Session-level advisory locks: PostgreSQL pg_advisory_lock / pg_try_advisory_lock (not the
-     * _xact_ kinds, which end with the transaction) and MySQL GET_LOCK.
-     */
-    private static SqlEffect locks(String sql, int from) {
-        // Nearly every SELECT takes no lock: an intrinsic indexOf rules it out without a char-by-char scan.
-        if (sql.indexOf("lock", from) < 0 && sql.indexOf("LOCK", from) < 0 && sql.indexOf("Lock", from) < 0) {
+    /** What the statement's first keywords say. */
+    private SqlEffect leading(SqlLexer t, int s, int e) {
+        if (t.kind(s) != SqlLexer.Kind.WORD) {
             return SqlEffect.NONE;
         }
-        for (int i = from; i < sql.length(); i++) {
-            char c = sql.charAt(i);
-            if ((c == '_' || c == 'g' || c == 'G')
-                    && (sql.regionMatches(true, i, "_advisory_lock", 0, 14) // also _shared: session-level too
-                            || sql.regionMatches(true, i, "get_lock(", 0, 9)
-                            || sql.regionMatches(true, i, "get_lock (", 0, 10))) {
-                return SqlEffect.SESSION;
-            }
+        int n = s + 1;
+        if (t.is(s, "BEGIN")) {
+            return t.is(n, "NOT") ? SqlEffect.SESSION_BEGIN : SqlEffect.BEGIN; // MariaDB BEGIN NOT ATOMIC: a block
+        }
+        if (t.is(s, "START")) {
+            return t.is(n, "TRANSACTION") ? SqlEffect.BEGIN : SqlEffect.NONE;
+        }
+        if (t.is(s, "COMMIT") || t.is(s, "END") || t.is(s, "ABORT") || t.is(s, "ROLLBACK")) {
+            return ending(t, s, e);
+        }
+        if (t.is(s, "PREPARE")) {
+            return t.is(n, "TRANSACTION") ? SqlEffect.END : SqlEffect.SESSION; // two-phase commit, or SQL PREPARE
+        }
+        if (t.is(s, "SET")) {
+            return set(t, s, e);
+        }
+        if (t.is(s, "CREATE")) {
+            return temporary(t, n) ? SqlEffect.SESSION : SqlEffect.NONE;
+        }
+        if (t.is(s, "LOAD")) { // PostgreSQL LOAD 'library' stays loaded; MySQL LOAD DATA is plain DML
+            return t.is(n, "DATA") || t.is(n, "XML") ? SqlEffect.NONE : SqlEffect.SESSION;
+        }
+        if (t.is(s, "FLUSH")) {
+            return contains(t, s, e, "LOCK") ? SqlEffect.SESSION : SqlEffect.NONE;
+        }
+        if (t.is(s, "EXECUTE")) {
+            return t.is(n, "IMMEDIATE") ? SqlEffect.SESSION_BEGIN : SqlEffect.NONE;
+        }
+        if (t.is(s, "DO") || t.is(s, "CALL") || t.is(s, "XA")) {
+            return SqlEffect.SESSION_BEGIN; // procedural: what it does cannot be known from outside
+        }
+        if (t.is(s, "RESET") || t.is(s, "DISCARD") || t.is(s, "LISTEN") || t.is(s, "USE") || t.is(s, "DECLARE")
+                || t.is(s, "LOCK") || t.is(s, "HANDLER")) {
+            return SqlEffect.SESSION;
         }
         return SqlEffect.NONE;
     }
 
-    private static boolean word(String sql, int i, String keyword) {
-        return is(sql, i, wordEnd(sql, i), keyword);
-    }
-
-    private static boolean is(String sql, int start, int end, String keyword) {
-        return end - start == keyword.length() && sql.regionMatches(true, start, keyword, 0, keyword.length());
-    }
-
-    private static int wordEnd(String sql, int i) {
-        while (i < sql.length() && isWordChar(sql.charAt(i))) {
-            i++;
+    /** COMMIT, ROLLBACK, END, ABORT: they end the transaction, unless they chain or stop at a savepoint. */
+    private static SqlEffect ending(SqlLexer t, int s, int e) {
+        int n = s + 1;
+        if (t.is(n, "WORK") || t.is(n, "TRANSACTION")) {
+            n++;
         }
-        return i;
-    }
-
-    /** ASCII first: SQL keywords are ASCII, and this runs on every statement. */
-    private static boolean isWordChar(char c) {
-        char lower = (char) (c | 0x20);
-        if (lower >= 'a' && lower <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '@') {
-            return true;
+        if (t.is(n, "TO") || t.is(n, "PREPARED")) {
+            return SqlEffect.NONE; // ROLLBACK TO SAVEPOINT stays inside; COMMIT PREPARED runs outside one
         }
-        return c > 127 && Character.isLetterOrDigit(c);
-    }
-
-    /** Skips white space, comments, opening parentheses and semicolons. */
-    private static int skipNoise(String sql, int i) {
-        int n = sql.length();
-        while (i < n) {
-            char c = sql.charAt(i);
-            if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\u000B' || c == '(' || c == ';'
-                    || c > 127 && Character.isWhitespace(c)) {
-                i++;
-            } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
-                while (i < n && sql.charAt(i) != '\n') {
-                    i++;
-                }
-            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
-                int close = sql.indexOf("*/", i + 2);
-                i = close < 0 ? n : close + 2;
-            } else {
-                break;
+        for (int i = n; i < e; i++) {
+            if (t.is(i, "CHAIN")) {
+                return t.is(i - 1, "NO") ? SqlEffect.END : SqlEffect.BEGIN; // AND CHAIN opens the next at once
             }
         }
-        return i;
+        return SqlEffect.END;
+    }
+
+    /**
+     * SET changes the session, except where it lasts only for the transaction: PostgreSQL's
+     * SET LOCAL, SET TRANSACTION and SET CONSTRAINTS (MySQL's SET LOCAL is SET SESSION, and its SET
+     * TRANSACTION outside one applies to the next, whoever runs it). Autocommit switches open or
+     * end a transaction as well.
+     */
+    private SqlEffect set(SqlLexer t, int s, int e) {
+        int n = s + 1;
+        if (dialect == SqlDialect.POSTGRES && (t.is(n, "LOCAL") || t.is(n, "TRANSACTION") || t.is(n, "CONSTRAINTS"))) {
+            return SqlEffect.NONE;
+        }
+        for (int i = n; i < e; i++) {
+            if (t.is(i, "autocommit") || t.is(i, "@@autocommit")) {
+                int v = i + 1;
+                while (v < e && (t.kind(v) == SqlLexer.Kind.PUNCT || t.is(v, "TO"))) {
+                    v++; // = := TO
+                }
+                boolean off = t.is(v, "OFF") || t.is(v, "FALSE")
+                        || t.kind(v) == SqlLexer.Kind.NUMBER && t.text(v).equals("0")
+                        || t.kind(v) == SqlLexer.Kind.STRING && t.text(v).matches("(?i)'(0|off|false)'");
+                return off ? SqlEffect.SESSION_BEGIN : SqlEffect.SESSION_END;
+            }
+        }
+        return SqlEffect.SESSION;
+    }
+
+    /** [OR REPLACE] [GLOBAL | LOCAL] TEMP | TEMPORARY | (the word after CREATE or INTO). */
+    private static boolean temporary(SqlLexer t, int i) {
+        if (t.is(i, "OR") && t.is(i + 1, "REPLACE")) {
+            i += 2;
+        }
+        if (t.is(i, "GLOBAL") || t.is(i, "LOCAL")) {
+            i++;
+        }
+        return t.is(i, "TEMP") || t.is(i, "TEMPORARY");
+    }
+
+    /**
+     * Anywhere in a statement: a call of a session function (quoted or schema-qualified too), the
+     * pg_temp schema, SELECT … INTO TEMP, and MySQL user variables assigned with := or INTO.
+     */
+    private static boolean touchesSession(SqlLexer t, int s, int e) {
+        for (int i = s; i < e; i++) {
+            SqlLexer.Kind k = t.kind(i);
+            if (k != SqlLexer.Kind.WORD && k != SqlLexer.Kind.QUOTED) {
+                continue;
+            }
+            if (t.isPunct(i + 1, '(')) {
+                for (String f : SESSION_FUNCTIONS) {
+                    if (t.is(i, f)) {
+                        return true;
+                    }
+                }
+            }
+            if (t.is(i, "pg_temp")) {
+                return true;
+            }
+            if (t.is(i, "INTO") && (temporary(t, i + 1) || userVariable(t, i + 1))) {
+                return true;
+            }
+            if (userVariable(t, i) && t.isPunct(i + 1, ':') && t.adjacent(i + 1) && t.isPunct(i + 2, '=')) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean userVariable(SqlLexer t, int i) {
+        if (t.kind(i) != SqlLexer.Kind.WORD) {
+            return false;
+        }
+        String w = t.text(i);
+        return w.length() > 1 && w.charAt(0) == '@' && w.charAt(1) != '@';
+    }
+
+    private static boolean contains(SqlLexer t, int s, int e, String word) {
+        for (int i = s; i < e; i++) {
+            if (t.is(i, word)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -18,8 +18,24 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * One stub physical connection: it remembers its settings, logs the SQL it ran and how often each
  * method was called, and throws {@link #failNext} at the next statement.
+ *
+ * <p>Strict where the pool's logic depends on it, like pgjdbc: it keeps the server's transaction
+ * state from the SQL it runs and the autocommit mode, reports it as pgjdbc does through
+ * {@code getTransactionState()} (unless the database hides it, {@link StubDatabase#wireReadable}),
+ * and refuses {@code commit()} and {@code rollback()} in autocommit mode.
  */
 final class StubConnection implements InvocationHandler {
+
+    /** pgjdbc's shape: a connection type with {@code getTransactionState()}, an enum with IDLE. */
+    public interface Wire {
+        TransactionState getTransactionState();
+    }
+
+    public enum TransactionState {
+        IDLE,
+        OPEN,
+        FAILED
+    }
 
     final StubDatabase db;
     final int id;
@@ -36,6 +52,8 @@ final class StubConnection implements InvocationHandler {
     int holdability = ResultSet.HOLD_CURSORS_OVER_COMMIT;
     int networkTimeout;
     final AtomicInteger openStatements = new AtomicInteger();
+    /** What the server would report. */
+    volatile TransactionState transaction = TransactionState.IDLE;
 
     StubConnection(StubDatabase db, int id) {
         this.db = db;
@@ -43,7 +61,8 @@ final class StubConnection implements InvocationHandler {
     }
 
     Connection proxy() {
-        return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, this);
+        Class<?>[] types = db.wireReadable ? new Class<?>[] {Connection.class, Wire.class} : new Class<?>[] {Connection.class};
+        return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), types, this);
     }
 
     int calls(String method) {
@@ -70,8 +89,14 @@ final class StubConnection implements InvocationHandler {
                 closed = true;
                 return null;
             case "setAutoCommit":
+                if ((Boolean) args[0] && !autoCommit && transaction != TransactionState.IDLE) {
+                    sql.add("COMMIT"); // as pgjdbc: switching autocommit on commits
+                    transaction = TransactionState.IDLE;
+                }
                 autoCommit = (Boolean) args[0];
                 return null;
+            case "getTransactionState":
+                return transaction;
             case "getAutoCommit":
                 return autoCommit;
             case "setTransactionIsolation":
@@ -105,10 +130,12 @@ final class StubConnection implements InvocationHandler {
             case "getNetworkTimeout":
                 return networkTimeout;
             case "commit":
-                sql.add("COMMIT");
-                return null;
             case "rollback":
-                sql.add("ROLLBACK");
+                if (autoCommit) { // pgjdbc's message and SQLState (25P01 no_active_sql_transaction)
+                    throw new SQLException("Cannot " + name + " when autoCommit is enabled.", "25P01");
+                }
+                sql.add(name.toUpperCase(java.util.Locale.ROOT));
+                transaction = TransactionState.IDLE;
                 return null;
             case "createStatement":
                 return new StubStatement(this, null).proxy(Statement.class);
@@ -151,5 +178,17 @@ final class StubConnection implements InvocationHandler {
             throw f;
         }
         sql.add(statement);
+        if (!autoCommit && transaction == TransactionState.IDLE) {
+            transaction = TransactionState.OPEN; // the driver begins one before the first statement
+        }
+        for (String part : statement.split(";")) {
+            String p = part.replaceAll("(?s)/\\*.*?\\*/|--[^\n]*", " ").trim().toUpperCase(java.util.Locale.ROOT);
+            if (p.startsWith("BEGIN") || p.startsWith("START TRANSACTION") || p.contains("AND CHAIN") && !p.contains("NO CHAIN")) {
+                transaction = TransactionState.OPEN;
+            } else if (p.startsWith("COMMIT") || p.startsWith("END") || p.startsWith("ABORT")
+                    || p.startsWith("ROLLBACK") && !p.matches("ROLLBACK( WORK| TRANSACTION)? TO .*")) {
+                transaction = TransactionState.IDLE;
+            }
+        }
     }
 }

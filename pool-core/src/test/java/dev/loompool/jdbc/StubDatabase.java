@@ -19,6 +19,8 @@ final class StubDatabase {
     /** When set, connects with another password fail with SQLState 28P01. */
     volatile String requiredPassword;
     volatile String productName = "Stub";
+    /** Whether its connections tell their transaction state as pgjdbc does; false: as a driver that cannot. */
+    volatile boolean wireReadable = true;
 
     StubDatabase(String name) {
         this.name = name;
