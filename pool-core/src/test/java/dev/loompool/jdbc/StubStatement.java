@@ -11,6 +11,8 @@ final class StubStatement implements InvocationHandler {
     private final StubConnection connection;
     private final String prepared;
     private boolean closed;
+    /** As in JDBC: closing its result set closes the statement too. */
+    private boolean closeOnCompletion;
 
     StubStatement(StubConnection connection, String prepared) {
         this.connection = connection;
@@ -23,6 +25,10 @@ final class StubStatement implements InvocationHandler {
     }
 
     static ResultSet resultSet(StubConnection connection) {
+        return resultSet(connection, () -> { });
+    }
+
+    static ResultSet resultSet(StubConnection connection, Runnable onClose) {
         boolean[] state = new boolean[2]; // [0] next called, [1] closed
         return (ResultSet) Proxy.newProxyInstance(StubStatement.class.getClassLoader(), new Class<?>[] {ResultSet.class},
                 (p, m, a) -> switch (m.getName()) {
@@ -38,6 +44,7 @@ final class StubStatement implements InvocationHandler {
                         if (!state[1]) {
                             state[1] = true;
                             connection.openStatements.decrementAndGet();
+                            onClose.run();
                         }
                         yield null;
                     }
@@ -46,21 +53,34 @@ final class StubStatement implements InvocationHandler {
                 });
     }
 
+    private void close() {
+        if (!closed) {
+            closed = true;
+            connection.openStatements.decrementAndGet();
+        }
+    }
+
     @Override
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
         switch (m.getName()) {
             case "close":
-                if (!closed) {
-                    closed = true;
-                    connection.openStatements.decrementAndGet();
-                }
+                close();
                 return null;
+            case "closeOnCompletion":
+                closeOnCompletion = true;
+                return null;
+            case "isCloseOnCompletion":
+                return closeOnCompletion;
             case "isClosed":
                 return closed;
             case "executeQuery":
                 connection.run(args == null ? prepared : (String) args[0]);
                 connection.openStatements.incrementAndGet(); // the result set counts until closed
-                return resultSet(connection);
+                return resultSet(connection, () -> {
+                    if (closeOnCompletion) {
+                        close();
+                    }
+                });
             case "execute":
                 connection.run(args == null ? prepared : (String) args[0]);
                 return false;
