@@ -132,14 +132,9 @@ public final class DelegateGenerator {
      */
     private static void writeConnection(Path dir) throws IOException {
         StringBuilder out = header("BindingConnection");
-        out.append("abstract class BindingConnection implements java.sql.Connection {\n\n")
-                .append("    /** The physical connection, bound now if it was not. */\n")
-                .append("    abstract java.sql.Connection bind() throws java.sql.SQLException;\n\n")
-                .append("    /** After every bound call: releases the physical connection if nothing pins it. */\n")
-                .append("    abstract void done();\n\n")
-                .append("    /** Every SQLException from the driver passes here; returns what to throw. */\n")
-                .append("    abstract java.sql.SQLException error(java.sql.SQLException e);\n\n")
-                .append("    /** Tracks a new statement (it pins until closed) and wraps it. */\n")
+        out.append("abstract class BindingConnection implements java.sql.Connection {\n\n");
+        bindingHooks(out, "java.sql.Connection bind()", "The physical connection, bound now if it was not.");
+        out.append("    /** Tracks a new statement (it pins until closed) and wraps it. */\n")
                 .append("    abstract java.sql.Statement wrapStatement(java.sql.Statement s) throws java.sql.SQLException;\n\n")
                 .append("    abstract java.sql.PreparedStatement wrapPrepared(java.sql.PreparedStatement s, String sql) throws java.sql.SQLException;\n\n")
                 .append("    abstract java.sql.CallableStatement wrapCallable(java.sql.CallableStatement s, String sql) throws java.sql.SQLException;\n\n")
@@ -176,14 +171,9 @@ public final class DelegateGenerator {
      */
     private static void writeMetaData(Path dir) throws IOException {
         StringBuilder out = header("BindingDatabaseMetaData");
-        out.append("abstract class BindingDatabaseMetaData implements java.sql.DatabaseMetaData {\n\n")
-                .append("    /** The driver's metadata of the handle's physical connection, bound now if it was not. */\n")
-                .append("    abstract java.sql.DatabaseMetaData meta() throws java.sql.SQLException;\n\n")
-                .append("    /** After every call: the handle releases the physical connection if nothing pins it. */\n")
-                .append("    abstract void done();\n\n")
-                .append("    /** Every SQLException from the driver passes here; returns what to throw. */\n")
-                .append("    abstract java.sql.SQLException error(java.sql.SQLException e);\n\n")
-                .append("    /** Wraps and tracks a driver result set: it pins until closed. */\n")
+        out.append("abstract class BindingDatabaseMetaData implements java.sql.DatabaseMetaData {\n\n");
+        bindingHooks(out, "java.sql.DatabaseMetaData meta()", "The driver's metadata of the handle's physical connection, bound now if it was not.");
+        out.append("    /** Wraps and tracks a driver result set: it pins until closed. */\n")
                 .append("    abstract java.sql.ResultSet wrap(java.sql.ResultSet rs) throws java.sql.SQLException;\n\n")
                 .append("    /** The logical connection this metadata belongs to. */\n")
                 .append("    abstract java.sql.Connection connection();\n\n");
@@ -203,6 +193,16 @@ public final class DelegateGenerator {
         }
         out.append("}\n");
         Files.writeString(dir.resolve("BindingDatabaseMetaData.java"), out);
+    }
+
+    /** The hooks of a class whose every call binds: the bound object, done, and the error hook. */
+    private static void bindingHooks(StringBuilder out, String boundGetter, String doc) {
+        out.append("    /** ").append(doc).append(" */\n")
+                .append("    abstract ").append(boundGetter).append(" throws java.sql.SQLException;\n\n")
+                .append("    /** After every bound call: the handle releases the physical connection if nothing pins it. */\n")
+                .append("    abstract void done();\n\n")
+                .append("    /** Every SQLException from the driver passes here; returns what to throw. */\n")
+                .append("    abstract java.sql.SQLException error(java.sql.SQLException e);\n\n");
     }
 
     /** A call made on a bound connection, reported done after, whatever happens. */

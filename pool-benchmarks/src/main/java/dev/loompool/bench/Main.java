@@ -24,7 +24,7 @@ public final class Main {
     public static void main(String[] args) throws Exception {
         System.setProperty("java.awt.headless", "true");
         Mode mode = Arrays.asList(args).contains("full") ? Mode.FULL : Mode.QUICK;
-        Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P4", "P5", "P6"));
+        Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P4", "P5", "P6", "P7"));
         Path out = mode == Mode.FULL ? Path.of("pool-benchmarks", "results") : Path.of("pool-benchmarks", "target", "bench-quick");
         for (int i = 0; i < args.length - 1; i++) {
             if (args[i].equals("--only")) {
@@ -54,11 +54,11 @@ public final class Main {
         if (postgres && only.contains("P5")) {
             P5Oltp.prepareTables();
         }
-        for (Scenario s : List.of(new P2Fairness(), new P3SlowCall(), new P4Outage(), new P5Oltp())) {
+        for (Scenario s : List.of(new P2Fairness(), new P3SlowCall(), new P4Outage(), new P5Oltp(), new P7RealCycle())) {
             if (!only.contains(s.id())) {
                 continue;
             }
-            if ((s instanceof P3SlowCall || s instanceof P5Oltp) && !postgres) {
+            if ((s instanceof P3SlowCall || s instanceof P5Oltp || s instanceof P7RealCycle) && !postgres) {
                 String why = "PostgreSQL not reachable at " + Postgres.URL;
                 if ("true".equalsIgnoreCase(System.getenv("CI"))) {
                     failed = fail(report, s.id(), new IllegalStateException(why));

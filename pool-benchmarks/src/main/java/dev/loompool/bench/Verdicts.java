@@ -31,6 +31,15 @@ final class Verdicts {
                         "p99 failure latency %.3f ms; %s connect attempts over the whole outage run, with a 1 s open "
                                 + "duration and 5 failures to open", loom.millis(0.99), attempts));
             }
+            case "P7": {
+                double loomFloor = loomTrials.stream().mapToDouble(t -> (Double) t.extra.get("x floor")).average().orElse(0);
+                double hikariFloor = trials.get(PoolKind.HIKARI).stream().mapToDouble(t -> (Double) t.extra.get("x floor"))
+                        .average().orElse(0);
+                double floorP99 = (Double) loom.extra.get("floor p99 ms");
+                return Report.verdict(loomFloor >= 0.97 && ratio >= 1 && loom.millis(0.99) <= 1.2 * floorP99, String.format(
+                        "%.2fx the floor (HikariCP %.2fx), %.2fx HikariCP's requests/s; p99 %.3f ms, the floor's %.3f ms",
+                        loomFloor, hikariFloor, ratio, loom.millis(0.99), floorP99));
+            }
             default:
                 return Report.verdict(ratio >= 1, String.format("%.2fx HikariCP's throughput", ratio));
         }

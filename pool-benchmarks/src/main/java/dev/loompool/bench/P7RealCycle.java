@@ -1,0 +1,88 @@
+package dev.loompool.bench;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import javax.sql.DataSource;
+
+/**
+ * P7: what the pool costs on top of the real driver. Four platform threads over max 4 run
+ * getConnection, a prepared {@code SELECT 1}, close. The floor is the same loop on four driver
+ * connections held for the whole run, no pool: each trial measures the floor right before the
+ * pool, so that the ratio pairs two runs under the same load of the shared host.
+ */
+final class P7RealCycle implements Scenario {
+
+    static final int THREADS = 4;
+
+    @Override
+    public String id() {
+        return "P7";
+    }
+
+    @Override
+    public String title() {
+        return "PostgreSQL, 4 platform threads over max 4: getConnection, prepared SELECT 1, close; floor: 4 held driver connections";
+    }
+
+    @Override
+    public String target() {
+        return ">= 0.97x the floor and >= HikariCP's requests/s; p99 <= 1.2x the floor's";
+    }
+
+    @Override
+    public Trial run(PoolKind pool, Mode mode) throws Exception {
+        Trial floor = floor(mode);
+        DataSource ds = pool.open(new PoolKind.Settings(Postgres.URL, null, null, THREADS, THREADS, Duration.ofSeconds(30)));
+        try {
+            Trial t = Load.run(pool, mode, THREADS, false, () -> {
+                try (Connection c = ds.getConnection()) {
+                    select(c);
+                }
+            });
+            t.extra.put("floor req/s", Math.round(floor.perSecond()));
+            t.extra.put("floor p99 ms", Math.round(floor.millis(0.99) * 1000) / 1000.0);
+            t.extra.put("x floor", Math.round(t.perSecond() / floor.perSecond() * 1000) / 1000.0);
+            return t;
+        } finally {
+            PoolKind.close(ds);
+        }
+    }
+
+    /** The loop on held connections: each request takes one from a queue and puts it back, no pool logic. */
+    private static Trial floor(Mode mode) throws Exception {
+        BlockingQueue<Connection> held = new ArrayBlockingQueue<>(THREADS);
+        List<Connection> all = new ArrayList<>();
+        for (int i = 0; i < THREADS; i++) {
+            Connection c = DriverManager.getConnection(Postgres.URL);
+            all.add(c);
+            held.add(c);
+        }
+        try {
+            return Load.run(PoolKind.LOOMPOOL, mode, THREADS, false, () -> {
+                Connection c = held.take();
+                try {
+                    select(c);
+                } finally {
+                    held.add(c);
+                }
+            });
+        } finally {
+            for (Connection c : all) {
+                c.close();
+            }
+        }
+    }
+
+    private static void select(Connection c) throws Exception {
+        try (PreparedStatement ps = c.prepareStatement("SELECT 1"); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+        }
+    }
+}
