@@ -82,6 +82,28 @@ class MariaDbIntegrationTest {
     }
 
     @Test
+    void mysqlConnectorJSessionsAreResetAndTheirTransactionsSeenToo() throws SQLException {
+        LoomPoolDataSource ds = dataSource(1);
+        ds.setJdbcUrl(TestDatabase.MARIADB.url().replace("jdbc:mariadb:", "jdbc:mysql:"));
+        long id;
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            st.execute("SET @leak = 42");
+            st.execute("SET SESSION sql_mode = 'ANSI'");
+            st.execute("START TRANSACTION");
+            st.close();
+            assertThat(c.unwrap(LoomConnection.class).pinReasons()).contains(PinReason.TRANSACTION, PinReason.SESSION_STATE);
+            id = PostgresIntegrationTest.single(c, "SELECT CONNECTION_ID()");
+        }
+        try (Connection c = ds.getConnection()) {
+            assertThat(PostgresIntegrationTest.single(c, "SELECT @@in_transaction")).isZero();
+            assertThat(PostgresIntegrationTest.text(c, "SELECT COALESCE(@leak, 'none')")).isEqualTo("none");
+            assertThat(PostgresIntegrationTest.text(c, "SELECT @@SESSION.sql_mode")).doesNotContain("ANSI_QUOTES");
+            assertThat(ds.getPool().stats().total()).isEqualTo(1);
+            assertThat(id).isPositive();
+        }
+    }
+
+    @Test
     void theDriversPoolOptionIsRefused() {
         LoomPoolDataSource ds = dataSource(2);
         ds.setJdbcUrl(TestDatabase.MARIADB.url() + "&pool=true");
