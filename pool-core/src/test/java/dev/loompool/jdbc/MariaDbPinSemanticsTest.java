@@ -1,0 +1,188 @@
+package dev.loompool.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The pin-semantics suite on a real MariaDB, and what only MariaDB's SQL can do to a borrower:
+ * executable comments (slash-star-bang, and slash-star-M-bang-version) are SQL the server runs,
+ * user variables and sql_mode live on the session, XA and BEGIN NOT ATOMIC blocks hide what they
+ * do. The URL allows multi-statement strings.
+ */
+class MariaDbPinSemanticsTest extends PinSemanticsSuite {
+
+    private static final Probe USER_VARIABLE = new Probe("SELECT COALESCE(@v, 'none')", "4242");
+    private static final Probe SQL_MODE = new Probe("SELECT @@SESSION.sql_mode", "ANSI");
+
+    @Override
+    TestDatabase database() {
+        return TestDatabase.MARIADB;
+    }
+
+    @Override
+    String url() {
+        return withOptions(database().url(), "allowMultiQueries=true");
+    }
+
+    @Override
+    String backendIdSql() {
+        return "SELECT CONNECTION_ID()";
+    }
+
+    @Override
+    List<String> sessionProbes() {
+        return List.of("SELECT @@SESSION.wait_timeout", "SELECT @@SESSION.max_statement_time", "SELECT @@SESSION.sql_mode",
+                "SELECT @@autocommit", "SELECT @@SESSION.time_zone", "SELECT @@character_set_client",
+                "SELECT @@collation_connection", "SELECT DATABASE()", "SELECT @@SESSION.tx_isolation",
+                "SELECT COALESCE(@leak, 'none')");
+    }
+
+    @Override
+    String inTransactionProbe() {
+        return "SELECT @@in_transaction";
+    }
+
+    @Override
+    String sessionStateSql() {
+        return "SET @leak = 4242";
+    }
+
+    @Override
+    Probe sessionStateProbe() {
+        return new Probe("SELECT COALESCE(@leak, 'none')", "4242");
+    }
+
+    @Override
+    Class<?> driverConnectionType() {
+        return org.mariadb.jdbc.Connection.class;
+    }
+
+    // ---- case 2: transactions the SQL classifier cannot see ------------------------------------------
+
+    /** The plain spelling, which the classifier knows: the baseline of the hidden ones below. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Shape.class)
+    void aPlainSetAutocommitZeroOpensATransactionThatStaysWithA(Shape shape) throws Exception {
+        transactionScenario(shape, List.of(), "SET autocommit = 0", insert(1));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Shape.class)
+    void autocommitOffInAVersionedCommentOpensATransactionThatStaysWithA(Shape shape) throws Exception {
+        transactionScenario(shape, List.of(), "/*!40101 SET autocommit = 0 */", insert(1));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Shape.class)
+    void startTransactionInAnExecutableCommentOpensATransactionThatStaysWithA(Shape shape) throws Exception {
+        transactionScenario(shape, List.of(), "/*! START TRANSACTION */", insert(1));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Shape.class)
+    void startTransactionInAMariaDbVersionedCommentOpensATransactionThatStaysWithA(Shape shape) throws Exception {
+        transactionScenario(shape, List.of(), "/*M!100100 START TRANSACTION */", insert(1));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Shape.class)
+    void aMultiStatementStringEndingInStartTransactionOpensATransactionThatStaysWithA(Shape shape) throws Exception {
+        transactionScenario(shape, List.of(1), insert(1) + "; START TRANSACTION", insert(2));
+    }
+
+    @Test
+    void anXaTransactionKeepsAnotherBorrowerOut() throws Exception {
+        transactionScenario(Shape.B_WHILE_A_OPEN, List.of(), "XA START '" + table + "'", insert(1));
+    }
+
+    /**
+     * An XA transaction left active when A closes: the pool may reset the connection or destroy it
+     * (a plain ROLLBACK is refused in the ACTIVE state), so B's backend is not checked, only B's session.
+     */
+    @Test
+    void anXaTransactionLeftActiveAtCloseIsNotCommittedAndBStartsClean() throws Exception {
+        String[] aSql = {"XA START '" + table + "'", insert(1)};
+        assertThat(reference(c -> run(c, aSql))).as("the plain driver (test premise)").isEmpty();
+        LoomPoolDataSource ds = dataSource(1);
+        try (Connection a = ds.getConnection()) {
+            run(a, aSql);
+        }
+        BView b = borrowB(ds, List.of());
+        assertThat(b.autoCommit()).isTrue();
+        assertThat(b.answers().get(inTransactionProbe())).as("B's session is inside a transaction").isEqualTo("0");
+        assertThat(b.rowCommittedAtOnce()).as("B's autocommit insert is committed at once").isTrue();
+        assertCommitted(ds, List.of(B_ROW));
+    }
+
+    // ---- case 3: session state the SQL classifier cannot see -----------------------------------------
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Shape.class)
+    void aUserVariableAssignedInASelectDoesNotReachB(Shape shape) throws Exception {
+        sessionScenario(shape, USER_VARIABLE, "SELECT @v := 4242");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Shape.class)
+    void aUserVariableSetBySelectIntoDoesNotReachB(Shape shape) throws Exception {
+        sessionScenario(shape, USER_VARIABLE, "SELECT 4242 INTO @v");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Shape.class)
+    void aUserVariableSetInAnExecutableCommentDoesNotReachB(Shape shape) throws Exception {
+        sessionScenario(shape, USER_VARIABLE, "/*! SET @v = 4242 */");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Shape.class)
+    void aUserVariableSetInsideBeginNotAtomicDoesNotReachB(Shape shape) throws Exception {
+        sessionScenario(shape, USER_VARIABLE, "BEGIN NOT ATOMIC SET @v = 4242; END");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Shape.class)
+    void sqlModeSetInAMariaDbVersionedCommentDoesNotReachB(Shape shape) throws Exception {
+        sessionScenario(shape, SQL_MODE, "/*M!100100 SET sql_mode = 'ANSI' */");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Shape.class)
+    void sqlModeSetInAVersionedCommentDoesNotReachB(Shape shape) throws Exception {
+        sessionScenario(shape, SQL_MODE, "/*!40101 SET SESSION sql_mode='ANSI' */");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Shape.class)
+    void aNamedLockTakenInsideAWithQueryIsNotLeftHeld(Shape shape) throws Exception {
+        sessionScenario(shape, new Probe("SELECT IF(IS_USED_LOCK('{t}') IS NULL, 'free', 'held')", "held"),
+                "WITH l AS (SELECT GET_LOCK('{t}', 0)) SELECT * FROM l");
+    }
+
+    /** A temporary table of the test table's name shadows it: B's insert would go into A's temporary table. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Shape.class)
+    void aTemporaryTableMadeByCreateOrReplaceDoesNotReachB(Shape shape) throws Exception {
+        sessionScenario(shape, new Probe("SELECT COALESCE(MAX(id), 'none') FROM {t}", "4242"),
+                "CREATE OR REPLACE TEMPORARY TABLE {t} SELECT 4242 AS id");
+    }
+
+    // ---- case 4: a reset that restores what the driver and connectionInitSql set ---------------------
+
+    @Test
+    void afterAResetBSeesTheSessionVariablesAndInitSqlSettingsOfAFreshConnection() throws Exception {
+        Map<String, String> fresh = resetScenario(withOptions(url(), "sessionVariables=wait_timeout=1234"),
+                "SET SESSION max_statement_time = 7",
+                "SET @leak = 4242", "SET SESSION sql_mode = 'ANSI'", "SET SESSION wait_timeout = 5",
+                "SET SESSION max_statement_time = 1", "SET time_zone = '+05:00'");
+        assertThat(fresh).as("a fresh connection (test premise)")
+                .containsEntry("SELECT @@SESSION.wait_timeout", "1234")
+                .containsEntry("SELECT @@SESSION.max_statement_time", "7.000000");
+    }
+}
