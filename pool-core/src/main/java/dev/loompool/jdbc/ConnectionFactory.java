@@ -102,7 +102,7 @@ final class ConnectionFactory {
     private void learn(Connection raw) throws SQLException {
         String product = raw.getMetaData().getDatabaseProductName();
         classifier = new SqlClassifier(SqlDialect.of(product));
-        sessionReset = SessionReset.detect(raw, product);
+        sessionReset = SessionReset.detect(raw, product, JdbcUrls.driverResetsSessions(url, properties));
     }
 
     /** How to read the transaction state: found once per driver class, which every connection shares. */

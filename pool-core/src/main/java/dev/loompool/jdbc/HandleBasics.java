@@ -18,6 +18,9 @@ abstract class HandleBasics extends HandleSettings {
     /** Something changed the session behind the handle: pin until close, and reset before reuse. */
     abstract void sessionChanged();
 
+    /** The driver's own object or state is handed out or changed: pin, and never reuse the connection. */
+    abstract <T> T exposed(T value);
+
     @Override
     public SQLWarning getWarnings() throws SQLException {
         ensureOpen();
@@ -69,7 +72,7 @@ abstract class HandleBasics extends HandleSettings {
         Connection raw = bind();
         try {
             // Whoever holds the driver's object relies on this physical connection: pin it.
-            return pinned(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+            return exposed(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
         } catch (SQLException e) {
             throw error(e);
         } finally {
@@ -96,6 +99,7 @@ abstract class HandleBasics extends HandleSettings {
         try {
             bind().setTypeMap(map);
             sessionChanged();
+            exposed(map); // the driver keeps it, where no session reset reaches
         } catch (SQLException e) {
             throw error(e);
         }
@@ -116,11 +120,12 @@ abstract class HandleBasics extends HandleSettings {
         void apply(Connection raw) throws SQLException;
     }
 
-    /** Client info lives on the session: it pins, and the session reset clears it. */
+    /** Client info lives on the session, or in the driver where no reset reaches: the connection is not reused. */
     private void clientInfo(ClientInfoCall call) throws SQLClientInfoException {
         try {
             call.apply(bind());
             sessionChanged();
+            exposed(call);
         } catch (SQLClientInfoException e) {
             throw e;
         } catch (SQLException e) {

@@ -46,6 +46,10 @@ final class Housekeeping {
                     p.leaseAtLastScan = null;
                     continue;
                 }
+                if (p.exposure != Exposure.NONE && (p.holderCollected() || !ownerAlive(p))) {
+                    reportExposed(p); // the application still holds the driver's objects: taking it back could hand them to another
+                    continue;
+                }
                 if (p.holderCollected()) {
                     reclaimUnreachable(p, lease);
                     continue;
@@ -76,6 +80,21 @@ final class Housekeeping {
             log.error("pool '{}': housekeeping failed", pool.name, e);
         }
         scans.incrementAndGet();
+    }
+
+    private static boolean ownerAlive(PhysicalConnection p) {
+        LogicalConnection handle = p.holder();
+        return handle == null || handle.ownerThread().isAlive();
+    }
+
+    private void reportExposed(PhysicalConnection p) {
+        if (!p.leakReported) {
+            p.leakReported = true;
+            pool.leaksReported.incrementAndGet();
+            log.warn("pool '{}': a connection whose handle was dropped or whose thread ended is not reclaimed: the "
+                    + "application still holds the driver's own connection or objects from it (unwrap, LOBs); close "
+                    + "the handle to give it back", pool.name, p.boundFrom);
+        }
     }
 
     private void reclaim(LogicalConnection handle, PhysicalConnection p) {

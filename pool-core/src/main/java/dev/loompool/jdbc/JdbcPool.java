@@ -137,11 +137,15 @@ final class JdbcPool {
         if (p.evicted) {
             throw new Retired("evicted");
         }
+        if (p.exposure == Exposure.DRIVER_STATE) {
+            throw new Retired("the application held the driver's own connection or state");
+        }
         try {
             if (p.transactionMayBeOpen()) {
                 rollback(p);
             }
-            if (p.sessionDirty || p.serverTransactionOpen()) { // still "open": SQL turned autocommit off
+            if (p.sessionDirty || p.serverTransactionOpen() // still "open": SQL turned autocommit off
+                    || p.current.marked.contains(Attr.SCHEMA) && factory.sessionReset().ownsSchema()) {
                 resetSession(p);
             } else if (!p.current.marked.isEmpty()) {
                 for (Attr a : p.current.marked) {
@@ -246,6 +250,9 @@ final class JdbcPool {
 
     private boolean giveBack(PhysicalConnection p, Lease<PhysicalConnection> lease) {
         p.holder = null;
+        if (p.exposure == Exposure.DRIVER_OBJECT) {
+            p.exposure = Exposure.NONE; // its LOBs end with the handle
+        }
         if (leakThresholdNanos > 0) {
             p.boundFrom = null;
         }

@@ -38,6 +38,16 @@ final class JdbcUrls {
         return copy;
     }
 
+    /** False where the user told MariaDB Connector/J not to reset sessions ({@code useResetConnection=false}). */
+    static boolean driverResetsSessions(String url, Properties properties) {
+        String value = properties.getProperty("useResetConnection");
+        if (value == null) {
+            var m = Pattern.compile("(?i)[?&;]useResetConnection=([^&;]*)").matcher(url);
+            value = m.find() ? m.group(1) : "true";
+        }
+        return !value.equalsIgnoreCase("false");
+    }
+
     /**
      * Why loompool refuses this URL, or null. A driver-side pool under loompool would hold
      * connections loompool cannot see, reset or bound.

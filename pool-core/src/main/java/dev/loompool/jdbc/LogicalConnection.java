@@ -192,6 +192,18 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
     @Override
     <T> T pinned(T value) {
         pins.add(PinReason.EXPLICIT);
+        physical.expose(Exposure.DRIVER_OBJECT);
+        return value;
+    }
+
+    /**
+     * The driver's own object is handed out: SQL and settings through it bypass the pool, so the
+     * connection is pinned until close and then closed, not reused.
+     */
+    @Override
+    <T> T exposed(T value) {
+        pins.add(PinReason.EXPLICIT);
+        physical.expose(Exposure.DRIVER_STATE);
         return value;
     }
 
@@ -234,18 +246,18 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
 
     @Override
     public void setAutoCommit(boolean autoCommit) throws SQLException {
+        if (autoCommit && lostTransaction) { // switching autocommit on would commit it: it cannot
+            throw new SQLException("pool '" + pool.name + "': cannot commit, the transaction was lost when "
+                    + "its connection broke; roll back", "08003");
+        }
         settings().autoCommit = autoCommit;
         PhysicalConnection p = physical;
         boolean before = p == null || p.current.autoCommit;
         changed(Attr.AUTO_COMMIT); // switching it on commits, as the driver does
         if (p == null || physical != p) {
-            if (autoCommit) {
-                lostTransaction = false;
-            }
             return;
         }
         if (autoCommit) {
-            lostTransaction = false;
             pins.jdbcTransactionEnded(p, before);
             done();
         } else {

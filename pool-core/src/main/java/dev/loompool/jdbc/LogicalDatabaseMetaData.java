@@ -47,7 +47,7 @@ final class LogicalDatabaseMetaData extends BindingDatabaseMetaData {
         return owner;
     }
 
-    /** The driver's own metadata object reaches into one physical connection: that pins it. */
+    /** The driver's own metadata object reaches into one physical connection: it is exposed. */
     @Override
     public <T> T unwrap(Class<T> iface) throws SQLException {
         if (iface.isInstance(this)) {
@@ -55,7 +55,7 @@ final class LogicalDatabaseMetaData extends BindingDatabaseMetaData {
         }
         try {
             DatabaseMetaData raw = meta();
-            return owner.pinned(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+            return owner.exposed(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
         } catch (SQLException e) {
             throw error(e);
         } finally {

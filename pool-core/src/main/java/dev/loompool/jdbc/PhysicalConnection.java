@@ -42,6 +42,11 @@ final class PhysicalConnection {
      * off, or SQL BEGIN) since the last commit or rollback.
      */
     boolean transactionDirty;
+    /**
+     * What of it the application holds beyond the pool's wrappers; written by the holder, read by
+     * the housekeeper, which never takes back a connection the application can still reach.
+     */
+    volatile Exposure exposure = Exposure.NONE;
     /** Asked to go (Actuator evict): retired on its way back. */
     volatile boolean evicted;
 
@@ -86,12 +91,22 @@ final class PhysicalConnection {
         return wire.readable() ? wire.transactionOpen(raw, current.autoCommit) : transactionDirty;
     }
 
-    /** Sets attribute {@code a} to the handle's value if it differs, and remembers it. */
+    /**
+     * Sets attribute {@code a} to the handle's value if it differs, and remembers it. Once SQL
+     * changed the session, what the pool last set may no longer be what the server has: set it anyway.
+     */
     void apply(Settings wanted, Attr a) throws SQLException {
-        if (!current.same(wanted, a)) {
+        if (sessionDirty || !current.same(wanted, a)) {
             wanted.applyTo(raw, a);
             current.copyFrom(wanted, a);
             current.marked.add(a);
+        }
+    }
+
+    /** The application got hold of something of the driver's: never lower what it got. */
+    void expose(Exposure e) {
+        if (e.compareTo(exposure) > 0) {
+            exposure = e;
         }
     }
 

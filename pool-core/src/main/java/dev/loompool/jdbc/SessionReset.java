@@ -35,21 +35,28 @@ final class SessionReset {
 
     private static final Logger log = LoggerFactory.getLogger(SessionReset.class);
 
-    static final SessionReset NONE = new SessionReset(null, null, null);
+    static final SessionReset NONE = new SessionReset(null, null, null, null);
 
     private final String wipeSql;
     private final MethodHandle wipeMethod;
     /** Puts back what the driver set at connect; null if it set nothing a wipe takes. */
     private final String restoreSql;
+    /** pgjdbc's getNotifications(): drains what arrived for the last borrower's LISTEN. */
+    private final MethodHandle drain;
 
-    private SessionReset(String wipeSql, MethodHandle wipeMethod, String restoreSql) {
+    private SessionReset(String wipeSql, MethodHandle wipeMethod, String restoreSql, MethodHandle drain) {
         this.wipeSql = wipeSql;
         this.wipeMethod = wipeMethod;
         this.restoreSql = restoreSql;
+        this.drain = drain;
     }
 
-    /** Learns from {@code raw}, a connection fresh from the driver, which nobody has used. */
-    static SessionReset detect(Connection raw, String product) throws SQLException {
+    /**
+     * Learns from {@code raw}, a connection fresh from the driver, which nobody has used.
+     * {@code driverResets} is false where the driver was told not to reset (MariaDB's
+     * {@code useResetConnection=false}): its connections with session state are closed instead.
+     */
+    static SessionReset detect(Connection raw, String product, boolean driverResets) throws SQLException {
         if (product == null) {
             return NONE;
         }
@@ -59,14 +66,32 @@ final class SessionReset {
             List<String> calls = new ArrayList<>();
             set.forEach((name, value) -> calls.add("set_config(" + literal(name, false) + ", " + literal(value, false) + ", false)"));
             return new SessionReset("DISCARD ALL", null,
-                    restorable(raw, calls.isEmpty() ? null : "SELECT " + String.join(", ", calls)));
+                    restorable(raw, calls.isEmpty() ? null : "SELECT " + String.join(", ", calls)), drain(raw));
         }
         boolean maria = product.contains("MariaDB");
-        if (maria || product.contains("MySQL")) {
+        if ((maria || product.contains("MySQL")) && driverResets) {
             MethodHandle wipe = byMethod(raw, maria ? "reset" : "resetServerState");
-            return wipe == null ? NONE : new SessionReset(null, wipe, restorable(raw, mysqlRestore(raw)));
+            return wipe == null ? NONE : new SessionReset(null, wipe, restorable(raw, mysqlRestore(raw)), null);
         }
         return NONE;
+    }
+
+    private static MethodHandle drain(Connection raw) {
+        try {
+            MethodHandle h = DriverMethods.find(raw.getClass(), "getNotifications");
+            return h == null ? null : h.asType(MethodType.methodType(Object.class, Connection.class));
+        } catch (IllegalAccessException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Whether a changed schema is undone by this reset rather than by {@code setSchema}: on
+     * PostgreSQL {@code setSchema} leaves a search path of one schema, where a fresh session has
+     * the whole path it connected with.
+     */
+    boolean ownsSchema() {
+        return wipeSql != null && supported();
     }
 
     /** {@code SET SESSION} of every variable the driver set to something else than the server's global value. */
@@ -160,6 +185,15 @@ final class SessionReset {
         if (restoreSql != null) {
             try (Statement st = raw.createStatement()) {
                 st.execute(restoreSql);
+            }
+        }
+        if (drain != null) {
+            try {
+                Object ignored = (Object) drain.invokeExact(raw); // notifications the last borrower's LISTEN received
+            } catch (SQLException | RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new SQLException("could not drain notifications", e);
             }
         }
     }

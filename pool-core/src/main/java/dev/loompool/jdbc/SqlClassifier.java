@@ -17,6 +17,8 @@ final class SqlClassifier {
     private static final String[] SESSION_FUNCTIONS = {
         "set_config", "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock",
         "pg_try_advisory_lock_shared", "dblink_connect", "dblink_connect_u", "get_lock",
+        // a sequence's last value is the session's: the caller's lastval() must find it, the next borrower must not
+        "nextval", "setval", "currval", "lastval",
     };
 
     /**
@@ -48,9 +50,25 @@ final class SqlClassifier {
         return effect;
     }
 
-    /** Every statement in turn: session state from any of them, the transaction as the last leaves it. */
+    /**
+     * Whether backslashes escape in plain strings is a session setting (PostgreSQL's
+     * standard_conforming_strings, MySQL's NO_BACKSLASH_ESCAPES) the pool does not track: a text
+     * with a backslash is read both ways, and the answer pins for whatever either reading finds.
+     */
     SqlEffect classifyText(String sql) {
-        SqlLexer t = SqlLexer.lex(sql, dialect);
+        boolean usual = dialect == SqlDialect.MYSQL;
+        SqlEffect effect = classify(SqlLexer.lex(sql, dialect, usual));
+        if (sql.indexOf('\\') >= 0) {
+            SqlEffect other = classify(SqlLexer.lex(sql, dialect, !usual));
+            Tx tx = effect.tx == other.tx ? effect.tx
+                    : effect.tx == Tx.OPEN || other.tx == Tx.OPEN ? Tx.OPEN : Tx.SAME; // an end only if both agree
+            effect = SqlEffect.of(effect.session || other.session, tx);
+        }
+        return effect;
+    }
+
+    /** Every statement in turn: session state from any of them, the transaction as the last leaves it. */
+    private SqlEffect classify(SqlLexer t) {
         boolean session = false;
         Tx tx = Tx.SAME;
         boolean body = false; // after CREATE … BEGIN or BEGIN NOT ATOMIC: the rest is a block's body
@@ -83,6 +101,12 @@ final class SqlClassifier {
 
     /** What the statement's first keywords say. */
     private SqlEffect leading(SqlLexer t, int s, int e) {
+        while (s < e && (t.isPunct(s, '{') || t.isPunct(s, '?') || t.isPunct(s, '='))) {
+            s++; // the JDBC escape {? = call f(…)} or {call p(…)}
+        }
+        if (t.is(s, "EXPLAIN")) {
+            return leading(t, explained(t, s + 1, e), e); // EXPLAIN ANALYZE runs the statement
+        }
         if (t.kind(s) != SqlLexer.Kind.WORD) {
             return SqlEffect.NONE;
         }
@@ -118,10 +142,38 @@ final class SqlClassifier {
             return SqlEffect.SESSION_BEGIN; // procedural: what it does cannot be known from outside
         }
         if (t.is(s, "RESET") || t.is(s, "DISCARD") || t.is(s, "LISTEN") || t.is(s, "USE") || t.is(s, "DECLARE")
-                || t.is(s, "LOCK") || t.is(s, "HANDLER")) {
-            return SqlEffect.SESSION;
+                || t.is(s, "LOCK") || t.is(s, "HANDLER") || t.is(s, "BACKUP")) {
+            return SqlEffect.SESSION; // BACKUP: MariaDB's BACKUP LOCK and BACKUP STAGE are held by the session
+        }
+        if (t.is(s, "UPDATE") && (t.is(n, "pg_settings") || t.is(n, "pg_catalog") && t.is(n + 2, "pg_settings"))) {
+            return SqlEffect.SESSION; // PostgreSQL: UPDATE pg_settings is SET
         }
         return SqlEffect.NONE;
+    }
+
+    /** The statement an EXPLAIN names: past ANALYZE, VERBOSE and a parenthesised option list. */
+    private static int explained(SqlLexer t, int i, int e) {
+        if (t.isPunct(i, '(')) {
+            int depth = 0;
+            do {
+                depth += t.isPunct(i, '(') ? 1 : t.isPunct(i, ')') ? -1 : 0;
+                i++;
+            } while (i < e && depth > 0);
+        }
+        while (i < e) {
+            if (t.is(i, "FORMAT")) {
+                i += 2; // MySQL FORMAT=JSON and the like: the value follows
+                while (i < e && (t.kind(i) == SqlLexer.Kind.PUNCT || t.is(i, "JSON") || t.is(i, "TREE"))) {
+                    i++;
+                }
+            } else if (t.is(i, "ANALYZE") || t.is(i, "ANALYSE") || t.is(i, "VERBOSE") || t.is(i, "EXTENDED")
+                    || t.is(i, "PARTITIONS")) {
+                i++;
+            } else {
+                break;
+            }
+        }
+        return i;
     }
 
     /** COMMIT, ROLLBACK, END, ABORT: they end the transaction, unless they chain or stop at a savepoint. */
@@ -208,6 +260,7 @@ final class SqlClassifier {
         return false;
     }
 
+    /** A MySQL user variable, {@code @x} or {@code @'x'}: the lexer makes it one word. */
     private static boolean userVariable(SqlLexer t, int i) {
         if (t.kind(i) != SqlLexer.Kind.WORD) {
             return false;

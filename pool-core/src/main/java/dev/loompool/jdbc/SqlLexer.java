@@ -27,6 +27,12 @@ final class SqlLexer {
 
     private final String sql;
     private final SqlDialect dialect;
+    /**
+     * Whether backslashes escape in plain string literals: MySQL's default and PostgreSQL's with
+     * standard_conforming_strings off. A session setting the pool does not track, so a text with a
+     * backslash is read both ways (see {@link SqlClassifier}).
+     */
+    private final boolean backslashStrings;
     private Kind[] kinds = new Kind[32];
     private int[] starts = new int[32];
     private int[] ends = new int[32];
@@ -34,13 +40,14 @@ final class SqlLexer {
     /** Inside a MySQL executable comment: its closing {@code *}{@code /} is not SQL. */
     private boolean executable;
 
-    private SqlLexer(String sql, SqlDialect dialect) {
+    private SqlLexer(String sql, SqlDialect dialect, boolean backslashStrings) {
         this.sql = sql;
         this.dialect = dialect;
+        this.backslashStrings = backslashStrings;
     }
 
-    static SqlLexer lex(String sql, SqlDialect dialect) {
-        SqlLexer lexer = new SqlLexer(sql, dialect);
+    static SqlLexer lex(String sql, SqlDialect dialect, boolean backslashStrings) {
+        SqlLexer lexer = new SqlLexer(sql, dialect, backslashStrings);
         lexer.run();
         return lexer;
     }
@@ -86,8 +93,8 @@ final class SqlLexer {
         int i = 0;
         while (i < n) {
             char c = sql.charAt(i);
-            if (Character.isWhitespace(c)) {
-                i++;
+            if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\u000B') {
+                i++; // only ASCII: the servers read any other character as part of a name
             } else if (c == '-' && at(i + 1, '-') && lineComment(i + 2)) {
                 i = lineEnd(i);
             } else if (c == '#' && dialect == SqlDialect.MYSQL) {
@@ -100,7 +107,7 @@ final class SqlLexer {
             } else if (c == '\'') {
                 i = add(Kind.STRING, i, quoted(i, '\'', backslashes(i)));
             } else if (c == '"') {
-                i = add(Kind.QUOTED, i, quoted(i, '"', dialect == SqlDialect.MYSQL));
+                i = add(Kind.QUOTED, i, quoted(i, '"', dialect == SqlDialect.MYSQL && backslashStrings));
             } else if (c == '`' && dialect != SqlDialect.POSTGRES) {
                 i = add(Kind.QUOTED, i, quoted(i, '`', false));
             } else if (c == '$' && dialect != SqlDialect.MYSQL && dollarTagEnd(i) > 0) {
@@ -113,6 +120,8 @@ final class SqlLexer {
                     e++;
                 }
                 i = add(Kind.NUMBER, i, e);
+            } else if (c == '@') {
+                i = add(Kind.WORD, i, variableEnd(i));
             } else if (wordStart(c) || c == '$') {
                 int e = i + 1;
                 while (e < n && wordPart(sql.charAt(e))) {
@@ -174,9 +183,9 @@ final class SqlLexer {
         return j;
     }
 
-    /** MySQL strings, and PostgreSQL's E'…' strings, escape with a backslash. */
+    /** Plain strings in the reading chosen, and PostgreSQL's E'…' strings always, escape with a backslash. */
     private boolean backslashes(int quote) {
-        if (dialect == SqlDialect.MYSQL) {
+        if (backslashStrings) {
             return true;
         }
         return count > 0 && kinds[count - 1] == Kind.WORD && ends[count - 1] == quote
@@ -207,10 +216,10 @@ final class SqlLexer {
     /** The end of a {@code $tag$} opening at {@code i}, or -1 ({@code $1} is a parameter). */
     private int dollarTagEnd(int i) {
         int j = i + 1;
-        if (j < sql.length() && Character.isDigit(sql.charAt(j))) {
+        if (j < sql.length() && sql.charAt(j) >= '0' && sql.charAt(j) <= '9') {
             return -1;
         }
-        while (j < sql.length() && (Character.isLetterOrDigit(sql.charAt(j)) || sql.charAt(j) == '_')) {
+        while (j < sql.length() && sql.charAt(j) != '$' && wordPart(sql.charAt(j))) {
             j++;
         }
         return at(j, '$') ? j + 1 : -1;
@@ -222,8 +231,26 @@ final class SqlLexer {
         return close < 0 ? sql.length() : close + (tagEnd - i);
     }
 
+    /**
+     * A MySQL variable: {@code @@name} (system), or {@code @name}, {@code @a.b}, {@code @'x'},
+     * {@code @`x`}, {@code @"x"} (user), one token whatever its spelling.
+     */
+    private int variableEnd(int i) {
+        int e = i + 1;
+        if (at(e, '@')) {
+            e++;
+        } else if (at(e, '\'') || at(e, '`') || at(e, '"')) {
+            return quoted(e, sql.charAt(e), sql.charAt(e) != '`' && backslashStrings);
+        }
+        while (e < sql.length() && (wordPart(sql.charAt(e)) || sql.charAt(e) == '.' && !at(i + 1, '@'))) {
+            e++;
+        }
+        return e;
+    }
+
+    /** Any character outside ASCII counts as a letter, as PostgreSQL and MySQL read names. */
     private static boolean wordStart(char c) {
-        return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '@' || c > 127 && Character.isLetter(c);
+        return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c > 127;
     }
 
     private static boolean wordPart(char c) {

@@ -3,14 +3,7 @@ package dev.loompool.jdbc;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.sql.Connection;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
 
 /**
  * Whether the server reports a transaction open on a connection, as the driver last heard it:
@@ -62,7 +55,7 @@ final class WireState {
     static WireState of(Connection raw) {
         Class<?> type = raw.getClass();
         try {
-            MethodHandle state = find(type, "getTransactionState");
+            MethodHandle state = DriverMethods.find(type, "getTransactionState");
             if (state != null && state.type().returnType().isEnum()) {
                 for (Object constant : state.type().returnType().getEnumConstants()) {
                     if (((Enum<?>) constant).name().equals("IDLE")) {
@@ -70,15 +63,15 @@ final class WireState {
                     }
                 }
             }
-            MethodHandle context = find(type, "getContext");
-            MethodHandle status = context == null ? null : find(context.type().returnType(), "getServerStatus");
+            MethodHandle context = DriverMethods.find(type, "getContext");
+            MethodHandle status = context == null ? null : DriverMethods.find(context.type().returnType(), "getServerStatus");
             if (status != null && status.type().returnType() == int.class) {
                 return new WireState(Kind.STATUS_FLAGS,
                         adapt(MethodHandles.filterReturnValue(context, status), int.class), null);
             }
-            MethodHandle session = find(type, "getSession");
-            MethodHandle server = session == null ? null : find(session.type().returnType(), "getServerSession");
-            MethodHandle inTx = server == null ? null : find(server.type().returnType(), "inTransactionOnServer");
+            MethodHandle session = DriverMethods.find(type, "getSession");
+            MethodHandle server = session == null ? null : DriverMethods.find(session.type().returnType(), "getServerSession");
+            MethodHandle inTx = server == null ? null : DriverMethods.find(server.type().returnType(), "inTransactionOnServer");
             if (inTx != null && inTx.type().returnType() == boolean.class) {
                 return new WireState(Kind.FLAG, adapt(MethodHandles.filterReturnValue(
                         MethodHandles.filterReturnValue(session, server), inTx), boolean.class), null);
@@ -87,52 +80,6 @@ final class WireState {
             return UNREADABLE;
         }
         return UNREADABLE;
-    }
-
-    /**
-     * A public no-argument method, looked up on the public interfaces of {@code type} first (a
-     * proxy's or a driver's class may be hidden behind them), then on its public classes; or null.
-     */
-    private static MethodHandle find(Class<?> type, String name) throws IllegalAccessException {
-        ArrayDeque<Class<?>> interfaces = new ArrayDeque<>();
-        List<Class<?>> classes = new ArrayList<>();
-        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-            classes.add(c);
-            interfaces.addAll(List.of(c.getInterfaces()));
-        }
-        if (type.isInterface()) {
-            interfaces.add(type);
-        }
-        Set<Class<?>> seen = new HashSet<>();
-        while (!interfaces.isEmpty()) {
-            Class<?> i = interfaces.poll();
-            if (seen.add(i)) {
-                MethodHandle h = findIn(i, name);
-                if (h != null) {
-                    return h;
-                }
-                interfaces.addAll(List.of(i.getInterfaces()));
-            }
-        }
-        for (Class<?> c : classes) {
-            MethodHandle h = findIn(c, name);
-            if (h != null) {
-                return h;
-            }
-        }
-        return null;
-    }
-
-    private static MethodHandle findIn(Class<?> c, String name) throws IllegalAccessException {
-        if (!Modifier.isPublic(c.getModifiers())) {
-            return null;
-        }
-        try {
-            Method m = c.getMethod(name);
-            return Modifier.isStatic(m.getModifiers()) ? null : MethodHandles.publicLookup().unreflect(m);
-        } catch (NoSuchMethodException | SecurityException | IllegalAccessException e) {
-            return null;
-        }
     }
 
     private static MethodHandle adapt(MethodHandle h, Class<?> result) {
