@@ -7,8 +7,7 @@ import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /**
@@ -55,24 +54,17 @@ final class P7RealCycle implements Scenario {
         }
     }
 
-    /** The loop on held connections: each request takes one from a queue and puts it back, no pool logic. */
+    /** The loop on held connections: each thread keeps its own for the whole run, no pool logic at all. */
     private static Trial floor(Mode mode) throws Exception {
-        BlockingQueue<Connection> held = new ArrayBlockingQueue<>(THREADS);
         List<Connection> all = new ArrayList<>();
         for (int i = 0; i < THREADS; i++) {
-            Connection c = DriverManager.getConnection(Postgres.URL);
-            all.add(c);
-            held.add(c);
+            all.add(DriverManager.getConnection(Postgres.URL));
         }
+        AtomicInteger next = new AtomicInteger();
+        // A harness-side ThreadLocal, not the pool's: it only hands each load thread its connection.
+        ThreadLocal<Connection> mine = ThreadLocal.withInitial(() -> all.get(next.getAndIncrement()));
         try {
-            return Load.run(PoolKind.LOOMPOOL, mode, THREADS, false, () -> {
-                Connection c = held.take();
-                try {
-                    select(c);
-                } finally {
-                    held.add(c);
-                }
-            });
+            return Load.run(PoolKind.LOOMPOOL, mode, THREADS, false, () -> select(mine.get()));
         } finally {
             for (Connection c : all) {
                 c.close();

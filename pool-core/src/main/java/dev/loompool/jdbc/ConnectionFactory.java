@@ -27,7 +27,7 @@ final class ConnectionFactory {
     private final PoolClock clock;
     private volatile Settings learned;
     private volatile SessionReset sessionReset = SessionReset.NONE;
-    private volatile SqlClassifier classifier = new SqlClassifier(SqlDialect.OTHER);
+    private final SqlClassifier classifier = new SqlClassifier(SqlDialect.OTHER);
     private volatile WireState wire = WireState.UNREADABLE;
     private volatile Class<?> wireClass;
 
@@ -101,7 +101,7 @@ final class ConnectionFactory {
      */
     private void learn(Connection raw) throws SQLException {
         String product = raw.getMetaData().getDatabaseProductName();
-        classifier = new SqlClassifier(SqlDialect.of(product));
+        classifier.useDialect(SqlDialect.of(product));
         sessionReset = SessionReset.detect(raw, product, JdbcUrls.driverResetsSessions(url, properties));
     }
 

@@ -46,7 +46,7 @@ final class Housekeeping {
                     p.leaseAtLastScan = null;
                     continue;
                 }
-                if (p.exposure != Exposure.NONE && (p.holderCollected() || !ownerAlive(p))) {
+                if (p.state().lent() && (p.holderCollected() || !ownerAlive(p))) {
                     reportExposed(p); // the application still holds the driver's objects: taking it back could hand them to another
                     continue;
                 }

@@ -37,6 +37,8 @@ final class JdbcPool {
     final PoolClock clock;
     final long leakThresholdNanos;
     final ConnectionFactory factory;
+    /** Reads SQL by the rules of this pool's database. */
+    final SqlClassifier classifier;
     final Pool<PhysicalConnection> pool;
     /** Every physical connection alive: what housekeeping scans, a registration per connect, not per handle. */
     final Set<PhysicalConnection> connections = ConcurrentHashMap.newKeySet();
@@ -55,6 +57,7 @@ final class JdbcPool {
         this.bindObserver = config.getBindObserver();
         this.clock = clock;
         this.factory = factory;
+        this.classifier = factory.classifier();
         this.leakThresholdNanos = config.getLeakDetectionThreshold().toNanos();
         this.validationSeconds = (int) Math.max(1, config.getValidationTimeout().toSeconds());
         this.idleTimeoutNanos = config.getIdleTimeout().toNanos();
@@ -114,7 +117,7 @@ final class JdbcPool {
     }
 
     private boolean healthyWhileIdle(PhysicalConnection p) throws SQLException {
-        if (expired(p) || p.evicted) {
+        if (expired(p) || p.state() == ConnectionState.EVICTED) {
             return false;
         }
         if (idleTimeoutNanos > 0 && clock.nanoTime() - p.lastReturnedAt > idleTimeoutNanos
@@ -131,14 +134,13 @@ final class JdbcPool {
      * counts as a breaker failure only if the error says the connection is broken.
      */
     private boolean reset(PhysicalConnection p) throws SQLException, Retired {
-        if (p.broken) {
-            return false;
-        }
-        if (p.evicted) {
-            throw new Retired("evicted");
-        }
-        if (p.exposure == Exposure.DRIVER_STATE) {
-            throw new Retired("the application held the driver's own connection or state");
+        ConnectionState state = p.state();
+        if (state != ConnectionState.HEALTHY && state != ConnectionState.LENDING_DRIVER_OBJECTS) {
+            if (state == ConnectionState.BROKEN) {
+                return false;
+            }
+            throw new Retired(state == ConnectionState.EVICTED ? "evicted"
+                    : "the application held the driver's own connection or state");
         }
         try {
             if (p.transactionMayBeOpen()) {
@@ -250,13 +252,14 @@ final class JdbcPool {
 
     private boolean giveBack(PhysicalConnection p, Lease<PhysicalConnection> lease) {
         p.holder = null;
-        if (p.exposure == Exposure.DRIVER_OBJECT) {
-            p.exposure = Exposure.NONE; // its LOBs end with the handle
+        ConnectionState state = p.state();
+        if (state == ConnectionState.LENDING_DRIVER_OBJECTS) {
+            p.endLendingDriverObjects(); // its LOBs end with the handle
         }
         if (leakThresholdNanos > 0) {
             p.boundFrom = null;
         }
-        if (p.broken) {
+        if (state == ConnectionState.BROKEN) {
             lease.invalidate();
         } else {
             lease.close();
@@ -276,7 +279,7 @@ final class JdbcPool {
         int marked = 0;
         for (PhysicalConnection p : connections) {
             if (p.lease() == null) {
-                p.evicted = true;
+                p.markEvicted();
                 marked++;
             }
         }
@@ -288,7 +291,7 @@ final class JdbcPool {
                 if (lease.isEmpty()) {
                     break;
                 }
-                if (lease.get().resource().evicted) {
+                if (lease.get().resource().state() == ConnectionState.EVICTED) {
                     lease.get().close();
                     evicted++;
                 } else {

@@ -66,8 +66,8 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
                     p.apply(own, a);
                 }
             } catch (SQLException e) {
-                p.broken = BrokenConnections.isBroken(e);
-                if (p.broken) {
+                if (BrokenConnections.isBroken(e)) {
+                    p.markBroken();
                     lease.invalidate();
                 } else {
                     lease.close();
@@ -102,7 +102,7 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
     SQLException error(SQLException e) {
         PhysicalConnection p = physical;
         if (p != null && BrokenConnections.isBroken(e)) {
-            p.broken = true;
+            p.markBroken();
             lostTransaction = pins.inTransaction(p);
             pins.dropForConnectionLoss();
             unbind(); // destroyed; outside a transaction the next statement binds a fresh connection
@@ -135,7 +135,7 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
 
     /** The classifier of the pool's database (its dialect is known once a connection was made). */
     SqlClassifier classifier() {
-        return pool.factory.classifier();
+        return pool.classifier;
     }
 
     /** A statement or metadata result set was opened: it pins until closed. */
@@ -192,7 +192,7 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
     @Override
     <T> T pinned(T value) {
         pins.add(PinReason.EXPLICIT);
-        physical.expose(Exposure.DRIVER_OBJECT);
+        physical.markLendingDriverObjects();
         return value;
     }
 
@@ -203,7 +203,7 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
     @Override
     <T> T exposed(T value) {
         pins.add(PinReason.EXPLICIT);
-        physical.expose(Exposure.DRIVER_STATE);
+        physical.markExposed();
         return value;
     }
 
@@ -320,7 +320,7 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
         }
         PhysicalConnection p = physical;
         if (p != null) {
-            p.broken = true; // an aborted connection is never reused
+            p.markBroken(); // an aborted connection is never reused
             p.raw.abort(executor);
         }
         closeNow();

@@ -18,6 +18,7 @@ final class PhysicalConnection {
 
     private static final VarHandle HOLDER = Fields.varHandle(MethodHandles.lookup(), "holder", Object.class);
     private static final VarHandle LEASE = Fields.varHandle(MethodHandles.lookup(), "lease", Lease.class);
+    private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", ConnectionState.class);
 
     final Connection raw;
     /** How to read from the driver whether the server has a transaction open on {@link #raw}. */
@@ -33,8 +34,6 @@ final class PhysicalConnection {
     long lastReturnedAt;
     /** When the pool last handed it out (fresh connections: when made); the bind time of its handle. */
     long handedOutAt;
-    /** A driver exception said the connection is gone: destroy, never reuse. */
-    boolean broken;
     /** SQL left session state: reset (or destroy) before reuse. */
     boolean sessionDirty;
     /**
@@ -42,13 +41,8 @@ final class PhysicalConnection {
      * off, or SQL BEGIN) since the last commit or rollback.
      */
     boolean transactionDirty;
-    /**
-     * What of it the application holds beyond the pool's wrappers; written by the holder, read by
-     * the housekeeper, which never takes back a connection the application can still reach.
-     */
-    volatile Exposure exposure = Exposure.NONE;
-    /** Asked to go (Actuator evict): retired on its way back. */
-    volatile boolean evicted;
+    /** Changed only through the transitions below (by CAS through STATE). */
+    private volatile ConnectionState state = ConnectionState.HEALTHY;
 
     /**
      * Set while lent; whoever swaps it to null (the handle or the reclaimer) releases the
@@ -103,11 +97,46 @@ final class PhysicalConnection {
         }
     }
 
-    /** The application got hold of something of the driver's: never lower what it got. */
-    void expose(Exposure e) {
-        if (e.compareTo(exposure) > 0) {
-            exposure = e;
+    ConnectionState state() {
+        return state;
+    }
+
+    /** A driver exception said the connection is gone. */
+    void markBroken() {
+        moveTo(ConnectionState.BROKEN);
+    }
+
+    /** Asked to go: retired on its way back, or at its next check while idle. */
+    void markEvicted() {
+        moveTo(ConnectionState.EVICTED);
+    }
+
+    /** The driver's own connection or state was handed out. */
+    void markExposed() {
+        moveTo(ConnectionState.EXPOSED);
+    }
+
+    /** A LOB, array or struct of the driver's was handed out. */
+    void markLendingDriverObjects() {
+        moveTo(ConnectionState.LENDING_DRIVER_OBJECTS);
+    }
+
+    /** Its handle let go: so did the application of its LOBs (JDBC ends them with the connection's use). */
+    void endLendingDriverObjects() {
+        if (state == ConnectionState.LENDING_DRIVER_OBJECTS) { // a plain read first: no CAS on every release
+            STATE.compareAndSet(this, ConnectionState.LENDING_DRIVER_OBJECTS, ConnectionState.HEALTHY);
         }
+    }
+
+    /** Towards unfit only: a move to a fitter state is no move. */
+    private void moveTo(ConnectionState target) {
+        ConnectionState now;
+        do {
+            now = state;
+            if (now.compareTo(target) >= 0) {
+                return;
+            }
+        } while (!STATE.compareAndSet(this, now, target));
     }
 
     /** Binds it to {@code handle}; {@link #handedOutAt} is the bind time. */

@@ -1,6 +1,7 @@
 package dev.loompool.jdbc;
 
 import dev.loompool.jdbc.SqlEffect.Tx;
+import java.util.Arrays;
 
 /**
  * Finds what a SQL text does to the pins of the handle that runs it (DESIGN.md §4, "Classifying
@@ -27,13 +28,22 @@ final class SqlClassifier {
      * the hot path. Shared and lossy; a race only costs a miss. No ThreadLocal.
      */
     private final Classified[] recent = new Classified[1024];
-    private final SqlDialect dialect;
+    /** Set once the pool's first connection said which database it is; before that nothing runs SQL. */
+    private volatile SqlDialect dialect;
 
     private record Classified(String sql, SqlEffect effect) {
     }
 
     SqlClassifier(SqlDialect dialect) {
         this.dialect = dialect;
+    }
+
+    /** The database is known: read by its rules from now on. */
+    void useDialect(SqlDialect d) {
+        if (d != dialect) {
+            dialect = d;
+            Arrays.fill(recent, null);
+        }
     }
 
     SqlEffect classify(String sql) {
@@ -56,10 +66,11 @@ final class SqlClassifier {
      * with a backslash is read both ways, and the answer pins for whatever either reading finds.
      */
     SqlEffect classifyText(String sql) {
+        SqlDialect dialect = this.dialect;
         boolean usual = dialect == SqlDialect.MYSQL;
-        SqlEffect effect = classify(SqlLexer.lex(sql, dialect, usual));
+        SqlEffect effect = classify(SqlLexer.lex(sql, dialect, usual), dialect);
         if (sql.indexOf('\\') >= 0) {
-            SqlEffect other = classify(SqlLexer.lex(sql, dialect, !usual));
+            SqlEffect other = classify(SqlLexer.lex(sql, dialect, !usual), dialect);
             Tx tx = effect.tx == other.tx ? effect.tx
                     : effect.tx == Tx.OPEN || other.tx == Tx.OPEN ? Tx.OPEN : Tx.SAME; // an end only if both agree
             effect = SqlEffect.of(effect.session || other.session, tx);
@@ -68,7 +79,7 @@ final class SqlClassifier {
     }
 
     /** Every statement in turn: session state from any of them, the transaction as the last leaves it. */
-    private SqlEffect classify(SqlLexer t) {
+    private static SqlEffect classify(SqlLexer t, SqlDialect dialect) {
         boolean session = false;
         Tx tx = Tx.SAME;
         boolean body = false; // after CREATE … BEGIN or BEGIN NOT ATOMIC: the rest is a block's body
@@ -78,7 +89,7 @@ final class SqlClassifier {
                 end++;
             }
             if (end > start) {
-                SqlEffect e = statement(t, start, end);
+                SqlEffect e = statement(t, start, end, dialect);
                 session |= e.session;
                 if (!body && e.tx != Tx.SAME) {
                     tx = e.tx;
@@ -91,8 +102,8 @@ final class SqlClassifier {
         return SqlEffect.of(session, tx);
     }
 
-    private SqlEffect statement(SqlLexer t, int s, int e) {
-        SqlEffect leading = leading(t, s, e);
+    private static SqlEffect statement(SqlLexer t, int s, int e, SqlDialect dialect) {
+        SqlEffect leading = leading(t, s, e, dialect);
         if (!leading.session && touchesSession(t, s, e)) {
             return SqlEffect.of(true, leading.tx);
         }
@@ -100,12 +111,12 @@ final class SqlClassifier {
     }
 
     /** What the statement's first keywords say. */
-    private SqlEffect leading(SqlLexer t, int s, int e) {
+    private static SqlEffect leading(SqlLexer t, int s, int e, SqlDialect dialect) {
         while (s < e && (t.isPunct(s, '{') || t.isPunct(s, '?') || t.isPunct(s, '='))) {
             s++; // the JDBC escape {? = call f(…)} or {call p(…)}
         }
         if (t.is(s, "EXPLAIN")) {
-            return leading(t, explained(t, s + 1, e), e); // EXPLAIN ANALYZE runs the statement
+            return leading(t, explained(t, s + 1, e), e, dialect); // EXPLAIN ANALYZE runs the statement
         }
         if (t.kind(s) != SqlLexer.Kind.WORD) {
             return SqlEffect.NONE;
@@ -124,7 +135,7 @@ final class SqlClassifier {
             return t.is(n, "TRANSACTION") ? SqlEffect.END : SqlEffect.SESSION; // two-phase commit, or SQL PREPARE
         }
         if (t.is(s, "SET")) {
-            return set(t, s, e);
+            return set(t, s, e, dialect);
         }
         if (t.is(s, "CREATE")) {
             return temporary(t, n) ? SqlEffect.SESSION : SqlEffect.NONE;
@@ -199,7 +210,7 @@ final class SqlClassifier {
      * TRANSACTION outside one applies to the next, whoever runs it). Autocommit switches open or
      * end a transaction as well.
      */
-    private SqlEffect set(SqlLexer t, int s, int e) {
+    private static SqlEffect set(SqlLexer t, int s, int e, SqlDialect dialect) {
         int n = s + 1;
         if (dialect == SqlDialect.POSTGRES && (t.is(n, "LOCAL") || t.is(n, "TRANSACTION") || t.is(n, "CONSTRAINTS"))) {
             return SqlEffect.NONE;

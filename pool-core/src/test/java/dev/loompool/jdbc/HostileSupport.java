@@ -1,0 +1,137 @@
+package dev.loompool.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.loompool.CircuitBreakerState;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.sql.CallableStatement;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+/** What the hostile probes share: pools, tables and plain queries on the real databases, cleaned up after each test. */
+abstract class HostileSupport {
+
+    final String tag = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    final String table = "loompool_atk_" + tag;
+    final List<LoomPoolDataSource> dataSources = new ArrayList<>();
+    final List<String> pgCleanup = new ArrayList<>();
+    final List<String> mariaCleanup = new ArrayList<>();
+
+    @AfterEach
+    void cleanup() throws SQLException {
+        dataSources.forEach(LoomPoolDataSource::close);
+        if (!pgCleanup.isEmpty()) {
+            try (Connection c = TestDatabase.POSTGRES.admin(); Statement st = c.createStatement()) {
+                for (String sql : pgCleanup) {
+                    st.execute(sql);
+                }
+            }
+        }
+        if (!mariaCleanup.isEmpty()) {
+            try (Connection c = TestDatabase.MARIADB.admin(); Statement st = c.createStatement()) {
+                for (String sql : mariaCleanup) {
+                    st.execute(sql);
+                }
+            }
+        }
+    }
+
+    // ---- helpers --------------------------------------------------------------------------------
+
+    LoomPoolDataSource pool(TestDatabase db, int maxSize, String urlSuffix, String initSql) {
+        LoomPoolDataSource ds = new LoomPoolDataSource();
+        ds.setJdbcUrl(db.url() + (urlSuffix == null ? "" : urlSuffix));
+        ds.setPoolName("hostile-" + db.name().toLowerCase());
+        ds.setMinSize(0);
+        ds.setMaxSize(maxSize);
+        ds.setAcquireTimeout(java.time.Duration.ofSeconds(5));
+        if (initSql != null) {
+            ds.setConnectionInitSql(initSql);
+        }
+        dataSources.add(ds);
+        return ds;
+    }
+
+    LoomPoolDataSource pg(int maxSize) {
+        return pool(TestDatabase.POSTGRES, maxSize, null, null);
+    }
+
+    LoomPoolDataSource maria(int maxSize) {
+        return pool(TestDatabase.MARIADB, maxSize, "&allowMultiQueries=true", null);
+    }
+
+    static String str(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    static long num(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    static void run(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute(sql);
+        }
+    }
+
+    void pgAdmin(String sql) throws SQLException {
+        try (Connection c = TestDatabase.POSTGRES.admin()) {
+            run(c, sql);
+        }
+    }
+
+    void mariaAdmin(String sql) throws SQLException {
+        try (Connection c = TestDatabase.MARIADB.admin()) {
+            run(c, sql);
+        }
+    }
+
+    long pgRows() throws SQLException {
+        try (Connection c = TestDatabase.POSTGRES.admin()) {
+            return num(c, "SELECT count(*) FROM " + table);
+        }
+    }
+
+    long mariaRows() throws SQLException {
+        try (Connection c = TestDatabase.MARIADB.admin()) {
+            return num(c, "SELECT count(*) FROM " + table);
+        }
+    }
+
+    void pgTable() throws SQLException {
+        pgAdmin("CREATE TABLE " + table + " (id int PRIMARY KEY)");
+        pgCleanup.add("DROP TABLE IF EXISTS " + table);
+    }
+
+    void mariaTable() throws SQLException {
+        mariaAdmin("CREATE TABLE " + table + " (id int AUTO_INCREMENT PRIMARY KEY, v int) ENGINE=InnoDB");
+        mariaCleanup.add("DROP TABLE IF EXISTS " + table);
+    }
+
+    static long pgPid(Connection c) throws SQLException {
+        return num(c, "SELECT pg_backend_pid()");
+    }
+
+    static long myId(Connection c) throws SQLException {
+        return num(c, "SELECT CONNECTION_ID()");
+    }
+}
