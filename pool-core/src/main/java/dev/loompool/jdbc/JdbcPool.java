@@ -143,21 +143,9 @@ final class JdbcPool {
                     : "the application held the driver's own connection or state");
         }
         try {
-            if (p.transactionMayBeOpen()) {
-                rollback(p);
-            }
-            if (p.sessionDirty || p.serverTransactionOpen() // still "open": SQL turned autocommit off
-                    || p.current.marked.contains(Attr.SCHEMA) && factory.sessionReset().ownsSchema()) {
-                resetSession(p);
-            } else if (!p.current.marked.isEmpty()) {
-                for (Attr a : p.current.marked) {
-                    p.defaults.applyTo(p.raw, a);
-                    p.current.copyFrom(p.defaults, a);
-                }
-                p.current.marked.clear();
-            }
-            if (p.serverTransactionOpen()) {
-                throw new Retired("the server still reports a transaction after the reset");
+            boolean transaction = p.transactionMayBeOpen();
+            if (transaction || p.sessionDirty || !p.current.marked.isEmpty()) { // else nothing to undo
+                undo(p, transaction);
             }
             p.raw.clearWarnings();
         } catch (SQLException e) {
@@ -174,6 +162,26 @@ final class JdbcPool {
         }
         p.lastReturnedAt = now;
         return true;
+    }
+
+    /** Undoes what the last holder left: its transaction, its settings, its session state. */
+    private void undo(PhysicalConnection p, boolean transaction) throws SQLException, Retired {
+        if (transaction) {
+            rollback(p);
+        }
+        if (p.sessionDirty || p.serverTransactionOpen() // still "open": SQL turned autocommit off
+                || p.current.marked.contains(Attr.SCHEMA) && factory.sessionReset().ownsSchema()) {
+            resetSession(p);
+        } else if (!p.current.marked.isEmpty()) {
+            for (Attr a : p.current.marked) {
+                p.defaults.applyTo(p.raw, a);
+                p.current.copyFrom(p.defaults, a);
+            }
+            p.current.marked.clear();
+        }
+        if (p.serverTransactionOpen()) {
+            throw new Retired("the server still reports a transaction after the reset");
+        }
     }
 
     /** Rollback in autocommit mode is an error in pgjdbc: a transaction SQL began ends by SQL. */

@@ -36,6 +36,11 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
     final Pins pins = new Pins();
     /** The connection broke inside a transaction: refuse to go on until the caller rolls back. */
     private boolean lostTransaction;
+    /**
+     * A statement asked the driver to close it with its last result set, which ends its pin:
+     * result sets look then (a flag here, not in {@link Pins}, where it would cost 8 bytes a handle).
+     */
+    boolean closeOnCompletion;
 
     LogicalConnection(JdbcPool pool) {
         this.pool = pool;
@@ -302,6 +307,7 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
     private void closeNow() {
         pool.openHandles.decrement();
         pins.clear();
+        closeOnCompletion = false;
         lostTransaction = false;
         if (physical != null) {
             unbind(); // the release check rolls back and resets what this handle changed

@@ -37,7 +37,7 @@ final class LogicalDatabaseMetaData extends BindingDatabaseMetaData {
         if (rs == null) {
             return null;
         }
-        LogicalResultSet wrapped = new LogicalResultSet(null, rs, owner, true);
+        MetaDataResultSet wrapped = new MetaDataResultSet(rs, owner);
         owner.track(wrapped);
         return wrapped;
     }

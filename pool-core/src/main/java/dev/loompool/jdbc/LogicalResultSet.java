@@ -5,35 +5,36 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * A result set of a logical statement, or of {@code DatabaseMetaData}: those have no statement to
- * pin the connection, so they are tracked and pin it themselves until closed.
+ * A result set of a logical statement: its statement pins the connection. One is allocated on
+ * every query, so it holds no more than it must: the handle is the statement's.
+ * {@link MetaDataResultSet} is the kind with no statement, which pins by itself.
  */
-final class LogicalResultSet extends DelegatingResultSet implements Tracked {
+class LogicalResultSet extends DelegatingResultSet implements Tracked {
 
-    private final Statement statement;
-    private final LogicalConnection owner;
-    private final boolean tracked;
+    private final LogicalStatement<?> statement;
     private boolean closed;
 
-    LogicalResultSet(Statement statement, ResultSet delegate, LogicalConnection owner, boolean tracked) {
+    LogicalResultSet(ResultSet delegate, LogicalStatement<?> statement) {
         super(delegate);
         this.statement = statement;
-        this.owner = owner;
-        this.tracked = tracked;
+    }
+
+    LogicalConnection owner() {
+        return statement.owner;
     }
 
     @Override
-    SQLException error(SQLException e) {
-        return owner.error(e);
+    final SQLException error(SQLException e) {
+        return owner().error(e);
     }
 
     @Override
-    Statement statement() {
+    final Statement statement() {
         return statement;
     }
 
     @Override
-    public void close() throws SQLException {
+    public final void close() throws SQLException {
         if (closed) {
             return;
         }
@@ -41,18 +42,21 @@ final class LogicalResultSet extends DelegatingResultSet implements Tracked {
         try {
             delegate.close();
         } catch (SQLException e) {
-            throw owner.error(e);
+            throw owner().error(e);
         } finally {
-            if (tracked) {
-                owner.untrack(this);
-            } else if (owner.pins.closeOnCompletion && statement instanceof LogicalStatement<?> ls) {
-                ls.resultSetClosed();
-            }
+            closed();
+        }
+    }
+
+    /** After close: a statement the driver closes with its last result set no longer pins. */
+    void closed() {
+        if (statement.owner.closeOnCompletion) {
+            statement.resultSetClosed();
         }
     }
 
     @Override
-    public void closeQuietly() {
+    public final void closeQuietly() {
         closed = true;
         try {
             delegate.close();
@@ -62,7 +66,7 @@ final class LogicalResultSet extends DelegatingResultSet implements Tracked {
     }
 
     @Override
-    public boolean isClosed() throws SQLException {
+    public final boolean isClosed() throws SQLException {
         return closed || super.isClosed();
     }
 }

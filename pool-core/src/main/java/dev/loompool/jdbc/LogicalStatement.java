@@ -32,7 +32,7 @@ class LogicalStatement<S extends Statement> extends DelegatingStatement<S> imple
 
     @Override
     final ResultSet wrap(ResultSet rs) {
-        return rs == null ? null : new LogicalResultSet(this, rs, owner, false);
+        return rs == null ? null : new LogicalResultSet(rs, this);
     }
 
     @Override
@@ -69,7 +69,7 @@ class LogicalStatement<S extends Statement> extends DelegatingStatement<S> imple
     @Override
     public final void closeOnCompletion() throws SQLException {
         super.closeOnCompletion();
-        owner.pins.closeOnCompletion = true;
+        owner.closeOnCompletion = true;
     }
 
     /** One of its result sets was closed: if that closed the statement too, its pin ends. */
