@@ -23,6 +23,8 @@ final class PhysicalConnection {
     final Connection raw;
     /** How to read from the driver whether the server has a transaction open on {@link #raw}. */
     final WireState wire;
+    /** {@code wire.readable()}, kept here: the release path asks it several times a cycle. */
+    final boolean wireReadable;
     final long createdAt;
     /** When max lifetime (with jitter) retires it; Long.MAX_VALUE never. */
     final long expiresAt;
@@ -67,6 +69,7 @@ final class PhysicalConnection {
     PhysicalConnection(Connection raw, WireState wire, Settings defaults, long createdAt, long expiresAt) {
         this.raw = raw;
         this.wire = wire;
+        this.wireReadable = wire.readable();
         this.defaults = defaults;
         this.current = defaults.copy();
         this.createdAt = createdAt;
@@ -77,12 +80,12 @@ final class PhysicalConnection {
 
     /** Whether the driver says the server has a transaction open (or failed) on it; false if it cannot say. */
     boolean serverTransactionOpen() {
-        return wire.readable() && wire.transactionOpen(raw, current.autoCommit);
+        return wireReadable && wire.transactionOpen(raw, current.autoCommit);
     }
 
     /** Whether returning it needs a rollback: the server's word where it can be read, else the dirty flag. */
     boolean transactionMayBeOpen() {
-        return wire.readable() ? wire.transactionOpen(raw, current.autoCommit) : transactionDirty;
+        return wireReadable ? wire.transactionOpen(raw, current.autoCommit) : transactionDirty;
     }
 
     /**

@@ -55,7 +55,7 @@ final class Pins {
      * in autocommit mode: with autocommit off the driver may have begun the next one in the same text.
      */
     void afterSql(PhysicalConnection p, SqlEffect e) {
-        if (e.tx == Tx.ENDED && (p.wire.readable() || p.current.autoCommit)) {
+        if (e.tx == Tx.ENDED && (p.wireReadable || p.current.autoCommit)) {
             transactionEnded(p);
         }
     }
@@ -66,7 +66,7 @@ final class Pins {
      * by SQL, which those calls may not end: it stays pinned until SQL ends it or the handle closes.
      */
     void jdbcTransactionEnded(PhysicalConnection p, boolean autoCommitBefore) {
-        if (p.wire.readable() || !autoCommitBefore) {
+        if (p.wireReadable || !autoCommitBefore) {
             transactionEnded(p);
         }
     }
