@@ -111,6 +111,13 @@ abstract class HostileSupport {
         }
     }
 
+    /** The ids committed in the test table, as an independent session sees them: "1,3,6". */
+    String pgIds() throws SQLException {
+        try (Connection admin = TestDatabase.POSTGRES.admin()) {
+            return str(admin, "SELECT string_agg(id::text, ',' ORDER BY id) FROM " + table);
+        }
+    }
+
     long mariaRows() throws SQLException {
         try (Connection c = TestDatabase.MARIADB.admin()) {
             return num(c, "SELECT count(*) FROM " + table);
