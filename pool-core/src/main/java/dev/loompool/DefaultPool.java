@@ -153,6 +153,9 @@ final class DefaultPool<T> implements Pool<T> {
                 if (rejection(beforeAcquire, entry.resource, "beforeAcquire") != null) {
                     destroyQuietly(entry, DestroyReason.BEFORE_ACQUIRE_REJECTED);
                     grant = slots.keepSlot();
+                    if (grant != Signal.CREATE && housekeeper != null && slots.belowMin()) {
+                        housekeeper.refillSoon(); // the rejected one's slot went: refill to minSize
+                    }
                     continue;
                 }
             }

@@ -115,8 +115,12 @@ final class Housekeeper<T> {
             Entry<T> entry;
             try {
                 entry = pool.runFactory();
-            } catch (Exception e) {
-                log.debug("pool '{}': background refill failed", pool.name(), e);
+            } catch (Exception | Error e) { // an Error too: the reserved slot must be freed, or it is lost for good
+                if (e instanceof Error) {
+                    log.error("pool '{}': background refill failed", pool.name(), e);
+                } else {
+                    log.debug("pool '{}': background refill failed", pool.name(), e);
+                }
                 pool.fail(e, false);
                 return;
             }

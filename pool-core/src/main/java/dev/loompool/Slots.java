@@ -259,6 +259,16 @@ final class Slots<T> {
     }
 
     /** Takes a slot for a background refill if the pool is open and below minSize. */
+    /** Whether fewer than minSize slots are taken, in an open pool. */
+    boolean belowMin() {
+        lock.lock();
+        try {
+            return !closed && allocated < minSize;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     boolean reserveBelowMin() {
         lock.lock();
         try {

@@ -235,4 +235,28 @@ abstract class CallbackScenarios extends ScenarioSupport {
         }
         assertCounts(pool, 1, 1, 0, 0);
     }
+
+    @Test
+    void anErrorFromTheFactoryInABackgroundRefillFreesTheSlotItReserved() throws Exception {
+        Pool<Res> pool = track(builder().minSize(1).maxSize(1).build());
+        Lease<Res> lease = pool.acquire();
+        factory.failNext(new AssertionError("the factory blew up"));
+        lease.invalidate(); // the background refill runs into the Error
+        eventually("the refill ran", () -> !factory.failuresPending());
+        eventually("its slot is free again", () -> pool.stats().total() == 0);
+        try (Lease<Res> again = pool.acquire()) {
+            assertThat(again.resource().destroyed).hasValue(0);
+        }
+    }
+
+    @Test
+    void resourcesRejectedBeforeAcquireAreReplacedInTheBackgroundUpToMinSize() throws Exception {
+        Pool<Res> pool = track(builder().minSize(2).maxSize(4).beforeAcquire(r -> r.healthy).build());
+        assertThat(pool.stats().total()).isEqualTo(2);
+        factory.all.forEach(r -> r.healthy = false);
+        try (Lease<Res> lease = pool.acquire()) {
+            assertThat(lease.resource().healthy).isTrue();
+        }
+        eventually("the pool refills to minSize", () -> pool.stats().total() == 2 && pool.stats().idle() == 2);
+    }
 }

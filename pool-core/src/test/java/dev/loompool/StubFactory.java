@@ -15,7 +15,7 @@ final class StubFactory implements ResourceFactory<Res>, ResourceDestructor<Res>
     final AtomicInteger created = new AtomicInteger();
     final AtomicInteger destroyed = new AtomicInteger();
     final List<Res> all = new CopyOnWriteArrayList<>();
-    private final BlockingQueue<Exception> failures = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Throwable> failures = new LinkedBlockingQueue<>();
     volatile Gate gate;
 
     /** The next {@code create} throws {@code failure}. */
@@ -24,15 +24,28 @@ final class StubFactory implements ResourceFactory<Res>, ResourceDestructor<Res>
         return this;
     }
 
+    /** The next {@code create} throws {@code failure}, an Error. */
+    StubFactory failNext(Error failure) {
+        failures.add(failure);
+        return this;
+    }
+
+    boolean failuresPending() {
+        return !failures.isEmpty();
+    }
+
     @Override
     public Res create() throws Exception {
         Gate g = gate;
         if (g != null) {
             g.pass();
         }
-        Exception failure = failures.poll();
+        Throwable failure = failures.poll();
+        if (failure instanceof Error e) {
+            throw e;
+        }
         if (failure != null) {
-            throw failure;
+            throw (Exception) failure;
         }
         Res res = new Res(created.incrementAndGet());
         all.add(res);
