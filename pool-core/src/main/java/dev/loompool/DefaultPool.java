@@ -3,6 +3,10 @@ package dev.loompool;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +34,10 @@ final class DefaultPool<T> implements Pool<T> {
     private final boolean timed;
     final Slots<T> slots;
     private final Circuit circuit;
+    private final OutageLog outageLog;
     private final Housekeeper<T> housekeeper;
+    /** Runs the creates callers wait for with a deadline, and the validation of idle ones after a failure. */
+    private final ThreadPoolExecutor connector;
 
     DefaultPool(PoolBuilder<T> b) {
         name = b.name;
@@ -45,10 +52,17 @@ final class DefaultPool<T> implements Pool<T> {
         listener = Listeners.of(b.listeners);
         timed = listener != Listeners.NONE;
         slots = new Slots<>(b.minSize, b.maxSize);
-        circuit = new Circuit(this, b.circuitBreakerStrategy, listener);
-        boolean checks = b.healthcheck != null && !b.healthcheckInterval.isZero();
-        housekeeper = minSize > 0 || checks
-                ? new Housekeeper<>(this, checks ? b.healthcheck : null, b.healthcheckInterval) : null;
+        outageLog = new OutageLog(name, clock);
+        circuit = new Circuit(this, b.circuitBreakerStrategy, listener, outageLog);
+        housekeeper = minSize > 0 || b.healthcheck != null
+                ? new Housekeeper<>(this, b.healthcheck, b.healthcheckInterval) : null;
+        // No core threads: a thread exists only while a create runs, and each holds a slot, so at most maxSize.
+        connector = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                task -> {
+                    Thread thread = new Thread(task, "loompool-connect-" + name);
+                    thread.setDaemon(true);
+                    return thread;
+                });
     }
 
     // ---- acquire ----------------------------------------------------------------------------
@@ -70,35 +84,40 @@ final class DefaultPool<T> implements Pool<T> {
     public Optional<Lease<T>> tryAcquire() {
         try {
             return Optional.ofNullable(obtain(0, Duration.ZERO, false));
-        } catch (InterruptedException e) {
-            throw new AssertionError("tryAcquire never waits", e);
+        } catch (InterruptedException e) { // it waits for nobody, but for its own create
+            Thread.currentThread().interrupt();
+            throw new PoolException("pool '" + name + "': interrupted while creating a resource", e);
         }
     }
 
     private Lease<T> obtain(long timeoutNanos, Duration timeout, boolean mayWait) throws InterruptedException {
-        long start = timed ? clock.nanoTime() : 0; // a waiter reads the clock itself when it starts to wait
+        long start = timed ? clock.nanoTime() : Long.MIN_VALUE; // else read when first needed: waiting or creating
         if (slots.isClosed()) {
             throw closedException();
         }
         boolean probe = circuit.admit();
-        boolean leased = false;
         try {
             Object grant = slots.fastTake(); // the lock-free lane, while nobody waits
             if (grant == null) {
                 grant = slots.reserve(mayWait);
             }
             if (grant instanceof Waiter) {
-                grant = await((Waiter) grant, timed ? start : clock.nanoTime(), timeoutNanos, timeout);
+                if (start == Long.MIN_VALUE) {
+                    start = clock.nanoTime();
+                }
+                grant = await((Waiter) grant, start, timeoutNanos, timeout);
             } else if (grant == Signal.CLOSED) {
                 throw closedException();
             } else if (grant == null) {
                 return null;
             }
-            Lease<T> lease = fulfil(grant, start, probe);
-            leased = true;
+            Lease<T> lease = fulfil(grant, start, timeoutNanos > 0 ? timeoutNanos : acquireTimeoutNanos, probe);
+            if (probe) {
+                circuit.probeSucceeded(); // created or validated: the backend answers, for everybody at once
+            }
             return lease;
         } finally {
-            if (probe && !leased) {
+            if (probe) {
                 circuit.endProbe();
             }
         }
@@ -141,13 +160,17 @@ final class DefaultPool<T> implements Pool<T> {
         }
     }
 
-    /** Turns a grant into a lease: checks an idle resource, or creates a fresh one. */
+    /**
+     * Turns a grant into a lease: checks an idle resource, or creates a fresh one. A create gets
+     * {@code budget} from the acquire's start (a caller that may not wait for others may still wait
+     * for its own create, up to the pool's acquire timeout).
+     */
     @SuppressWarnings("unchecked")
-    private Lease<T> fulfil(Object grant, long start, boolean probe) {
+    private Lease<T> fulfil(Object grant, long start, long budget, boolean probe) throws InterruptedException {
         for (;;) {
             Entry<T> entry;
             if (grant == Signal.CREATE) {
-                entry = createForCaller(); // fresh resources skip beforeAcquire
+                entry = createForCaller(start == Long.MIN_VALUE ? clock.nanoTime() : start, budget, probe);
             } else {
                 entry = (Entry<T>) grant;
                 if (rejection(beforeAcquire, entry.resource, "beforeAcquire") != null) {
@@ -169,23 +192,68 @@ final class DefaultPool<T> implements Pool<T> {
                 listener.onAcquired(now - start);
                 entry.acquiredAt = now;
             }
-            if (probe) { // written only when set, and cleared on release: the common path writes nothing
-                entry.probe = true;
-            }
             return new PooledLease<>(this, entry);
         }
     }
 
-    private Entry<T> createForCaller() {
+    /** Creates a resource on the caller's slot, waiting for it no longer than the deadline. Fresh ones skip beforeAcquire. */
+    private Entry<T> createForCaller(long start, long budget, boolean probe) throws InterruptedException {
+        Entry<T> entry;
         try {
-            return runFactory();
+            entry = new Connect<>(this, probe).await(clock, start + budget);
+        } catch (InterruptedException e) {
+            throw e; // the create goes on, for the pool
         } catch (Exception | Error e) {
-            fail(e, true);
+            outageLog.createFailed(e, false);
+            failed(e, probe);
             if (e instanceof Error) {
                 throw (Error) e;
             }
             throw new PoolException("pool '" + name + "': could not create a resource (" + stats() + ")", e);
         }
+        if (entry == null) {
+            listener.onTimedOut(clock.nanoTime() - start);
+            throw new AcquireTimeoutException(name, Duration.ofNanos(budget), stats());
+        }
+        return entry;
+    }
+
+    /** The result of a create whose caller stopped waiting: the pool takes it, as it would a release. */
+    void adopt(Entry<T> entry, Throwable failure, boolean probe) {
+        if (failure != null) {
+            outageLog.createFailed(failure, true);
+            failed(failure, probe);
+            return;
+        }
+        if (probe) {
+            circuit.probeSucceeded();
+        }
+        if (slots.isClosed()) {
+            destroyQuietly(entry, DestroyReason.POOL_CLOSED);
+            freeSlot(false);
+        } else {
+            putBack(entry, true);
+        }
+    }
+
+    private void failed(Throwable error, boolean probe) {
+        if (probe) {
+            try {
+                circuit.probeFailed(error);
+            } finally {
+                freeSlot(true);
+            }
+        } else {
+            fail(error, true);
+        }
+    }
+
+    ExecutorService connector() {
+        return connector;
+    }
+
+    OutageLog outageLog() {
+        return outageLog;
     }
 
     /** Runs the factory on a slot the caller holds; on failure the caller still holds it. */
@@ -210,46 +278,41 @@ final class DefaultPool<T> implements Pool<T> {
     /** Ends a lease: its holder gave the resource back, or (invalidated) asked for it to be destroyed. */
     void end(PooledLease<T> lease, boolean invalidated) {
         Entry<T> entry = lease.entry;
-        boolean probe = entry.probe; // read now: once put back, the entry is the next holder's
-        if (probe) {
-            entry.probe = false;
-        }
         if (timed) {
             listener.onReleased(clock.nanoTime() - entry.acquiredAt);
         }
-        try {
-            if (slots.isClosed()) {
-                destroyQuietly(entry, DestroyReason.POOL_CLOSED);
-                freeSlot(false);
-            } else if (invalidated) {
-                destroyQuietly(entry, DestroyReason.INVALIDATED);
-                fail(new PoolException("pool '" + name + "': resource invalidated by its holder"), true);
+        if (slots.isClosed()) {
+            destroyQuietly(entry, DestroyReason.POOL_CLOSED);
+            freeSlot(false);
+        } else if (invalidated) {
+            destroyQuietly(entry, DestroyReason.INVALIDATED);
+            fail(new PoolException("pool '" + name + "': resource invalidated by its holder"), true);
+        } else {
+            Throwable rejected = rejection(beforeRelease, entry.resource, "beforeRelease");
+            if (rejected != null) {
+                destroyQuietly(entry, DestroyReason.BEFORE_RELEASE_REJECTED);
+                fail(rejected, true);
             } else {
-                Throwable rejected = rejection(beforeRelease, entry.resource, "beforeRelease");
-                if (rejected != null) {
-                    destroyQuietly(entry, DestroyReason.BEFORE_RELEASE_REJECTED);
-                    fail(rejected, true);
-                } else {
-                    circuit.success();
-                    putBack(entry, true);
-                }
-            }
-        } finally {
-            if (probe) {
-                circuit.endProbe(); // after the report, so the next probe sees the new state
+                circuit.success();
+                putBack(entry, true);
             }
         }
     }
 
     /**
-     * Reports a failure, then frees the slot of the resource it cost. A background refill that
-     * failed asks for no other: a database that is down is not hammered from the housekeeper.
+     * Reports a failure, then frees the slot of the resource it cost, and has the idle resources
+     * validated at once: after a connectivity failure they are likely dead too, and finding that
+     * out one hand-out at a time would cost every caller a timeout. A background refill that failed
+     * asks for no other: a database that is down is not hammered from the housekeeper.
      */
     void fail(Throwable error, boolean refill) {
         try {
             circuit.failure(error); // first: opening the circuit wakes the waiters with the news
         } finally {
             freeSlot(refill);
+            if (housekeeper != null) {
+                housekeeper.checkIdleSoon();
+            }
         }
     }
 
@@ -352,6 +415,7 @@ final class DefaultPool<T> implements Pool<T> {
         if (housekeeper != null) {
             housekeeper.stop();
         }
+        connector.shutdown(); // creates under way finish, see the pool closed, and destroy what they made
         PoolException failures = null;
         for (Entry<T> entry : idleNow) {
             Throwable failure = destroy(entry, DestroyReason.POOL_CLOSED);

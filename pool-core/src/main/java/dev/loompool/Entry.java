@@ -12,8 +12,6 @@ final class Entry<T> {
     final T resource;
     /** When the current lease began, for the use-time listener; written only when one listens. */
     long acquiredAt;
-    /** Whether the current lease is the circuit breaker's single RECOVERING probe. */
-    boolean probe;
 
     Entry(T resource) {
         this.resource = resource;

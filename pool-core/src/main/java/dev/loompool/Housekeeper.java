@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A pool's background work on one daemon platform thread: the periodic healthcheck of idle
- * resources, and refilling to minSize. Refills run here and never on the thread that destroyed a
- * resource, so a release never pays for a connect.
+ * resources, the check of all idle ones at once after a failure, and refilling to minSize. Refills
+ * run here and never on the thread that destroyed a resource, so a release never pays for a connect.
  */
 final class Housekeeper<T> {
 
@@ -23,6 +23,7 @@ final class Housekeeper<T> {
     private final Duration interval;
     private final ScheduledThreadPoolExecutor executor;
     private final AtomicBoolean refillQueued = new AtomicBoolean();
+    private final AtomicBoolean checkQueued = new AtomicBoolean();
     /** The executor's one thread, once it exists. */
     private volatile Thread worker;
 
@@ -41,7 +42,7 @@ final class Housekeeper<T> {
     }
 
     void start() {
-        if (healthcheck != null) {
+        if (healthcheck != null && !interval.isZero()) {
             long nanos = interval.toNanos();
             executor.scheduleWithFixedDelay(this::tick, nanos, nanos, TimeUnit.NANOSECONDS);
         }
@@ -81,6 +82,40 @@ final class Housekeeper<T> {
         }
     }
 
+    /**
+     * After a failure: takes every idle resource out of circulation at once, so that no caller is
+     * handed one that may be dead, and checks them side by side on the pool's connect threads, so
+     * that N dead ones cost one timeout, not N. Several requests before it runs make one check.
+     */
+    void checkIdleSoon() {
+        if (healthcheck != null && checkQueued.compareAndSet(false, true)) {
+            try {
+                executor.execute(() -> {
+                    checkQueued.set(false);
+                    checkAllIdleNow();
+                });
+            } catch (RejectedExecutionException closed) {
+                checkQueued.set(false);
+            }
+        }
+    }
+
+    private void checkAllIdleNow() {
+        try {
+            for (Entry<T> entry : pool.slots.idleSnapshot()) {
+                if (pool.slots.takeIdle(entry)) {
+                    try {
+                        pool.connector().execute(() -> check(entry, true));
+                    } catch (RejectedExecutionException closed) {
+                        check(entry, true);
+                    }
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            log.error("pool '{}': checking the idle resources failed", pool.name(), e);
+        }
+    }
+
     private void tick() {
         try {
             checkIdle();
@@ -94,15 +129,19 @@ final class Housekeeper<T> {
     /** Checks each idle resource in turn, taking only that one out of circulation at a time. */
     private void checkIdle() {
         for (Entry<T> entry : pool.slots.idleSnapshot()) {
-            if (!pool.slots.takeIdle(entry)) {
-                continue; // lent out since the snapshot: in-use resources are never checked
+            if (pool.slots.takeIdle(entry)) { // else lent out since the snapshot: in-use resources are never checked
+                check(entry, false);
             }
-            if (pool.rejection(healthcheck, entry.resource, "healthcheck") == null) {
-                pool.putBack(entry, false);
-            } else {
-                pool.destroyQuietly(entry, DestroyReason.HEALTHCHECK_FAILED);
-                pool.freeSlot(false); // the refill below replaces it
-            }
+        }
+    }
+
+    /** Checks one resource taken out of idle; puts it back or destroys it (and then refills, if asked). */
+    private void check(Entry<T> entry, boolean refill) {
+        if (pool.rejection(healthcheck, entry.resource, "healthcheck") == null) {
+            pool.putBack(entry, false);
+        } else {
+            pool.destroyQuietly(entry, DestroyReason.HEALTHCHECK_FAILED);
+            pool.freeSlot(refill); // the periodic tick refills itself, right after
         }
     }
 
@@ -119,7 +158,7 @@ final class Housekeeper<T> {
                 if (e instanceof Error) {
                     log.error("pool '{}': background refill failed", pool.name(), e);
                 } else {
-                    log.debug("pool '{}': background refill failed", pool.name(), e);
+                    pool.outageLog().createFailed(e, true);
                 }
                 pool.fail(e, false);
                 return;

@@ -47,4 +47,12 @@ class VirtualThreadScenariosTest {
             return VIRTUAL;
         }
     }
+
+    @Nested
+    class Resilience extends ResilienceScenarios {
+        @Override
+        protected ThreadFactory threads() {
+            return VIRTUAL;
+        }
+    }
 }

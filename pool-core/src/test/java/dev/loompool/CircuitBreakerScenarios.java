@@ -68,12 +68,17 @@ abstract class CircuitBreakerScenarios extends ScenarioSupport {
     void recoveringLetsOneProbeThroughAtATime() throws Exception {
         Pool<Res> pool = pool(3);
         pool.recover();
-        Lease<Res> probe = start(pool::acquire).join();
+        Gate gate = new Gate();
+        factory.gate = gate;
+        Actor<Lease<Res>> probe = start(pool::acquire); // its create waits at the gate
+        gate.awaitEntered();
         assertThatThrownBy(pool::acquire).isInstanceOf(ServiceUnavailableException.class)
                 .hasMessageContaining("RECOVERING");
-        probe.close();
-        Lease<Res> next = start(pool::acquire).join();
+        gate.open();
+        Lease<Res> first = probe.join();
+        Lease<Res> next = start(pool::acquire).join(); // the first probe has its verdict: the next may go
         assertThat(pool.state()).as("without a strategy nobody closes the circuit").isEqualTo(CircuitBreakerState.RECOVERING);
+        first.close();
         next.close();
     }
 
@@ -119,14 +124,19 @@ abstract class CircuitBreakerScenarios extends ScenarioSupport {
         clock.advance(OPEN.minusMillis(1));
         assertThatThrownBy(pool::acquire).isInstanceOf(ServiceUnavailableException.class);
         clock.advance(Duration.ofMillis(1));
-        Lease<Res> probe = start(pool::acquire).join();
+        Gate gate = new Gate();
+        factory.gate = gate;
+        Actor<Lease<Res>> probe = start(pool::acquire);
+        gate.awaitEntered();
         assertThat(pool.state()).isEqualTo(CircuitBreakerState.RECOVERING);
-        assertThat(start(pool::acquire).failure()).as("a second request while the probe runs")
+        assertThat(start(pool::acquire).failure()).as("a second request while the probe connects")
                 .isInstanceOf(ServiceUnavailableException.class);
-        probe.close();
-        assertThat(pool.state()).isEqualTo(CircuitBreakerState.ACTIVE);
+        gate.open();
+        Lease<Res> held = probe.join();
+        assertThat(pool.state()).as("closed by the probe's connect, not its release").isEqualTo(CircuitBreakerState.ACTIVE);
         assertThat(transitions).containsExactly("ACTIVE->INACTIVE", "INACTIVE->RECOVERING", "RECOVERING->ACTIVE");
         start(pool::acquire).join().close();
+        held.close();
     }
 
     @Test

@@ -47,4 +47,12 @@ class PlatformThreadScenariosTest {
             return PLATFORM;
         }
     }
+
+    @Nested
+    class Resilience extends ResilienceScenarios {
+        @Override
+        protected ThreadFactory threads() {
+            return PLATFORM;
+        }
+    }
 }

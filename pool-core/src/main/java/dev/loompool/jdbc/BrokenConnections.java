@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
@@ -11,6 +12,24 @@ import java.sql.SQLRecoverableException;
 final class BrokenConnections {
 
     private BrokenConnections() {
+    }
+
+    /**
+     * Whether {@code e} means that {@code raw} is gone, checked against the connection itself: a
+     * server also sends such SQLStates for its own reasons (a user's {@code RAISE ... USING ERRCODE
+     * = '08006'}, a MariaDB {@code SIGNAL}), and a healthy connection must not count towards the
+     * circuit breaker. Drivers close the connection on a real I/O failure, so the common case
+     * costs no round trip; otherwise one validation, on an error path only.
+     */
+    static boolean lost(Connection raw, SQLException e, int validationSeconds) {
+        if (!isBroken(e)) {
+            return false;
+        }
+        try {
+            return raw.isClosed() || !raw.isValid(validationSeconds);
+        } catch (SQLException | RuntimeException unknown) {
+            return true;
+        }
     }
 
     static boolean isBroken(SQLException e) {

@@ -1,6 +1,7 @@
 package dev.loompool.jdbc;
 
 import dev.loompool.AcquireTimeoutException;
+import dev.loompool.CircuitBreakerState;
 import dev.loompool.CircuitBreakerStrategy;
 import dev.loompool.Lease;
 import dev.loompool.Pool;
@@ -45,7 +46,7 @@ final class JdbcPool {
     final LongAdder openHandles = new LongAdder();
     final AtomicLong reclaimed = new AtomicLong();
     final AtomicLong leaksReported = new AtomicLong();
-    private final int validationSeconds;
+    final int validationSeconds;
     private final long idleTimeoutNanos;
     private final int minSize;
     private final String acquireTimeoutText;
@@ -113,7 +114,9 @@ final class JdbcPool {
         if (now - p.expiresAt >= 0) {
             return false;
         }
-        return now - p.lastReturnedAt < TRUST_IDLE_NANOS || p.raw.isValid(validationSeconds);
+        // While the circuit is not ACTIVE, validate even a fresh one: the hand-out may be the probe.
+        return now - p.lastReturnedAt < TRUST_IDLE_NANOS && pool.state() == CircuitBreakerState.ACTIVE
+                || p.raw.isValid(validationSeconds);
     }
 
     private boolean healthyWhileIdle(PhysicalConnection p) throws SQLException {
@@ -149,7 +152,7 @@ final class JdbcPool {
             }
             p.raw.clearWarnings();
         } catch (SQLException e) {
-            if (BrokenConnections.isBroken(e)) {
+            if (BrokenConnections.lost(p.raw, e, validationSeconds)) {
                 throw e;
             }
             log.warn("pool '{}': could not reset a returned connection, closing it (SQLState {}: {})", name,

@@ -71,7 +71,7 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
                     p.apply(own, a);
                 }
             } catch (SQLException e) {
-                if (BrokenConnections.isBroken(e)) {
+                if (BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
                     p.markBroken();
                     lease.invalidate();
                 } else {
@@ -106,7 +106,7 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
     @Override
     SQLException error(SQLException e) {
         PhysicalConnection p = physical;
-        if (p != null && BrokenConnections.isBroken(e)) {
+        if (p != null && BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
             p.markBroken();
             lostTransaction = pins.inTransaction(p);
             pins.dropForConnectionLoss();

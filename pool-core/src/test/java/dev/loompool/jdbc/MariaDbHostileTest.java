@@ -15,7 +15,9 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Disabled;
@@ -498,5 +500,23 @@ class MariaDbHostileTest extends HostileSupport {
             run(a, "INSERT INTO " + table + " (v) VALUES (2)");
         }
         assertThat(mariaRows()).as("committed, as with the plain driver").isEqualTo(2);
+    }
+
+    /** A SIGNAL with a connection SQLState is the application's error, not a lost connection. */
+    @Test
+    void mariaUserSignalledConnectionSqlStateDoesNotOpenTheBreaker() throws SQLException {
+        LoomPoolDataSource ds = maria(2);
+        ds.setCircuitBreakerFailureThreshold(3);
+        Set<Long> ids = new HashSet<>();
+        for (int i = 0; i < 4; i++) {
+            try (Connection a = ds.getConnection()) {
+                ids.add(num(a, "SELECT CONNECTION_ID()"));
+                assertThatThrownBy(() -> run(a,
+                        "BEGIN NOT ATOMIC SIGNAL SQLSTATE '08006' SET MESSAGE_TEXT = 'business rule failed'; END"))
+                        .isInstanceOf(SQLException.class);
+            }
+        }
+        assertThat(ds.getPool().state()).as("the database is healthy").isEqualTo(CircuitBreakerState.ACTIVE);
+        assertThat(ids).as("the healthy connection was kept, not destroyed").hasSize(1);
     }
 }

@@ -15,7 +15,9 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Disabled;
@@ -582,20 +584,24 @@ class PostgresHostileTest extends HostileSupport {
         assertThat(failures).isEmpty();
     }
 
-    /** An application error that merely carries a connection SQLState opens the breaker on a healthy database. */
+    /** An application error that merely carries a connection SQLState must not open the breaker on a healthy database. */
     @Test
-    @Disabled("issue 11 (resilience): an SQLState of class 08 raised by user SQL counts as a broken connection")
-    void pgUserRaisedConnectionSqlStateOpensTheBreaker() throws SQLException {
+    void pgUserRaisedConnectionSqlStateDoesNotOpenTheBreaker() throws SQLException {
         LoomPoolDataSource ds = pg(2);
         ds.setCircuitBreakerFailureThreshold(3);
+        Set<Long> pids = new HashSet<>();
         for (int i = 0; i < 4; i++) {
             try (Connection a = ds.getConnection()) {
+                a.setAutoCommit(false);
+                pids.add(pgPid(a));
                 assertThatThrownBy(() -> run(a,
                         "DO $$ BEGIN RAISE EXCEPTION 'business rule failed' USING ERRCODE = '08006'; END $$"))
                         .isInstanceOf(SQLException.class);
+                a.rollback();
             }
         }
         assertThat(ds.getPool().state()).as("the database is healthy").isEqualTo(CircuitBreakerState.ACTIVE);
+        assertThat(pids).as("the healthy connection was kept, not destroyed").hasSize(1);
     }
 
     /** After the connection is lost in a SQL transaction, SQL COMMIT must not succeed anywhere. */
