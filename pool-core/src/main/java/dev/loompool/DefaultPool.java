@@ -213,7 +213,10 @@ final class DefaultPool<T> implements Pool<T> {
         }
         if (entry == null) {
             listener.onTimedOut(clock.nanoTime() - start);
-            throw new AcquireTimeoutException(name, Duration.ofNanos(budget), stats());
+            AcquireTimeoutException timeout = new AcquireTimeoutException(name, Duration.ofNanos(budget), stats());
+            timeout.initCause(new PoolException("pool '" + name + "': the create of a new resource did not "
+                    + "finish in time; it goes on in the background"));
+            throw timeout;
         }
         return entry;
     }

@@ -227,6 +227,11 @@ final class JdbcPool {
         try {
             return pool.acquire();
         } catch (AcquireTimeoutException e) {
+            if (e.getCause() != null) { // it was waiting for its own connect
+                throw new SQLTransientConnectionException("pool '" + name + "': the database did not complete a "
+                        + "connect within " + acquireTimeoutText + " (" + e.stats() + "); the connect goes on in the "
+                        + "background, bounded by the driver's connect and login timeouts", "08001", e);
+            }
             throw new SQLTransientConnectionException("pool '" + name + "': no connection available within "
                     + acquireTimeoutText + " (" + e.stats() + "); raise maxSize or acquireTimeout, "
                     + "or give connections back sooner", null, e);

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.regex.Pattern;
@@ -36,6 +37,39 @@ final class JdbcUrls {
             copy.setProperty("useResetConnection", "true");
         }
         return copy;
+    }
+
+    /**
+     * The driver properties, plus connect and login timeouts derived from the acquire timeout,
+     * so that a host that accepts TCP connections and never answers cannot hold a connect, and the
+     * thread making it, forever (pgjdbc waits without limit for its login by default). A timeout the
+     * user set, in the properties or the URL, is kept. No socket timeout is set for the user's
+     * statements: a long query is not a fault; the pool bounds its own round trips with
+     * {@code isValid(validationTimeout)}.
+     */
+    static Properties withTimeouts(String url, Properties properties, Duration acquireTimeout) {
+        Properties copy = new Properties();
+        copy.putAll(properties);
+        String lower = url.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("jdbc:postgresql:")) {
+            String seconds = Long.toString(Math.max(1, (acquireTimeout.toMillis() + 999) / 1000));
+            setUnlessGiven(url, copy, "connectTimeout", seconds);
+            setUnlessGiven(url, copy, "loginTimeout", seconds);
+        } else if (lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:")) {
+            setUnlessGiven(url, copy, "connectTimeout", Long.toString(Math.max(1, acquireTimeout.toMillis())));
+        }
+        return copy;
+    }
+
+    private static void setUnlessGiven(String url, Properties properties, String key, String value) {
+        for (String given : properties.stringPropertyNames()) {
+            if (given.equalsIgnoreCase(key)) {
+                return;
+            }
+        }
+        if (!Pattern.compile("(?i)[?&;]" + key + "=").matcher(url).find()) {
+            properties.setProperty(key, value);
+        }
     }
 
     /** False where the user told MariaDB Connector/J not to reset sessions ({@code useResetConnection=false}). */

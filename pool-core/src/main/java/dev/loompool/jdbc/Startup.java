@@ -41,7 +41,7 @@ final class Startup {
             throw new IllegalArgumentException("releaseMode must be one of STATEMENT, CLOSE, was null");
         }
         ConnectionFactory factory = new ConnectionFactory(driver(ds.getDriverClassName(), url), url,
-                ds.properties(), ds.credentials(), configuredDefaults(ds), ds.getConnectionInitSql(),
+                JdbcUrls.withTimeouts(url, ds.properties(), ds.getAcquireTimeout()), ds.credentials(), configuredDefaults(ds), ds.getConnectionInitSql(),
                 ds.getMaxLifetime().toNanos(), ds.clock);
         return new JdbcPool(ds, factory, ds.clock);
     }
