@@ -4,9 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,23 +18,23 @@ final class DefaultPool<T> implements Pool<T> {
     private static final Logger log = LoggerFactory.getLogger(DefaultPool.class);
 
     private final String name;
-    private final ResourceFactory<T> factory;
+    final ResourceFactory<T> factory;
     private final ResourceDestructor<T> destructor;
     private final ResourceCheck<T> beforeAcquire;
     private final ResourceCheck<T> beforeRelease;
     private final int minSize;
     private final Duration acquireTimeout;
     private final long acquireTimeoutNanos;
-    private final PoolClock clock;
-    private final PoolListener listener;
+    final PoolClock clock;
+    final PoolListener listener;
     /** Whether anyone listens: without listeners the fast path reads the clock only when it must wait. */
     private final boolean timed;
     final Slots<T> slots;
-    private final Circuit circuit;
-    private final OutageLog outageLog;
+    final Circuit circuit;
+    final OutageLog outageLog;
     private final Housekeeper<T> housekeeper;
     /** Runs the creates callers wait for with a deadline, and the validation of idle ones after a failure. */
-    private final ThreadPoolExecutor connector;
+    final ExecutorService connector;
 
     DefaultPool(PoolBuilder<T> b) {
         name = b.name;
@@ -56,13 +53,7 @@ final class DefaultPool<T> implements Pool<T> {
         circuit = new Circuit(this, b.circuitBreakerStrategy, listener, outageLog);
         housekeeper = minSize > 0 || b.healthcheck != null
                 ? new Housekeeper<>(this, b.healthcheck, b.healthcheckInterval) : null;
-        // No core threads: a thread exists only while a create runs, and each holds a slot, so at most maxSize.
-        connector = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                task -> {
-                    Thread thread = new Thread(task, "loompool-connect-" + name);
-                    thread.setDaemon(true);
-                    return thread;
-                });
+        connector = Connect.executor(name);
     }
 
     // ---- acquire ----------------------------------------------------------------------------
@@ -111,7 +102,7 @@ final class DefaultPool<T> implements Pool<T> {
             } else if (grant == null) {
                 return null;
             }
-            Lease<T> lease = fulfil(grant, start, timeoutNanos > 0 ? timeoutNanos : acquireTimeoutNanos, probe);
+            Lease<T> lease = fulfil(grant, start, createBudget(timeoutNanos), probe);
             if (probe) {
                 circuit.probeSucceeded(); // created or validated: the backend answers, for everybody at once
             }
@@ -150,6 +141,15 @@ final class DefaultPool<T> implements Pool<T> {
         return outcome;
     }
 
+    /**
+     * How long a caller waits for its own create: its timeout; a caller that may not wait for
+     * others waits for its create up to the pool's acquire timeout, or, if that is zero too, until
+     * the create returns (bounded by the factory's own timeouts).
+     */
+    private long createBudget(long timeoutNanos) {
+        return timeoutNanos > 0 ? timeoutNanos : acquireTimeoutNanos > 0 ? acquireTimeoutNanos : Long.MAX_VALUE / 4;
+    }
+
     /** A waiter that gives up after a grant reached it hands the grant on instead of losing it. */
     @SuppressWarnings("unchecked")
     private void passOn(Object grant) {
@@ -170,7 +170,7 @@ final class DefaultPool<T> implements Pool<T> {
         for (;;) {
             Entry<T> entry;
             if (grant == Signal.CREATE) {
-                entry = createForCaller(start == Long.MIN_VALUE ? clock.nanoTime() : start, budget, probe);
+                entry = new Connect<>(this, probe).forCaller(start == Long.MIN_VALUE ? clock.nanoTime() : start, budget);
             } else {
                 entry = (Entry<T>) grant;
                 if (rejection(beforeAcquire, entry.resource, "beforeAcquire") != null) {
@@ -196,85 +196,8 @@ final class DefaultPool<T> implements Pool<T> {
         }
     }
 
-    /** Creates a resource on the caller's slot, waiting for it no longer than the deadline. Fresh ones skip beforeAcquire. */
-    private Entry<T> createForCaller(long start, long budget, boolean probe) throws InterruptedException {
-        Entry<T> entry;
-        try {
-            entry = new Connect<>(this, probe).await(clock, start + budget);
-        } catch (InterruptedException e) {
-            throw e; // the create goes on, for the pool
-        } catch (Exception | Error e) {
-            outageLog.createFailed(e, false);
-            failed(e, probe);
-            if (e instanceof Error) {
-                throw (Error) e;
-            }
-            throw new PoolException("pool '" + name + "': could not create a resource (" + stats() + ")", e);
-        }
-        if (entry == null) {
-            listener.onTimedOut(clock.nanoTime() - start);
-            AcquireTimeoutException timeout = new AcquireTimeoutException(name, Duration.ofNanos(budget), stats());
-            timeout.initCause(new PoolException("pool '" + name + "': the create of a new resource did not "
-                    + "finish in time; it goes on in the background"));
-            throw timeout;
-        }
-        return entry;
-    }
 
-    /** The result of a create whose caller stopped waiting: the pool takes it, as it would a release. */
-    void adopt(Entry<T> entry, Throwable failure, boolean probe) {
-        if (failure != null) {
-            outageLog.createFailed(failure, true);
-            failed(failure, probe);
-            return;
-        }
-        if (probe) {
-            circuit.probeSucceeded();
-        }
-        if (slots.isClosed()) {
-            destroyQuietly(entry, DestroyReason.POOL_CLOSED);
-            freeSlot(false);
-        } else {
-            putBack(entry, true);
-        }
-    }
 
-    private void failed(Throwable error, boolean probe) {
-        if (probe) {
-            try {
-                circuit.probeFailed(error);
-            } finally {
-                freeSlot(true);
-            }
-        } else {
-            fail(error, true);
-        }
-    }
-
-    ExecutorService connector() {
-        return connector;
-    }
-
-    OutageLog outageLog() {
-        return outageLog;
-    }
-
-    /** Runs the factory on a slot the caller holds; on failure the caller still holds it. */
-    Entry<T> runFactory() throws Exception {
-        long begin = clock.nanoTime();
-        T resource;
-        try {
-            resource = factory.create();
-            if (resource == null) {
-                throw new NullPointerException("the factory of pool '" + name + "' returned null");
-            }
-        } catch (Exception | Error e) {
-            listener.onCreationFailed(e);
-            throw e;
-        }
-        listener.onCreated(clock.nanoTime() - begin);
-        return new Entry<>(resource);
-    }
 
     // ---- release ----------------------------------------------------------------------------
 

@@ -105,7 +105,7 @@ final class Housekeeper<T> {
             for (Entry<T> entry : pool.slots.idleSnapshot()) {
                 if (pool.slots.takeIdle(entry)) {
                     try {
-                        pool.connector().execute(() -> check(entry, true));
+                        pool.connector.execute(() -> check(entry, true));
                     } catch (RejectedExecutionException closed) {
                         check(entry, true);
                     }
@@ -153,12 +153,12 @@ final class Housekeeper<T> {
         while (pool.state() == CircuitBreakerState.ACTIVE && pool.slots.reserveBelowMin()) {
             Entry<T> entry;
             try {
-                entry = pool.runFactory();
+                entry = Connect.make(pool);
             } catch (Exception | Error e) { // an Error too: the reserved slot must be freed, or it is lost for good
                 if (e instanceof Error) {
                     log.error("pool '{}': background refill failed", pool.name(), e);
                 } else {
-                    pool.outageLog().createFailed(e, true);
+                    pool.outageLog.createFailed(e, true);
                 }
                 pool.fail(e, false);
                 return;

@@ -16,7 +16,7 @@ final class Prewarm {
         List<Entry<T>> created = new ArrayList<>(minSize);
         try {
             for (int i = 0; i < minSize; i++) {
-                created.add(pool.runFactory());
+                created.add(Connect.make(pool));
             }
         } catch (Exception e) {
             created.forEach(entry -> pool.destroyQuietly(entry, DestroyReason.POOL_CLOSED));

@@ -51,12 +51,13 @@ final class JdbcUrls {
         Properties copy = new Properties();
         copy.putAll(properties);
         String lower = url.toLowerCase(Locale.ROOT);
+        long millis = Math.max(1000, acquireTimeout.toMillis()); // a zero acquire timeout still lets a connect finish
         if (lower.startsWith("jdbc:postgresql:")) {
-            String seconds = Long.toString(Math.max(1, (acquireTimeout.toMillis() + 999) / 1000));
+            String seconds = Long.toString((millis + 999) / 1000);
             setUnlessGiven(url, copy, "connectTimeout", seconds);
             setUnlessGiven(url, copy, "loginTimeout", seconds);
         } else if (lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:")) {
-            setUnlessGiven(url, copy, "connectTimeout", Long.toString(Math.max(1, acquireTimeout.toMillis())));
+            setUnlessGiven(url, copy, "connectTimeout", Long.toString(millis));
         }
         return copy;
     }

@@ -34,6 +34,22 @@ class ErrorsTest extends StubSupport {
     }
 
     @Test
+    void aConnectionSqlStateOnALiveConnectionIsTheApplicationsErrorNotABreak() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        ds.setCircuitBreakerFailureThreshold(1);
+        try (Connection c = ds.getConnection()) {
+            SQLException raised = new SQLException("business rule failed", "08006");
+            stub(1).serverRaised = true;
+            stub(1).failNext = raised;
+            assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1")).isSameAs(raised);
+            BindingTest.query(c, "SELECT 2");
+        }
+        assertThat(stub(1).closed).as("the live connection is kept").isFalse();
+        assertThat(stub(1).sql).containsExactly("SELECT 2");
+        assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.ACTIVE);
+    }
+
+    @Test
     void aConnectionThatBreaksInsideATransactionRefusesToGoOnUntilRolledBack() throws SQLException {
         LoomPoolDataSource ds = dataSource();
         try (Connection c = ds.getConnection()) {

@@ -44,6 +44,8 @@ final class StubConnection implements InvocationHandler {
     volatile boolean closed;
     volatile boolean valid = true;
     volatile SQLException failNext;
+    /** {@link #failNext} is an error the server raised on a live connection, whatever its SQLState. */
+    volatile boolean serverRaised;
     boolean autoCommit = true;
     int isolation = Connection.TRANSACTION_READ_COMMITTED;
     boolean readOnly;
@@ -175,6 +177,9 @@ final class StubConnection implements InvocationHandler {
         SQLException f = failNext;
         if (f != null) {
             failNext = null;
+            if (BrokenConnections.isBroken(f) && !serverRaised) {
+                valid = false; // as a real driver: the connection is gone, isValid says so
+            }
             throw f;
         }
         sql.add(statement);
