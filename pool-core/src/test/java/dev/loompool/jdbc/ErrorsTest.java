@@ -38,6 +38,7 @@ class ErrorsTest extends StubSupport {
         LoomPoolDataSource ds = dataSource();
         ds.setCircuitBreakerFailureThreshold(1);
         try (Connection c = ds.getConnection()) {
+            BindingTest.query(c, "SELECT 0");
             SQLException raised = new SQLException("business rule failed", "08006");
             stub(1).serverRaised = true;
             stub(1).failNext = raised;
@@ -45,7 +46,7 @@ class ErrorsTest extends StubSupport {
             BindingTest.query(c, "SELECT 2");
         }
         assertThat(stub(1).closed).as("the live connection is kept").isFalse();
-        assertThat(stub(1).sql).containsExactly("SELECT 2");
+        assertThat(stub(1).sql).containsExactly("SELECT 0", "SELECT 2");
         assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.ACTIVE);
     }
 
