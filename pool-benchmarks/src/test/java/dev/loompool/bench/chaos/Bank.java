@@ -34,7 +34,8 @@ final class Bank {
         try (Connection c = cluster.admin(PgCluster.DATABASE); Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS accounts");
             s.execute("CREATE TABLE accounts (id int PRIMARY KEY, balance bigint NOT NULL)");
-            s.execute("INSERT INTO accounts SELECT g, " + INITIAL_BALANCE + " FROM generate_series(1, " + accounts + ") g");
+            s.execute("INSERT INTO accounts SELECT g, " + INITIAL_BALANCE + " FROM generate_series(1, " + accounts
+                    + ") g");
             s.execute("VACUUM ANALYZE accounts");
         }
     }

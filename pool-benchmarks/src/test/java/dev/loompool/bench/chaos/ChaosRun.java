@@ -45,8 +45,8 @@ final class ChaosRun {
         Timeline timeline = new Timeline();
         Requests requests = new Requests(settings.requestBound().toNanos());
         try (PoolUnderTest pool = opener.open(timeline)) {
-            Watchers watchers = new Watchers(cluster, bank, pool, timeline);
             Faults faults = new Faults(cluster, settings, timeline);
+            Watchers watchers = new Watchers(cluster, bank, pool, faults, timeline);
             watchers.start();
             Thread faultThread = Thread.ofPlatform().name("chaos-faults").daemon().start(faults);
             Worker workers = new Worker(pool.dataSource(), requests, timeline);

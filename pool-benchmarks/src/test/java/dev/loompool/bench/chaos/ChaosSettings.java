@@ -18,8 +18,10 @@ import java.time.Duration;
  * @param statementAllowance the "one statement" of the request-time bound, see {@link #requestBound()}
  * @param killEvery the period of {@code pg_terminate_backend} of a random client backend
  * @param restartAt when the server is restarted ({@code pg_ctl restart -m fast}); past the run time: never
- * @param failurePause what a worker sleeps after a failed transfer, so that a fail-fast pool does not
- *     turn 100 threads into a busy loop that starves the server on the same two cores
+ * @param failurePause what a worker sleeps after a failed transfer (at least 1 ms). Without it a
+ *     fail-fast pool turns the workers into busy loops, and virtual threads are not time-sliced: a
+ *     worker that never blocks keeps its carrier, so the others (woken waiters, the breaker's probe)
+ *     are not scheduled for seconds and their request times measure the harness, not the pool
  * @param accounts rows of the bank
  * @param assertBreaker whether the suite asserts that the breaker never opens while the server accepts
  *     connections (off until the breaker work of issue 11 lands)
@@ -41,7 +43,7 @@ record ChaosSettings(Duration runTime, int threads, int maxSize, Duration acquir
                 Duration.ofMillis(integer("statementAllowanceMillis", 2_000)),
                 Duration.ofMillis(integer("killEveryMillis", 2_000)),
                 restartAt,
-                Duration.ofMillis(integer("failurePauseMillis", 10)),
+                Duration.ofMillis(Math.max(1, integer("failurePauseMillis", 10))),
                 integer("accounts", 1_000),
                 Boolean.parseBoolean(System.getProperty(PREFIX + "assertBreaker", "false")));
     }

@@ -67,7 +67,8 @@ class ChaosSuiteTest {
         assertAll(List.of(loompool, hikari).stream().map(r -> (Executable) () -> {
             assertEquals(0, r.watchers().sumMismatches.sum(), r.label() + ": wrong sums " + r.watchers().sumExamples);
             assertTrue(r.watchers().sumChecks.sum() > 0, r.label() + ": the sum was never read");
-            assertEquals(expected, r.quiesce().finalSum(), r.label() + ": final sum (" + r.quiesce().finalSumError() + ")");
+            assertEquals(expected, r.quiesce().finalSum(),
+                    r.label() + ": final sum (" + r.quiesce().finalSumError() + ")");
         }));
     }
 
@@ -92,7 +93,7 @@ class ChaosSuiteTest {
         assertAll(
                 () -> assertTrue(w.backendSamples.sum() > 0, "the backends were never counted"),
                 () -> assertEquals(0, w.backendViolations.sum(), "backends above the pool's total for "
-                        + BackendRule.PERSISTENT + " samples in a row: " + w.backendExamples),
+                        + BackendRule.PERSISTENT_MILLIS + " ms: " + w.backendExamples),
                 () -> assertTrue(q.backends() >= 0 && q.backends() <= q.counts().total(), "after quiesce: "
                         + q.backends() + " backends, pool " + q.counts()),
                 () -> assertEquals(0, q.backendsAfterClose(), "backends left after the pool was closed"));

@@ -1,6 +1,8 @@
 package dev.loompool.bench.chaos;
 
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,6 +19,7 @@ final class Faults implements Runnable {
     private final ChaosSettings settings;
     private final Timeline timeline;
     private final AtomicInteger kills = new AtomicInteger();
+    private final Set<Integer> killed = ConcurrentHashMap.newKeySet();
     private final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
     private volatile boolean stop;
 
@@ -66,6 +69,7 @@ final class Faults implements Runnable {
         try {
             int pid = cluster.killRandomClientBackend();
             if (pid > 0) {
+                killed.add(pid);
                 kills.incrementAndGet();
                 timeline.record(Timeline.Kind.BACKEND_KILLED, "backend " + pid + " killed");
             } else {
@@ -96,6 +100,11 @@ final class Faults implements Runnable {
 
     int kills() {
         return kills.get();
+    }
+
+    /** The backends killed so far: dying, whatever the pool does, so the backend rule leaves them out. */
+    Set<Integer> killedPids() {
+        return killed;
     }
 
     List<String> errors() {

@@ -18,7 +18,9 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -36,6 +38,9 @@ final class PgCluster implements AutoCloseable {
 
     static final String DATABASE = "chaos";
     static final String ADMIN_APP = "chaos-admin";
+    /** The client backends of the test database, the admin connections left out: the pools' backends. */
+    private static final String CLIENTS = "datname = '" + DATABASE + "' AND backend_type = 'client backend'"
+            + " AND application_name <> '" + ADMIN_APP + "'";
     private static final String PREFIX = "loompool-chaos-";
     private static final Path POSTGRES_HOME = Path.of("/usr/lib/postgresql");
 
@@ -128,9 +133,15 @@ final class PgCluster implements AutoCloseable {
 
     /** Client backends of the test database, the admin connections left out. */
     int backendCount() throws SQLException {
+        return backendCount(Set.of());
+    }
+
+    /** Client backends of the test database, the admin connections and the backends {@code dying} left out. */
+    int backendCount(Set<Integer> dying) throws SQLException {
+        String notDying = dying.isEmpty() ? "" : " AND pid <> ALL ('{" + dying.stream().map(String::valueOf)
+                .collect(Collectors.joining(",")) + "}'::int[])";
         try (Connection c = admin("postgres"); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE datname = '" + DATABASE
-                        + "' AND backend_type = 'client backend' AND application_name <> '" + ADMIN_APP + "'")) {
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE " + CLIENTS + notDying)) {
             rs.next();
             return rs.getInt(1);
         }
@@ -139,9 +150,8 @@ final class PgCluster implements AutoCloseable {
     /** Terminates a random client backend of the test database; its pid, or -1 if there was none. */
     int killRandomClientBackend() throws SQLException {
         try (Connection c = admin("postgres"); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT pid, pg_terminate_backend(pid) FROM (SELECT pid FROM pg_stat_activity"
-                        + " WHERE datname = '" + DATABASE + "' AND backend_type = 'client backend'"
-                        + " AND application_name <> '" + ADMIN_APP + "' ORDER BY random() LIMIT 1) victim")) {
+                ResultSet rs = s.executeQuery("SELECT pid, pg_terminate_backend(pid) FROM (SELECT pid"
+                        + " FROM pg_stat_activity WHERE " + CLIENTS + " ORDER BY random() LIMIT 1) victim")) {
             return rs.next() ? rs.getInt(1) : -1;
         }
     }

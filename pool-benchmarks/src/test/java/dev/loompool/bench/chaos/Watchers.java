@@ -26,6 +26,7 @@ final class Watchers {
     private final PgCluster cluster;
     private final Bank bank;
     private final PoolUnderTest pool;
+    private final Faults faults;
     private final Timeline timeline;
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stop;
@@ -47,10 +48,11 @@ final class Watchers {
     final LongAdder sumMismatches = new LongAdder();
     final ConcurrentLinkedQueue<String> sumExamples = new ConcurrentLinkedQueue<>();
 
-    Watchers(PgCluster cluster, Bank bank, PoolUnderTest pool, Timeline timeline) {
+    Watchers(PgCluster cluster, Bank bank, PoolUnderTest pool, Faults faults, Timeline timeline) {
         this.cluster = cluster;
         this.bank = bank;
         this.pool = pool;
+        this.faults = faults;
         this.timeline = timeline;
     }
 
@@ -82,7 +84,7 @@ final class Watchers {
         int before = pool.counts().total();
         int backends;
         try {
-            backends = cluster.backendCount();
+            backends = cluster.backendCount(faults.killedPids());
         } catch (SQLException e) {
             backendUnavailable.increment();
             rule.unavailable();
@@ -92,10 +94,11 @@ final class Watchers {
         backendSamples.increment();
         maxBackends.accumulateAndGet(backends, Math::max);
         maxExcess.accumulateAndGet(backends - Math.max(before, after), Math::max);
-        if (rule.violatedBy(backends, before, after)) {
+        long now = timeline.now();
+        if (rule.violatedBy(now, backends, before, after)) {
             backendViolations.increment();
             example(backendExamples, "at " + seconds() + ": " + backends + " backends, pool total " + before + "/"
-                    + after + " (before/after), above it " + BackendRule.PERSISTENT + " samples in a row");
+                    + after + " (before/after), above it for " + rule.excessMillis(now) + " ms");
         }
     }
 
