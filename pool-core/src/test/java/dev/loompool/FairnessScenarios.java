@@ -42,47 +42,68 @@ abstract class FairnessScenarios extends ScenarioSupport {
 
     @Test
     void aReleaserThatAcquiresAgainQueuesBehindTheWaiters() throws Exception {
-        Pool<Res> pool = pool(1);
-        List<String> served = Collections.synchronizedList(new ArrayList<>());
-        CountDownLatch holding = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        CountDownLatch holdOn = new CountDownLatch(1);
-        Actor<Boolean> releaser = start(() -> {
-            Lease<Res> lease = pool.acquire();
-            holding.countDown();
-            release.await(1, TimeUnit.MINUTES);
-            lease.close(); // w0 gets it and holds on; w1, w2 still queue
-            boolean barged = pool.tryAcquire().isPresent();
-            try (Lease<Res> again = pool.acquire(Duration.ofMinutes(1))) {
-                served.add("releaser");
-            }
-            return barged;
-        });
-        holding.await(1, TimeUnit.MINUTES);
-        List<Actor<Void>> actors = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            String me = "w" + i;
-            actors.add(start(() -> {
-                try (Lease<Res> lease = pool.acquire(Duration.ofMinutes(1))) {
-                    served.add(me);
-                    holdOn.await(1, TimeUnit.MINUTES);
+        Releaser run = new Releaser(Gate.opened());
+        run.release.open();
+        eventually("the releaser handed over to w0 and queued again", run::queuedAgain);
+        eventually("w0 is served", () -> run.served.size() == 1);
+        assertThat(run.served).containsExactly("w0");
+        assertThat(run.pool.tryAcquire()).as("tryAcquire must not barge").isEmpty();
+        assertThatThrownBy(() -> run.pool.acquire(Duration.ZERO)).isInstanceOf(AcquireTimeoutException.class);
+        run.holdOn.countDown();
+        assertThat(run.releaser.join()).as("the releaser's tryAcquire barged").isFalse();
+        for (Actor<Void> waiter : run.waiters) {
+            waiter.join();
+        }
+        assertThat(run.served).containsExactly("w0", "w1", "w2", "releaser");
+    }
+
+    /**
+     * The cast of {@link #aReleaserThatAcquiresAgainQueuesBehindTheWaiters}: a releaser holds the
+     * only resource while w0, w1 and w2 queue; at {@link #release} it releases (w0 gets the
+     * resource and holds on until {@link #holdOn}), then at {@code beforeRetry} it tries to barge
+     * with tryAcquire and queues again.
+     */
+    final class Releaser {
+
+        final Pool<Res> pool = pool(1);
+        final List<String> served = Collections.synchronizedList(new ArrayList<>());
+        final Gate release = new Gate();
+        final CountDownLatch holdOn = new CountDownLatch(1);
+        final List<Actor<Void>> waiters = new ArrayList<>();
+        final Actor<Boolean> releaser;
+
+        Releaser(Gate beforeRetry) throws InterruptedException {
+            CountDownLatch holding = new CountDownLatch(1);
+            releaser = start(() -> {
+                Lease<Res> lease = pool.acquire();
+                holding.countDown();
+                release.pass();
+                lease.close(); // w0 gets it and holds on; w1, w2 still queue
+                beforeRetry.pass();
+                boolean barged = pool.tryAcquire().isPresent();
+                try (Lease<Res> again = pool.acquire(Duration.ofMinutes(1))) {
+                    served.add("releaser");
                 }
-                return null;
-            }));
-            awaitPending(pool, i + 1);
+                return barged;
+            });
+            holding.await(1, TimeUnit.MINUTES);
+            for (int i = 0; i < 3; i++) {
+                String me = "w" + i;
+                waiters.add(start(() -> {
+                    try (Lease<Res> lease = pool.acquire(Duration.ofMinutes(1))) {
+                        served.add(me);
+                        holdOn.await(1, TimeUnit.MINUTES);
+                    }
+                    return null;
+                }));
+                awaitPending(pool, i + 1);
+            }
         }
-        release.countDown();
-        awaitPending(pool, 3); // w1, w2, then the releaser
-        eventually("w0 is served", () -> served.size() == 1);
-        assertThat(served).containsExactly("w0");
-        assertThat(pool.tryAcquire()).as("tryAcquire must not barge").isEmpty();
-        assertThatThrownBy(() -> pool.acquire(Duration.ZERO)).isInstanceOf(AcquireTimeoutException.class);
-        holdOn.countDown();
-        assertThat(releaser.join()).as("the releaser's tryAcquire barged").isFalse();
-        for (Actor<Void> actor : actors) {
-            actor.join();
+
+        /** Whether the releaser handed over to w0 and queued again, behind w1 and w2. */
+        boolean queuedAgain() {
+            return pool.stats().pending() == 3; // w1, w2, then the releaser
         }
-        assertThat(served).containsExactly("w0", "w1", "w2", "releaser");
     }
 
     @Test
