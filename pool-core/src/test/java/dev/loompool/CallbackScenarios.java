@@ -134,7 +134,10 @@ abstract class CallbackScenarios extends ScenarioSupport {
         Set<Res> checked = ConcurrentHashMap.newKeySet();
         Pool<Res> pool = track(builder().minSize(2).maxSize(4).listener(recordDestroys)
                 .healthcheckInterval(Duration.ofMillis(2))
-                .healthcheck(r -> checked.add(r) && r.healthy).build());
+                .healthcheck(r -> {
+                    checked.add(r); // not its verdict: add is false from the second check on
+                    return r.healthy;
+                }).build());
         Lease<Res> held = pool.acquire();
         Res inUse = held.resource();
         // Checks made while it was idle were legitimate, and finished before it could be lent.
