@@ -153,10 +153,10 @@ abstract class ResilienceScenarios extends ScenarioSupport {
                 .build()); // no periodic healthcheck
         List<Lease<Res>> leases = List.of(pool.acquire(), pool.acquire(), pool.acquire(), pool.acquire());
         leases.forEach(l -> l.resource().healthy = false); // the database restarted under them
-        leases.get(0).invalidate(); // the first connectivity failure
         leases.get(1).close();
         leases.get(2).close();
-        leases.get(3).close();
+        leases.get(3).close(); // three idle, dead
+        leases.get(0).invalidate(); // the first connectivity failure
         eventually("the idle ones were validated without anybody acquiring", () -> factory.destroyed.get() == 4);
         assertThat(checked.get()).isGreaterThanOrEqualTo(3);
         assertCounts(pool, 0, 0, 0, 0);
