@@ -30,12 +30,17 @@ final class ConnectionFactory {
     private final SqlClassifier classifier = new SqlClassifier(SqlDialect.OTHER);
     private volatile WireState wire = WireState.UNREADABLE;
     private volatile Class<?> wireClass;
+    /** The passwords in the URL and the properties, found once. */
+    private final Secrets configuredSecrets;
+    /** The credentials of the last connect, whose password a later failure may show. */
+    private volatile Credentials lastCredentials;
 
     ConnectionFactory(Driver driver, String url, Properties properties, Supplier<Credentials> credentials,
             Settings configured, String initSql, long maxLifetimeNanos, PoolClock clock) {
         this.driver = driver;
         this.url = url;
         this.properties = JdbcUrls.withSessionReset(url, properties);
+        this.configuredSecrets = Secrets.of(url, this.properties, null);
         this.credentials = credentials;
         this.configured = configured;
         this.initSql = initSql;
@@ -43,10 +48,28 @@ final class ConnectionFactory {
         this.clock = clock;
     }
 
+    /**
+     * A new physical connection. Whatever fails here reaches the generic pool, its logs, its
+     * listeners and the caller only with the passwords masked out (see {@link Secrets}).
+     */
     PhysicalConnection create() throws SQLException {
+        Credentials c = null;
+        try {
+            c = credentials.get();
+            lastCredentials = c;
+            return open(c);
+        } catch (SQLException e) {
+            throw secrets(c).mask(e);
+        } catch (RuntimeException e) {
+            throw secrets(c).mask(e);
+        } catch (Error e) {
+            throw secrets(c).mask(e);
+        }
+    }
+
+    private PhysicalConnection open(Credentials c) throws SQLException {
         Properties props = new Properties();
         props.putAll(properties);
-        Credentials c = credentials.get();
         if (c != null && c.username() != null) {
             props.setProperty("user", c.username());
         }
@@ -73,6 +96,16 @@ final class ConnectionFactory {
             }
             throw e;
         }
+    }
+
+    /** The secrets to mask out of a failure: the URL's, the properties', and the password last connected with. */
+    Secrets secrets() {
+        return secrets(null);
+    }
+
+    private Secrets secrets(Credentials c) {
+        Credentials used = c != null ? c : lastCredentials;
+        return configuredSecrets.with(used == null ? null : used.password());
     }
 
     /** Applies the configured defaults and the init SQL; returns the settings the connection then has. */

@@ -77,7 +77,7 @@ final class Housekeeping {
                 }
             }
         } catch (RuntimeException e) {
-            log.error("pool '{}': housekeeping failed", pool.name, e);
+            log.error("pool '{}': housekeeping failed", pool.name, pool.factory.secrets().mask(e));
         }
         scans.incrementAndGet();
     }

@@ -82,10 +82,11 @@ final class JdbcPool {
         }
         try {
             this.pool = builder.build();
-        } catch (PoolException e) {
-            throw new SQLException("pool '" + name + "': could not open its minSize=" + config.getMinSize()
-                    + " connections to " + JdbcUrls.redact(config.getJdbcUrl()) + ": " + e.getCause().getMessage(),
-                    e.getCause() instanceof SQLException s ? s.getSQLState() : "08001", e.getCause());
+        } catch (PoolException e) { // its cause is what the factory threw, already masked
+            throw factory.secrets().mask(new SQLException("pool '" + name + "': could not open its minSize="
+                    + config.getMinSize() + " connections to " + JdbcUrls.redact(config.getJdbcUrl()) + ": "
+                    + e.getCause().getMessage(), e.getCause() instanceof SQLException s ? s.getSQLState() : "08001",
+                    e.getCause()));
         }
         this.housekeeping = new Housekeeping(this);
     }
@@ -98,9 +99,14 @@ final class JdbcPool {
         return p;
     }
 
+    /** A failure to close is logged by the generic pool: masked here, as the factory masks its own. */
     private void destroy(PhysicalConnection p) throws SQLException {
         connections.remove(p);
-        p.raw.close();
+        try {
+            p.raw.close();
+        } catch (SQLException e) {
+            throw factory.secrets().mask(e);
+        }
     }
 
     private boolean expired(PhysicalConnection p) {
@@ -156,7 +162,7 @@ final class JdbcPool {
                 throw e;
             }
             log.warn("pool '{}': could not reset a returned connection, closing it (SQLState {}: {})", name,
-                    e.getSQLState(), JdbcUrls.redact(e.getMessage()));
+                    e.getSQLState(), factory.secrets().mask(JdbcUrls.redact(e.getMessage())));
             throw new Retired("reset failed");
         }
         long now = clock.nanoTime();
@@ -315,7 +321,8 @@ final class JdbcPool {
                 }
             }
         } catch (PoolException e) {
-            log.debug("pool '{}': eviction stopped early; the rest go at their next check", name, e);
+            log.debug("pool '{}': eviction stopped early; the rest go at their next check", name,
+                    factory.secrets().mask(e));
         } finally {
             asideFromEviction.forEach(Lease::close);
         }
@@ -331,7 +338,7 @@ final class JdbcPool {
         try {
             pool.close();
         } catch (PoolException e) {
-            log.warn("pool '{}': some connections failed to close", name, e);
+            log.warn("pool '{}': some connections failed to close", name, factory.secrets().mask(e));
         }
     }
 }

@@ -1,16 +1,27 @@
 package dev.loompool.jdbc;
 
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** What loompool needs to know about a JDBC URL: how to print it safely, and what it refuses in it. */
 final class JdbcUrls {
 
-    /** user:password@ in an authority, and password= / pwd= parameters. */
-    private static final Pattern SECRETS = Pattern.compile(
-            "(?i)(//[^/:@?;]*:)[^@/?;]*(@)|((?:password|pwd)=)[^&;]*");
+    /**
+     * A password parameter, in the spellings of pgjdbc, MariaDB and MySQL Connector/J: {@code password=},
+     * {@code pwd=}, {@code passwd=}, and any key ending so ({@code sslpassword}, {@code keyStorePassword},
+     * MySQL's {@code password1}…), in any case. The value runs to the next {@code &} or {@code ;}.
+     */
+    private static final Pattern PASSWORD_PARAMETER = Pattern.compile(
+            "(?i)((?:password|passwd|pwd)\\d?\\s*=\\s*)([^&;]*)");
+    /** Oracle's {@code jdbc:oracle:thin:user/password@host…}. */
+    private static final Pattern ORACLE_CREDENTIALS = Pattern.compile("(?i)^(jdbc:oracle:[^:/@]+:[^/@:]*/)([^@]*)(@)");
 
     private JdbcUrls() {
     }
@@ -20,7 +31,74 @@ final class JdbcUrls {
         if (url == null) {
             return null;
         }
-        return SECRETS.matcher(url).replaceAll(m -> m.group(1) != null ? m.group(1) + "****" + m.group(2) : m.group(3) + "****");
+        String masked = url;
+        int[] authority = authorityPassword(masked);
+        if (authority != null) {
+            masked = masked.substring(0, authority[0]) + Secrets.MASK + masked.substring(authority[1]);
+        }
+        masked = ORACLE_CREDENTIALS.matcher(masked).replaceFirst("$1" + Secrets.MASK + "$3");
+        return PASSWORD_PARAMETER.matcher(masked).replaceAll("$1" + Secrets.MASK);
+    }
+
+    /**
+     * The passwords in the URL, as written and URL-decoded (as pgjdbc decodes them): the one of the
+     * authority, Oracle's, and the value of each password parameter (also cut at {@code )} or
+     * {@code ,}, where MySQL's {@code (key=value,…)} host syntax ends it).
+     */
+    static Set<String> passwords(String url) {
+        Set<String> found = new LinkedHashSet<>();
+        if (url == null) {
+            return found;
+        }
+        int[] authority = authorityPassword(url);
+        if (authority != null) {
+            addWithDecoded(found, url.substring(authority[0], authority[1]));
+        }
+        Matcher oracle = ORACLE_CREDENTIALS.matcher(url);
+        if (oracle.find()) {
+            addWithDecoded(found, oracle.group(2));
+        }
+        Matcher parameter = PASSWORD_PARAMETER.matcher(url);
+        while (parameter.find()) {
+            String value = parameter.group(2);
+            addWithDecoded(found, value);
+            addWithDecoded(found, value.split("[),]", 2)[0]);
+        }
+        found.remove("");
+        return found;
+    }
+
+    private static void addWithDecoded(Set<String> found, String value) {
+        found.add(value);
+        try {
+            found.add(URLDecoder.decode(value, StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException notEncoded) {
+            // a stray % in the password: only the literal form can appear
+        }
+    }
+
+    /**
+     * Where the password of {@code //user:password@host} is, or null: from the first {@code :} of
+     * the authority to its last {@code @} before the parameters ({@code ?}, or SQL Server's
+     * {@code ;}, whose {@code user=name@server} is no password), so that an {@code @} in the
+     * password counts as the drivers count it.
+     */
+    private static int[] authorityPassword(String url) {
+        int start = url.indexOf("//");
+        if (start < 0) {
+            return null;
+        }
+        start += 2;
+        int parameters = start;
+        while (parameters < url.length() && url.charAt(parameters) != '?' && url.charAt(parameters) != ';') {
+            parameters++;
+        }
+        int at = url.lastIndexOf('@', parameters - 1);
+        int colon = url.indexOf(':', start);
+        if (at < start || colon < 0 || colon > at || url.substring(start, colon).indexOf('/') >= 0) {
+            return null;
+        }
+        return new int[] {colon + 1, at};
     }
 
     /**

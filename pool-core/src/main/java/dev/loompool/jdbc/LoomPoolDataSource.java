@@ -240,13 +240,13 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
 
     /** The JDBC URL with any password in it masked: what to show in logs, messages and endpoints. */
     public String getMaskedJdbcUrl() {
-        return JdbcUrls.redact(getJdbcUrl());
+        return secrets().mask(JdbcUrls.redact(getJdbcUrl()));
     }
 
     /** The configured properties, credentials supplier and settings, without the password. */
     @Override
     public String toString() {
-        return "LoomPoolDataSource[" + getPoolName() + ", " + JdbcUrls.redact(getJdbcUrl())
+        return "LoomPoolDataSource[" + getPoolName() + ", " + getMaskedJdbcUrl()
                 + (running == null ? ", not started" : closed ? ", closed" : ", " + running.pool.stats()) + "]";
     }
 
@@ -262,5 +262,10 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
 
     Properties properties() {
         return getDataSourceProperties();
+    }
+
+    /** The configured passwords, to mask; a credentials supplier is not asked (the connect masks its password). */
+    Secrets secrets() {
+        return Secrets.of(getJdbcUrl(), properties(), getCredentialsSupplier() == null ? password() : null);
     }
 }

@@ -17,7 +17,18 @@ final class Startup {
     private Startup() {
     }
 
+    /** Fails with the passwords of the URL, the properties and setPassword masked out of every message. */
     static JdbcPool start(LoomPoolDataSource ds) throws SQLException {
+        try {
+            return check(ds);
+        } catch (SQLException e) {
+            throw ds.secrets().mask(e);
+        } catch (RuntimeException e) {
+            throw ds.secrets().mask(e);
+        }
+    }
+
+    private static JdbcPool check(LoomPoolDataSource ds) throws SQLException {
         String url = ds.getJdbcUrl();
         if (url == null || url.isBlank()) {
             throw new IllegalArgumentException("jdbcUrl is required (the JDBC URL of the database)");

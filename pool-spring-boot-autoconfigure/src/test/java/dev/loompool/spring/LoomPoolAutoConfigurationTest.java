@@ -6,6 +6,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.loompool.jdbc.BindObserver;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.ReleaseMode;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.time.Duration;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -152,6 +154,22 @@ class LoomPoolAutoConfigurationTest {
                     assertThat(analysis.getDescription()).contains("jdbc:postgresql://127.0.0.1:1/test?password=****")
                             .doesNotContain("hunter2");
                     assertThat(analysis.getAction()).contains("loompool.min-size=0");
+                });
+    }
+
+    @Test
+    void aPasswordTheDriverEchoesIsMaskedInTheWholeStartupFailure() {
+        // pgjdbc reads "user:hunter2@127.0.0.1" as the host name, and its UnknownHostException says so
+        runner.withPropertyValues("spring.datasource.url=jdbc:postgresql://user:hunter2@127.0.0.1:5432/test")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    StringWriter trace = new StringWriter();
+                    context.getStartupFailure().printStackTrace(new PrintWriter(trace));
+                    assertThat(trace.toString()).contains("UnknownHostException: user:****@127.0.0.1")
+                            .doesNotContain("hunter2");
+                    FailureAnalysis analysis = new LoomPoolFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("jdbc:postgresql://user:****@127.0.0.1:5432/test")
+                            .doesNotContain("hunter2");
                 });
     }
 

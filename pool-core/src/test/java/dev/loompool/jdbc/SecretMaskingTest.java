@@ -1,0 +1,260 @@
+package dev.loompool.jdbc;
+
+import static dev.loompool.jdbc.SecretLeaks.everything;
+import static dev.loompool.jdbc.SecretLeaks.logOf;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.loompool.PoolListener;
+import java.io.IOException;
+import java.net.UnknownHostException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 11, item 9: no password reaches a message loompool throws or logs, nor any cause,
+ * suppressed or next exception of it, whether it came in the URL, the properties, setPassword or
+ * a credentials supplier, and whatever the driver echoes of it.
+ */
+class SecretMaskingTest extends StubSupport {
+
+    private static final String SECRET = "S3cretPw";
+
+    private final List<Throwable> creationFailures = new CopyOnWriteArrayList<>();
+
+    private LoomPoolDataSource real(String url) {
+        LoomPoolDataSource ds = dataSource();
+        ds.setJdbcUrl(url);
+        ds.setMinSize(1);
+        ds.setAcquireTimeout(Duration.ofSeconds(10));
+        ds.addPoolListener(new PoolListener() {
+            @Override
+            public void onCreationFailed(Throwable error) {
+                creationFailures.add(error);
+            }
+        });
+        return ds;
+    }
+
+    /** Starts {@code ds}, which must fail; checks the failure, the listener's view and the log. */
+    private SQLException failedStart(LoomPoolDataSource ds) throws Exception {
+        SQLException[] failure = new SQLException[1];
+        String log = logOf(() -> failure[0] = catchThrowableOfType(SQLException.class, ds::start));
+        assertThat((Throwable) failure[0]).as("start fails").isNotNull();
+        assertNoSecret(failure[0], log);
+        assertThat(ds.toString()).doesNotContain(SECRET);
+        assertThat(ds.getMaskedJdbcUrl()).doesNotContain(SECRET);
+        return failure[0];
+    }
+
+    private void assertNoSecret(Throwable failure, String log) {
+        assertThat(everything(failure)).as("what the caller gets").doesNotContain(SECRET);
+        assertThat(log).as("what loompool logged").doesNotContain(SECRET);
+        creationFailures.forEach(f -> assertThat(everything(f)).as("what the generic pool saw").doesNotContain(SECRET));
+    }
+
+    // ---- the password in the URL's authority, with the real drivers --------------------------
+
+    @Test
+    void aPasswordInThePostgresUrlAuthorityIsMaskedInTheUnknownHostCause() throws Exception {
+        // pgjdbc takes "user:S3cretPw@127.0.0.1" for the host name, and its UnknownHostException says so
+        SQLException e = failedStart(real("jdbc:postgresql://user:" + SECRET + "@127.0.0.1:5432/test"));
+        assertThat(e.getSQLState()).isEqualTo("08001");
+        assertThat(BrokenConnections.isBroken(e)).isTrue();
+        assertThat(e.getCause()).isInstanceOf(SQLException.class).hasMessage("The connection attempt failed.");
+        assertThat(((SQLException) e.getCause()).getSQLState()).isEqualTo("08001");
+        assertThat(e.getCause().getCause()).isInstanceOf(UnknownHostException.class)
+                .hasMessage("user:****@127.0.0.1");
+    }
+
+    @Test
+    void aPasswordInTheMariaDbUrlAuthorityIsMaskedInThePreWarmFailure() throws Exception {
+        // MariaDB Connector/J takes "S3cretPw@127.0.0.1" for the port: "Incorrect port value : S3cretPw@…"
+        SQLException e = failedStart(real("jdbc:mariadb://user:" + SECRET + "@127.0.0.1:notaport/test"));
+        assertThat(e.getMessage()).contains("Incorrect port value : ****@127.0.0.1");
+    }
+
+    @Test
+    void aPasswordInTheMariaDbUrlAuthorityIsMaskedWhenAStatementConnects() throws Exception {
+        LoomPoolDataSource ds = real("jdbc:mariadb://user:" + SECRET + "@no-such-host.invalid/test");
+        ds.setMinSize(0);
+        SQLException[] failure = new SQLException[1];
+        String log = logOf(() -> {
+            try (Connection c = ds.getConnection()) {
+                failure[0] = catchThrowableOfType(SQLException.class, () -> {
+                    try (Statement st = c.createStatement()) { // binds: the connect is now
+                        st.execute("SELECT 1");
+                    }
+                });
+            }
+        });
+        assertThat((Throwable) failure[0]).hasMessage("Incorrect port value : ****@no-such-host.invalid");
+        assertNoSecret(failure[0], log);
+        assertThat(creationFailures).hasSize(1);
+    }
+
+    @Test
+    void aPasswordInTheUrlAuthorityMayHoldAnAtSign() throws Exception {
+        // user:S3cret@Pw@host: the last @ of the authority ends the password, as the drivers read it
+        LoomPoolDataSource ds = real("jdbc:postgresql://user:S3cret@Pw@127.0.0.1:5432/test");
+        SQLException e = catchThrowableOfType(SQLException.class, ds::start);
+        assertThat((Throwable) e).isNotNull();
+        assertThat(everything(e)).doesNotContain("S3cret@Pw").doesNotContain("S3cret").doesNotContain("@Pw@");
+        assertThat(ds.getMaskedJdbcUrl()).isEqualTo("jdbc:postgresql://user:****@127.0.0.1:5432/test");
+    }
+
+    // ---- the password as a URL parameter, in the spellings of each driver ---------------------
+
+    @Test
+    void aPasswordAsUrlParameterIsMaskedInEverySpelling() throws Exception {
+        for (String url : List.of(
+                "jdbc:postgresql://127.0.0.1:1/test?user=u&password=" + SECRET,
+                "jdbc:postgresql://127.0.0.1:1/test?user=u&sslmode=disable&sslpassword=" + SECRET,
+                "jdbc:mariadb://127.0.0.1:1/test?user=u&PWD=" + SECRET,
+                "jdbc:mariadb://127.0.0.1:1/test?user=u&keyStorePassword=" + SECRET + "&trustStorePassword=" + SECRET,
+                "jdbc:mysql://127.0.0.1:1/test?user=u&password1=" + SECRET, // MySQL's multifactor passwords
+                "jdbc:mysql://127.0.0.1:1/test?user=u&Passwd=" + SECRET + "&connectTimeout=3000")) {
+            creationFailures.clear();
+            SQLException e = failedStart(real(url));
+            assertThat(e.getMessage()).as(url).contains("=****");
+        }
+    }
+
+    // ---- a wrong password against the real servers --------------------------------------------
+
+    @Test
+    void aWrongPasswordForMariaDbIsNotEchoedFromAnySource() throws Exception {
+        String url = TestDatabase.MARIADB.url();
+        for (Consumer<LoomPoolDataSource> source : passwordSources()) {
+            creationFailures.clear();
+            LoomPoolDataSource ds = real(url);
+            source.accept(ds);
+            SQLException e = failedStart(ds);
+            assertThat(e.getSQLState()).isEqualTo("28000"); // ER_ACCESS_DENIED_ERROR (1045)
+        }
+    }
+
+    @Test
+    void aRefusedPostgresLoginIsNotEchoedFromAnySource() throws Exception {
+        // the test server trusts every password: a role that does not exist is refused instead
+        String url = TestDatabase.POSTGRES.url().replace("user=postgres", "user=no_such_role_" + SECRET.length());
+        for (Consumer<LoomPoolDataSource> source : passwordSources()) {
+            creationFailures.clear();
+            LoomPoolDataSource ds = real(url);
+            source.accept(ds);
+            SQLException e = failedStart(ds);
+            assertThat(e.getSQLState()).isEqualTo("28000"); // invalid_authorization_specification
+        }
+    }
+
+    private static List<Consumer<LoomPoolDataSource>> passwordSources() {
+        return List.of(
+                ds -> ds.setPassword(SECRET),
+                ds -> ds.setDataSourceProperties(properties("password", SECRET)),
+                ds -> ds.setCredentialsSupplier(() -> new Credentials(null, SECRET)));
+    }
+
+    private static Properties properties(String key, String value) {
+        Properties p = new Properties();
+        p.setProperty(key, value);
+        return p;
+    }
+
+    // ---- a driver that echoes the password it was given (the stub) -----------------------------
+
+    /** A failure such as a careless driver makes: the secret in the message, a cause, a suppressed and a next exception. */
+    private static SQLNonTransientConnectionException echoing(String secret) {
+        SQLNonTransientConnectionException e = new SQLNonTransientConnectionException(
+                "login with password " + secret + " refused", "08004", 1045,
+                new IOException("handshake sent '" + secret + "'"));
+        e.addSuppressed(new IllegalStateException("retry with " + secret + " failed too"));
+        e.setNextException(new SQLException("and again: " + secret, "08004"));
+        return e;
+    }
+
+    @Test
+    void aPasswordTheDriverEchoesIsMaskedFromEverySourceKeepingClassStateAndStack() throws Exception {
+        List<Consumer<LoomPoolDataSource>> sources = List.of(
+                ds -> ds.setPassword(SECRET),
+                ds -> ds.setDataSourceProperties(properties("password", SECRET)),
+                ds -> ds.setDataSourceProperties(properties("sslKeyPassword", SECRET)),
+                ds -> ds.setCredentialsSupplier(() -> new Credentials("app", SECRET)),
+                ds -> ds.setJdbcUrl(ds.getJdbcUrl() + "?user=app&password=" + SECRET));
+        for (Consumer<LoomPoolDataSource> source : sources) {
+            creationFailures.clear();
+            LoomPoolDataSource ds = dataSource();
+            source.accept(ds);
+            ds.addPoolListener(new PoolListener() {
+                @Override
+                public void onCreationFailed(Throwable error) {
+                    creationFailures.add(error);
+                }
+            });
+            SQLNonTransientConnectionException original = echoing(SECRET);
+            StubDriver.database(ds.getJdbcUrl().substring("jdbc:stub:".length())).connectFailures.add(original);
+            SQLException[] failure = new SQLException[1];
+            String log = logOf(() -> {
+                try (Connection c = ds.getConnection()) {
+                    failure[0] = catchThrowableOfType(SQLException.class, () -> BindingTest.query(c, "SELECT 1"));
+                }
+            });
+            SQLException e = failure[0];
+            assertNoSecret(e, log);
+            assertThat((Throwable) e).isInstanceOf(SQLNonTransientConnectionException.class)
+                    .hasMessage("login with password **** refused");
+            assertThat(e.getSQLState()).isEqualTo("08004");
+            assertThat(e.getErrorCode()).isEqualTo(1045);
+            assertThat(e.getStackTrace()).isEqualTo(original.getStackTrace());
+            assertThat(e.getCause()).isInstanceOf(IOException.class).hasMessage("handshake sent '****'");
+            assertThat(e.getSuppressed()).singleElement().isInstanceOf(IllegalStateException.class)
+                    .hasFieldOrPropertyWithValue("message", "retry with **** failed too");
+            assertThat((Throwable) e.getNextException()).hasMessage("and again: ****");
+            assertThat(e.getNextException().getSQLState()).isEqualTo("08004");
+            assertThat(BrokenConnections.isBroken(e)).isTrue();
+        }
+    }
+
+    @Test
+    void aBackgroundRefillLogsTheFailureMasked() throws Exception {
+        LoomPoolDataSource ds = dataSource();
+        ds.setPassword(SECRET);
+        ds.setMinSize(1);
+        ds.setHealthcheckInterval(Duration.ofMillis(50));
+        ds.addPoolListener(new PoolListener() {
+            @Override
+            public void onCreationFailed(Throwable error) {
+                creationFailures.add(error);
+            }
+        });
+        ds.start();
+        String log;
+        try (SecretLeaks.CapturedLog captured = SecretLeaks.CapturedLog.start()) {
+            db.connectFailures.add(echoing(SECRET));
+            assertThat(ds.evictIdle()).isEqualTo(1); // the refill to minSize runs in the background
+            eventually("the refill failed and was logged", () -> captured.text().contains("could not create a resource in the background"));
+            log = captured.text();
+        }
+        assertThat(log).contains("could not create a resource in the background").contains("login with password **** refused");
+        assertNoSecret(creationFailures.get(0), log);
+    }
+
+    @Test
+    void anExceptionWithoutTheSecretReachesTheCallerAsTheDriverThrewIt() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        ds.setPassword(SECRET);
+        SQLException refused = new SQLException("Connection refused", "08001", new IOException("no route"));
+        db.connectFailures.add(refused);
+        try (Connection c = ds.getConnection()) {
+            assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1")).isSameAs(refused);
+        }
+    }
+}
