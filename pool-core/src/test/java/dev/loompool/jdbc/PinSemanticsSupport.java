@@ -114,7 +114,7 @@ abstract class PinSemanticsSupport {
         LoomPoolDataSource ds = new LoomPoolDataSource();
         ds.setJdbcUrl(url);
         ds.setPoolName("pin-" + table);
-        ds.setMinSize(0);
+        ds.setMinSize(1); // made at start: a connect is not bounded by the short acquire timeout there
         ds.setMaxSize(maxSize);
         ds.setAcquireTimeout(ACQUIRE_TIMEOUT);
         ds.setConnectionInitSql(initSql);
