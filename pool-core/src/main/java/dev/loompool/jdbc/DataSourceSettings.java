@@ -29,6 +29,7 @@ abstract class DataSourceSettings {
     private Duration maxLifetime = Duration.ofMinutes(30);
     private Duration validationTimeout = Duration.ofSeconds(5);
     private Duration leakDetectionThreshold = Duration.ZERO;
+    private boolean reclaimOnOwnerExit;
     private ReleaseMode releaseMode = ReleaseMode.STATEMENT;
     private String poolName;
     private String connectionInitSql;
@@ -198,6 +199,23 @@ abstract class DataSourceSettings {
 
     public Duration getLeakDetectionThreshold() {
         return leakDetectionThreshold;
+    }
+
+    /**
+     * Whether a handle still holding a physical connection is reclaimed (rolled back, reset and
+     * returned) once the thread that last used it has ended and no other thread used it for a full
+     * housekeeping period. Default false: a {@code Connection} may legally outlive that thread (a
+     * transaction handed to another thread, a {@code LISTEN} connection a startup thread opened), so
+     * the pool only logs a leak warning. Turn it on for services whose connections never leave
+     * their thread. A handle that becomes unreachable without close is reclaimed either way.
+     */
+    public void setReclaimOnOwnerExit(boolean reclaimOnOwnerExit) {
+        checkNotStarted();
+        this.reclaimOnOwnerExit = reclaimOnOwnerExit;
+    }
+
+    public boolean isReclaimOnOwnerExit() {
+        return reclaimOnOwnerExit;
     }
 
     /** {@link ReleaseMode#STATEMENT} (default) or {@link ReleaseMode#CLOSE}. */

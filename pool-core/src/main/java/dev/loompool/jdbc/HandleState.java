@@ -4,6 +4,6 @@ package dev.loompool.jdbc;
 enum HandleState {
     OPEN,
     CLOSED,
-    /** Closed by the pool because its owner thread ended, or it became unreachable, while bound. */
+    /** Closed by the pool: the thread that used it last ended while it was bound (reclaimOnOwnerExit). */
     RECLAIMED
 }

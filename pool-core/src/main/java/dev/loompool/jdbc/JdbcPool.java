@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
@@ -43,7 +44,11 @@ final class JdbcPool {
     final Pool<PhysicalConnection> pool;
     /** Every physical connection alive: what housekeeping scans, a registration per connect, not per handle. */
     final Set<PhysicalConnection> connections = ConcurrentHashMap.newKeySet();
+    /** Handles that have used a connection and have not ended: see {@link LoomPoolDataSource#getOpenHandles()}. */
     final LongAdder openHandles = new LongAdder();
+    /** Watches set since the housekeeper's last scan, which takes them in (one per handle, set rarely). */
+    final ConcurrentLinkedQueue<HandleWatch> watches = new ConcurrentLinkedQueue<>();
+    final boolean reclaimOnOwnerExit;
     final AtomicLong reclaimed = new AtomicLong();
     final AtomicLong leaksReported = new AtomicLong();
     final int validationSeconds;
@@ -60,6 +65,7 @@ final class JdbcPool {
         this.factory = factory;
         this.classifier = factory.classifier();
         this.leakThresholdNanos = config.getLeakDetectionThreshold().toNanos();
+        this.reclaimOnOwnerExit = config.isReclaimOnOwnerExit();
         this.validationSeconds = (int) Math.max(1, config.getValidationTimeout().toSeconds());
         this.idleTimeoutNanos = config.getIdleTimeout().toNanos();
         this.minSize = config.getMinSize();
@@ -272,8 +278,8 @@ final class JdbcPool {
         return p.takeLease(lease) && giveBack(p, lease);
     }
 
-    private boolean giveBack(PhysicalConnection p, Lease<PhysicalConnection> lease) {
-        p.holder = null;
+    /** Returns {@code p}, whose {@code lease} the caller took; its holder stays as the note of its last holder. */
+    boolean giveBack(PhysicalConnection p, Lease<PhysicalConnection> lease) {
         ConnectionState state = p.state();
         if (state == ConnectionState.LENDING_DRIVER_OBJECTS) {
             p.endLendingDriverObjects(); // its LOBs end with the handle
@@ -327,6 +333,11 @@ final class JdbcPool {
             asideFromEviction.forEach(Lease::close);
         }
         return marked;
+    }
+
+    /** One housekeeping scan now (for tests). */
+    void scanNow() {
+        housekeeping.scan();
     }
 
     SQLException closed(Throwable cause) {

@@ -1,7 +1,5 @@
 package dev.loompool.jdbc;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -10,27 +8,16 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.EnumSet;
 import java.util.Set;
-import java.util.concurrent.Executor;
 
 /**
  * The {@link Connection} handle {@code getConnection()} returns. It binds a physical connection
  * at the first call that needs one, and gives it back as soon as nothing pins it (DESIGN.md §4).
  * Its own JDBC settings are replayed on every physical connection it binds.
  *
- * <p>Like any JDBC connection it is meant for one thread at a time; the pool's housekeeper touches
- * it only once that thread has ended or the handle has become unreachable.
+ * <p>Like any JDBC connection it is meant for one thread at a time, but it may pass from thread
+ * to thread; its life (open, closed, reclaimed, counted, watched) is {@link HandleLife}'s.
  */
-final class LogicalConnection extends HandleBasics implements LoomConnection {
-
-    private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", HandleState.class);
-
-    final JdbcPool pool;
-    /** Plain: the housekeeper reads only a bound handle's owner, after the bind's release-store. */
-    private Thread owner = Thread.currentThread();
-    /** Null while open, so the constructor writes no fence; accessed through STATE. */
-    @SuppressWarnings("unused")
-    private HandleState state;
-    private PhysicalConnection physical;
+final class LogicalConnection extends HandleLife implements LoomConnection {
 
     /** What keeps the physical connection, and the rules for it: the pin table in one place. */
     final Pins pins = new Pins();
@@ -43,7 +30,7 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
     boolean closeOnCompletion;
 
     LogicalConnection(JdbcPool pool) {
-        this.pool = pool;
+        super(pool);
     }
 
     // ---- binding ---------------------------------------------------------------------------------
@@ -52,16 +39,13 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
     Connection bind() throws SQLException {
         PhysicalConnection p = physical;
         if (p != null) {
+            touchOwner();
             return p.raw;
         }
         ensureOpen();
         if (lostTransaction) {
             throw new SQLException("pool '" + pool.name + "': the connection broke inside a transaction, "
                     + "which is lost; call rollback() before going on", "08003");
-        }
-        Thread me = Thread.currentThread();
-        if (owner != me) {
-            owner = me;
         }
         var lease = pool.acquire();
         p = lease.resource();
@@ -80,9 +64,13 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
                 throw e;
             }
         }
-        p.bind(this, lease, pool.leakThresholdNanos > 0 ? new Throwable("bound here") : null);
+        countFromFirstUse();
+        Object previous = p.bind(this, lease, pool.leakThresholdNanos > 0 ? new Throwable("bound here") : null);
         physical = p;
         pins.bound(p);
+        if (previous != this && previous instanceof LogicalConnection left) {
+            left.watchIfLeftOpen();
+        }
         if (pool.bindObserver != null) {
             pool.bindObserver.bound(this);
         }
@@ -97,12 +85,6 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
         }
     }
 
-    private void unbind() {
-        PhysicalConnection p = physical;
-        physical = null;
-        pool.release(p);
-    }
-
     @Override
     SQLException error(SQLException e) {
         PhysicalConnection p = physical;
@@ -115,19 +97,10 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
         return e;
     }
 
-    @Override
-    void ensureOpen() throws SQLException {
-        HandleState s = (HandleState) STATE.getOpaque(this);
-        if (s != null) {
-            throw s == HandleState.RECLAIMED
-                    ? new SQLException("connection was reclaimed: its owner thread ended", "08003")
-                    : new SQLException("connection is closed", "08003");
-        }
-    }
-
     // ---- pins from statements and SQL --------------------------------------------------------
 
     void beforeSql(SqlEffect e) {
+        touchOwner();
         pins.beforeSql(physical, e);
     }
 
@@ -283,55 +256,6 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
         physical.sessionDirty = true;
     }
 
-    @Override
-    boolean isOpen() {
-        return STATE.getOpaque(this) == null;
-    }
-
-    @Override
-    public void close() {
-        if (STATE.getOpaque(this) != null) {
-            return;
-        }
-        STATE.setRelease(this, HandleState.CLOSED); // the owner's own call: no race to settle, no fence
-        closeNow();
-    }
-
-    /** Called by the housekeeper once the owner thread has ended: returns the connection it held. */
-    void reclaim() {
-        if (STATE.compareAndSet(this, null, HandleState.RECLAIMED)) {
-            closeNow();
-        }
-    }
-
-    private void closeNow() {
-        pool.openHandles.decrement();
-        pins.clear();
-        closeOnCompletion = false;
-        lostTransaction = false;
-        if (physical != null) {
-            unbind(); // the release check rolls back and resets what this handle changed
-        }
-    }
-
-    @Override
-    public boolean isClosed() {
-        return !isOpen();
-    }
-
-    @Override
-    public void abort(Executor executor) throws SQLException {
-        if (!STATE.compareAndSet(this, null, HandleState.CLOSED)) {
-            return;
-        }
-        PhysicalConnection p = physical;
-        if (p != null) {
-            p.markBroken(); // an aborted connection is never reused
-            p.raw.abort(executor);
-        }
-        closeNow();
-    }
-
     // ---- LoomConnection -----------------------------------------------------------------------------
 
     @Override
@@ -363,27 +287,21 @@ final class LogicalConnection extends HandleBasics implements LoomConnection {
     }
 
     @Override
-    PhysicalConnection physical() {
-        return physical;
-    }
-
-    @Override
     Settings learnedDefaults() {
         return pool.factory.learnedDefaults();
     }
 
+    /** Its statements close and its pins end: the handle is ending. */
     @Override
-    public boolean isBound() {
-        return physical != null;
-    }
-
-    @Override
-    public Thread ownerThread() {
-        return owner;
+    void dropPins() {
+        pins.clear();
+        closeOnCompletion = false;
+        lostTransaction = false;
     }
 
     @Override
     public String toString() {
-        return "LoomConnection[pool=" + pool.name + ", " + (isOpen() ? "OPEN" : STATE.getOpaque(this)) + ", bound=" + (physical != null) + "]";
+        return "LoomConnection[pool=" + pool.name + ", " + (isOpen() ? "OPEN" : ended()) + ", bound="
+                + (physical != null) + "]";
     }
 }

@@ -28,6 +28,9 @@ public interface LoomConnection {
     /** Whether the handle holds a physical connection now. */
     boolean isBound();
 
-    /** The thread that owns the handle: the one that opened it, or last bound it. */
+    /**
+     * The thread that owns the handle: the one that used it last (opened it, bound it, ran SQL on
+     * it, or called one of its methods), which may not be the one that opened it.
+     */
     Thread ownerThread();
 }

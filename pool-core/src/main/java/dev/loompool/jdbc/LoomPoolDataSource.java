@@ -75,8 +75,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         if (closed) {
             throw p.closed(null);
         }
-        LogicalConnection handle = new LogicalConnection(p);
-        p.openHandles.increment();
+        LogicalConnection handle = new LogicalConnection(p); // counted from its first use, see getOpenHandles
         if (p.releaseMode == ReleaseMode.CLOSE) {
             try {
                 handle.bind(); // classic behaviour: the handle holds a connection from the start
@@ -114,7 +113,14 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         return running != null && !closed;
     }
 
-    /** Logical connections opened and not closed yet, bound or not. */
+    /**
+     * Logical connections open that have used a physical connection: a handle counts from its first
+     * use (in {@link ReleaseMode#CLOSE}, from {@code getConnection()}) until it is closed or
+     * reclaimed, or the garbage collector finds it dropped without close, bound or not. A handle
+     * dropped before its first use held nothing and is never counted, so the count does not drift.
+     * A dropped handle counts until the collector finds it and a housekeeping scan notices, within
+     * a few periods of 500 ms after that.
+     */
     public int getOpenHandles() {
         JdbcPool p = running;
         return p == null ? 0 : (int) p.openHandles.sum();
@@ -132,10 +138,21 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         return counts;
     }
 
-    /** Connections taken back from handles whose thread ended, or that were dropped, without close. */
+    /**
+     * Connections taken back from handles that were dropped without close, or (with
+     * reclaimOnOwnerExit) whose last user's thread ended.
+     */
     public long getReclaimedConnections() {
         JdbcPool p = running;
         return p == null ? 0 : p.reclaimed.get();
+    }
+
+    /** Runs one housekeeping scan now, as the housekeeper's own would (for tests). */
+    void scanNow() {
+        JdbcPool p = running;
+        if (p != null) {
+            p.scanNow();
+        }
     }
 
     /** Leak warnings logged so far (for tests). */
@@ -153,8 +170,11 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         }
         long now = p.clock.nanoTime();
         for (PhysicalConnection c : p.connections) {
+            if (c.lease() == null) {
+                continue; // idle: its holder is only the note of the last one
+            }
             LogicalConnection h = c.holder();
-            if (h != null && c.lease() != null) {
+            if (h != null) {
                 handles.add(new HandleInfo(h.ownerThread().getName(), Duration.ofNanos(now - c.handedOutAt),
                         h.pinReasons()));
             }

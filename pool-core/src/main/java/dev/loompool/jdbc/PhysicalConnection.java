@@ -1,7 +1,6 @@
 package dev.loompool.jdbc;
 
 import dev.loompool.Lease;
-import java.lang.ref.WeakReference;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.lang.invoke.MethodHandles;
@@ -55,14 +54,25 @@ final class PhysicalConnection {
     private Lease<PhysicalConnection> lease;
     /**
      * The handle holding it: strongly at first, because most bindings last microseconds and a
-     * {@code WeakReference} per bind would cost the hot path an allocation; weakly once the
-     * housekeeper has seen the same binding at two scans, so that a handle dropped without close
-     * can be collected and found out. Plain fields, published by the release-store of
-     * {@link #lease}, which the housekeeper reads first; the housekeeper changes it only by CAS.
+     * {@code WeakReference} per bind would cost the hot path an allocation; through the handle's
+     * {@link HandleWatch} (weakly) once the housekeeper has seen the same binding at two scans, so
+     * that a handle dropped without close can be collected and found out.
+     *
+     * <p>It stays when the connection goes back: it is also the note of the last holder, which may
+     * have let go of the connection and been dropped without close. The next binder overwrites it,
+     * and puts that handle under watch if it is still open (the housekeeper does the same for an
+     * idle connection), so that no handle is lost to the open count. Keeping it costs the common
+     * cycle nothing: the bind writes it anyway, and the close of the handle need not clear it.
+     *
+     * <p>A plain field written by the binder, published by the release-store of {@link #lease},
+     * which the housekeeper reads first; the housekeeper changes it only by CAS.
      */
-    Object holder;
-    /** The housekeeper's own note: the lease it saw at its last scan. */
-    Lease<PhysicalConnection> leaseAtLastScan;
+    @SuppressWarnings("unused") // accessed through HOLDER, and plainly by the binder
+    private Object holder;
+    /** The housekeeper's own note: the lease it saw at its last scan while lent, the last holder while idle. */
+    Object seenAtLastScan;
+    /** The housekeeper's own note: the lent connection's handle's last user was seen ended. */
+    Housekeeping.OwnerExit ownerExit;
     volatile Throwable boundFrom;
     volatile boolean leakReported;
 
@@ -142,14 +152,20 @@ final class PhysicalConnection {
         } while (!STATE.compareAndSet(this, now, target));
     }
 
-    /** Binds it to {@code handle}; {@link #handedOutAt} is the bind time. */
-    void bind(LogicalConnection handle, Lease<PhysicalConnection> l, Throwable from) {
+    /**
+     * Binds it to {@code handle}; {@link #handedOutAt} is the bind time.
+     *
+     * @return its last holder: a handle, a handle's watch, or null
+     */
+    Object bind(LogicalConnection handle, Lease<PhysicalConnection> l, Throwable from) {
+        Object last = holder;
         holder = handle;
         if (from != null) { // leak detection is on: its bookkeeping costs nothing otherwise
             boundFrom = from;
             leakReported = false;
         }
         LEASE.setRelease(this, l); // last: whoever reads the lease then sees the fields above
+        return last;
     }
 
     /** The lease while lent, else null; an acquire read, so the fields bound with it are seen too. */
@@ -169,20 +185,35 @@ final class PhysicalConnection {
         return LEASE.compareAndSet(this, expected, null);
     }
 
-    /** The handle holding it, or null if none does or it was collected. */
+    /** The handle holding it (while lent; its last holder while idle), or null if none or it was collected. */
     LogicalConnection holder() {
         Object h = HOLDER.getAcquire(this);
-        return h instanceof WeakReference<?> ref ? (LogicalConnection) ref.get() : (LogicalConnection) h;
+        return h instanceof HandleWatch w ? (LogicalConnection) w.get() : (LogicalConnection) h;
+    }
+
+    /** The holder as kept: a handle, a handle's watch, or null. */
+    Object lastHolder() {
+        return HOLDER.getAcquire(this);
+    }
+
+    /** The watch through which it holds its handle weakly, or null if it holds it strongly. */
+    HandleWatch holderWatch() {
+        return HOLDER.getAcquire(this) instanceof HandleWatch w ? w : null;
     }
 
     /** Whether the handle is held weakly and was collected: dropped without close. */
     boolean holderCollected() {
-        return HOLDER.getAcquire(this) instanceof WeakReference<?> ref && ref.get() == null;
+        return HOLDER.getAcquire(this) instanceof HandleWatch w && w.get() == null;
     }
 
-    /** From now on holds {@code handle} weakly, unless it let go of the connection meanwhile. */
-    void holdWeakly(LogicalConnection handle) {
-        HOLDER.compareAndSet(this, handle, new WeakReference<>(handle));
+    /** From now on holds {@code handle} weakly through its {@code watch}, unless it let go of the connection meanwhile. */
+    void holdWeakly(LogicalConnection handle, HandleWatch watch) {
+        HOLDER.compareAndSet(this, handle, watch);
+    }
+
+    /** Drops the note of a last holder, unless a newer holder replaced it meanwhile. */
+    void forgetHolder(Object last) {
+        HOLDER.compareAndSet(this, last, null);
     }
 
     @Override

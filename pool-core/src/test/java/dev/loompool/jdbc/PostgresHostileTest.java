@@ -679,7 +679,6 @@ class PostgresHostileTest extends HostileSupport {
      * opt-in. Here a worker thread opens the transaction and hands the handle over, then ends.
      */
     @Test
-    @Disabled("issue 11 (resilience): reclaim on owner exit is not yet opt-in (reclaimOnOwnerExit)")
     void pgTransactionHandedOverByAThreadThatEndsIsNotRolledBack() throws Exception {
         pgTable();
         LoomPoolDataSource ds = pg(2);

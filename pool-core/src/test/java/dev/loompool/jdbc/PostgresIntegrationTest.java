@@ -165,8 +165,10 @@ class PostgresIntegrationTest {
     }
 
     @Test
-    void aThreadThatEndsInsideATransactionHasItRolledBackAndItsConnectionReturned() throws Exception {
+    void withReclaimOnOwnerExitAThreadThatEndsInsideATransactionHasItRolledBackAndItsConnectionReturned()
+            throws Exception {
         LoomPoolDataSource ds = dataSource(2);
+        ds.setReclaimOnOwnerExit(true);
         Thread worker = new Thread(() -> {
             try {
                 Connection c = ds.getConnection();

@@ -1,84 +1,230 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BindingTest.query;
+import static dev.loompool.jdbc.HousekeepingWaits.awaitScans;
+import static dev.loompool.jdbc.HousekeepingWaits.gcUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loompool.ManualClockAccess;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-/** Handles whose thread ended, or that were dropped, without close (DESIGN.md §4, "Coroutine end"). */
+/**
+ * Handles whose thread ended, or that were dropped, without close (DESIGN.md §4, "Coroutine end"):
+ * a handle dropped while bound is always reclaimed; a handle whose last user ended is reclaimed
+ * only with reclaimOnOwnerExit, a full period later, and only if no other thread used it since.
+ */
 class ReclaimTest extends StubSupport {
 
-    @Test
-    void aHandleWhoseThreadEndedInsideATransactionIsRolledBackAndReturned() throws Exception {
+    private static final Duration PERIOD = Duration.ofMillis(Housekeeping.PERIOD_MILLIS);
+
+    private final ManualClockAccess clock = new ManualClockAccess();
+
+    /** With reclaimOnOwnerExit; the housekeeping period is measured on the manual clock. */
+    private LoomPoolDataSource reclaiming() {
         LoomPoolDataSource ds = dataSource();
-        AtomicReference<Connection> leaked = new AtomicReference<>();
-        Thread worker = new Thread(() -> {
+        ds.setClock(clock);
+        ds.setReclaimOnOwnerExit(true);
+        return ds;
+    }
+
+    @FunctionalInterface
+    interface JdbcWork<T> {
+        T run() throws SQLException;
+    }
+
+    /** Runs {@code work} on a thread of its own and returns once that thread has ended. */
+    static <T> T onThreadThatEnds(JdbcWork<T> work) throws InterruptedException {
+        AtomicReference<T> result = new AtomicReference<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread t = new Thread(() -> {
             try {
-                Connection c = ds.getConnection();
-                c.setAutoCommit(false);
-                BindingTest.query(c, "INSERT 1");
-                leaked.set(c);
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
+                result.set(work.run());
+            } catch (Throwable e) {
+                failure.set(e);
             }
-        });
-        worker.start();
-        worker.join();
-        assertThat(ds.getPool().stats().inUse()).isEqualTo(1);
-        eventually("the connection is reclaimed", () -> ds.getPool().stats().inUse() == 0);
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "ROLLBACK");
-        assertThat(ds.getReclaimedConnections()).isEqualTo(1);
+        }, "ends-" + System.nanoTime());
+        t.start();
+        t.join();
+        if (failure.get() != null) {
+            throw new AssertionError("the thread failed", failure.get());
+        }
+        return result.get();
+    }
+
+    private static Connection openTransaction(LoomPoolDataSource ds, String sql) throws SQLException {
+        Connection c = ds.getConnection();
+        c.setAutoCommit(false);
+        query(c, sql);
+        return c;
+    }
+
+    // ---- item 5: a Connection may outlive the thread that opened or last used it -----------------
+
+    @Test
+    void aTransactionHandedOverByAThreadThatEndedIsNotRolledBack() throws Exception {
+        LoomPoolDataSource ds = dataSource();
+        Connection c = onThreadThatEnds(() -> openTransaction(ds, "INSERT 1"));
+        awaitScans(3);
+        query(c, "INSERT 2");
+        c.commit();
+        c.close();
+        assertThat(stub(1).sql).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
+        assertThat(ds.getReclaimedConnections()).isZero();
         assertThat(ds.getOpenHandles()).isZero();
-        assertThatThrownBy(() -> BindingTest.query(leaked.get(), "SELECT 1"))
-                .hasMessage("connection was reclaimed: its owner thread ended");
+        assertThat(ds.getPool().stats().inUse()).isZero();
+    }
+
+    @Test
+    void aTransactionWhoseFirstStatementRanOnAHelperThreadIsNotRolledBack() throws Exception {
+        LoomPoolDataSource ds = dataSource();
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            onThreadThatEnds(() -> {
+                query(c, "INSERT 1"); // the helper binds the connection
+                return null;
+            });
+            awaitScans(3);
+            query(c, "INSERT 2");
+            c.commit();
+        }
+        assertThat(stub(1).sql).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
+        assertThat(ds.getReclaimedConnections()).isZero();
+    }
+
+    @Test
+    void aListenConnectionOpenedByAStartupThreadKeepsItsSession() throws Exception {
+        LoomPoolDataSource ds = dataSource();
+        Connection listener = onThreadThatEnds(() -> {
+            Connection c = ds.getConnection();
+            query(c, "LISTEN jobs");
+            return c;
+        });
+        awaitScans(3);
+        assertThat(listener.unwrap(LoomConnection.class).pinReasons()).contains(PinReason.SESSION_STATE);
+        query(listener, "SELECT 1"); // the worker polls on the session the startup thread set up
+        assertThat(stub(1).sql).containsExactly("LISTEN jobs", "SELECT 1");
+        assertThat(ds.getReclaimedConnections()).isZero();
+        listener.close();
+        assertThat(ds.getOpenHandles()).isZero();
+    }
+
+    @Test
+    void byDefaultAnOwnerThatEndsWhileBoundIsReportedOnceAndNotReclaimed() throws Exception {
+        LoomPoolDataSource ds = dataSource();
+        Connection c = onThreadThatEnds(() -> openTransaction(ds, "INSERT 1"));
+        awaitScans(4);
+        assertThat(ds.leaksReported()).as("one warning, however many scans see it").isEqualTo(1);
+        assertThat(ds.getReclaimedConnections()).isZero();
+        assertThat(c.unwrap(LoomConnection.class).isBound()).isTrue();
+        c.rollback();
+        c.close();
+        assertThat(stub(1).sql).containsExactly("INSERT 1", "ROLLBACK");
     }
 
     @Test
     void anUnboundHandleOfAnEndedThreadHoldsNothingToReclaim() throws Exception {
-        LoomPoolDataSource ds = dataSource();
-        Thread worker = new Thread(() -> {
-            try {
-                BindingTest.query(ds.getConnection(), "SELECT 1"); // never closed, but not bound either
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            }
+        LoomPoolDataSource ds = reclaiming();
+        Connection c = onThreadThatEnds(() -> {
+            Connection handle = ds.getConnection();
+            query(handle, "SELECT 1"); // never closed, but not bound either
+            return handle;
         });
-        worker.start();
-        worker.join();
+        clock.advance(PERIOD.multipliedBy(3));
+        awaitScans(3);
         assertThat(ds.getPool().stats().inUse()).isZero();
         assertThat(ds.getReclaimedConnections()).isZero();
+        query(c, "SELECT 2");
+        c.close();
     }
+
+    // ---- reclaimOnOwnerExit --------------------------------------------------------------------------
+
+    @Test
+    void withReclaimOnOwnerExitAHandleWhoseThreadEndedIsReclaimedAfterOneFullPeriodNotBefore() throws Exception {
+        LoomPoolDataSource ds = reclaiming();
+        Connection leaked = onThreadThatEnds(() -> openTransaction(ds, "INSERT 1"));
+        awaitScans(3); // the housekeeper has seen the owner gone; the clock has not moved
+        assertThat(ds.getReclaimedConnections()).isZero();
+        clock.advance(PERIOD.minusMillis(1));
+        awaitScans(2);
+        assertThat(ds.getReclaimedConnections()).as("not before a full period").isZero();
+        assertThat(ds.getPool().stats().inUse()).isEqualTo(1);
+        clock.advance(Duration.ofMillis(1));
+        eventually("the connection is reclaimed", () -> ds.getPool().stats().inUse() == 0);
+        assertThat(stub(1).sql).containsExactly("INSERT 1", "ROLLBACK");
+        assertThat(ds.getReclaimedConnections()).isEqualTo(1);
+        assertThat(ds.getOpenHandles()).isZero();
+        assertThatThrownBy(() -> query(leaked, "SELECT 1")).isInstanceOf(SQLException.class)
+                .hasMessageStartingWith("connection was reclaimed: its owner thread");
+        assertThatThrownBy(leaked::commit).hasMessageStartingWith("connection was reclaimed: ");
+        leaked.close();
+        assertThat(ds.getOpenHandles()).isZero();
+    }
+
+    @Test
+    void withReclaimOnOwnerExitAHandleALiveThreadUsesIsNotReclaimed() throws Exception {
+        LoomPoolDataSource ds = reclaiming();
+        Connection c = onThreadThatEnds(() -> openTransaction(ds, "INSERT 1"));
+        awaitScans(2);
+        clock.advance(PERIOD.dividedBy(2));
+        query(c, "INSERT 2"); // this thread takes it over
+        clock.advance(PERIOD.multipliedBy(3));
+        awaitScans(3);
+        assertThat(ds.getReclaimedConnections()).isZero();
+        c.commit();
+        c.close();
+        assertThat(stub(1).sql).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
+    }
+
+    @Test
+    void withReclaimOnOwnerExitAHandleAnotherThreadUsedInThePeriodIsNotReclaimedThen() throws Exception {
+        LoomPoolDataSource ds = reclaiming();
+        Connection c = onThreadThatEnds(() -> openTransaction(ds, "INSERT 1"));
+        awaitScans(2); // seen: its owner ended
+        clock.advance(PERIOD.dividedBy(2));
+        onThreadThatEnds(() -> {
+            query(c, "INSERT 2"); // another thread used it in the period, then ended too
+            return null;
+        });
+        clock.advance(PERIOD.dividedBy(2).plusMillis(50)); // a full period since the first owner was seen gone
+        awaitScans(2);
+        assertThat(ds.getReclaimedConnections()).as("the second user ended less than a period ago").isZero();
+        clock.advance(PERIOD);
+        eventually("reclaimed a full period after its last user ended", () -> ds.getReclaimedConnections() == 1);
+        assertThat(stub(1).sql).containsExactly("INSERT 1", "INSERT 2", "ROLLBACK");
+        assertThat(ds.getOpenHandles()).isZero();
+    }
+
+    // ---- dropped without close -----------------------------------------------------------------------
 
     @Test
     void aHandleDroppedWithoutCloseIsReclaimedOnceCollected() throws Exception {
         LoomPoolDataSource ds = dataSource();
         pinAndDrop(ds);
         assertThat(ds.getPool().stats().inUse()).isEqualTo(1);
-        eventually("the dropped handle is collected and its connection reclaimed", () -> {
-            System.gc();
-            return ds.getPool().stats().inUse() == 0;
-        });
+        gcUntil("the dropped handle is collected and its connection reclaimed", () -> ds.getPool().stats().inUse() == 0);
         assertThat(ds.getReclaimedConnections()).isEqualTo(1);
+        assertThat(ds.getOpenHandles()).isZero();
         assertThat(stub(1).sql).containsExactly("INSERT 1", "ROLLBACK");
     }
 
     private static void pinAndDrop(LoomPoolDataSource ds) throws SQLException {
-        Connection c = ds.getConnection();
-        c.setAutoCommit(false);
-        BindingTest.query(c, "INSERT 1");
+        openTransaction(ds, "INSERT 1");
     }
 
     @Test
     void aLiveOwnerKeepsItsConnectionAcrossScans() throws Exception {
-        LoomPoolDataSource ds = dataSource();
+        LoomPoolDataSource ds = reclaiming();
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
-            BindingTest.query(c, "INSERT 1");
-            long scansBefore = Housekeeping.scans.get();
-            eventually("two housekeeping scans ran", () -> Housekeeping.scans.get() >= scansBefore + 2);
+            query(c, "INSERT 1");
+            clock.advance(PERIOD.multipliedBy(2));
+            awaitScans(3);
             assertThat(c.unwrap(LoomConnection.class).isBound()).isTrue();
             assertThat(ds.getReclaimedConnections()).isZero();
             c.commit();

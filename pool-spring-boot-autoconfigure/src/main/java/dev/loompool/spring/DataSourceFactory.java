@@ -35,6 +35,7 @@ final class DataSourceFactory {
         ds.setMaxLifetime(pool.getMaxLifetime());
         ds.setValidationTimeout(pool.getValidationTimeout());
         ds.setLeakDetectionThreshold(pool.getLeakDetectionThreshold());
+        ds.setReclaimOnOwnerExit(pool.isReclaimOnOwnerExit());
         ds.setReleaseMode(pool.getReleaseMode());
         ds.setConnectionInitSql(pool.getConnectionInitSql());
         ds.setAutoCommit(pool.getAutoCommit());

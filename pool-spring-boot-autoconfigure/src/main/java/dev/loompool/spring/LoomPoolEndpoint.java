@@ -122,6 +122,7 @@ public class LoomPoolEndpoint {
         s.put("idleTimeout", ds.getIdleTimeout().toString());
         s.put("maxLifetime", ds.getMaxLifetime().toString());
         s.put("releaseMode", ds.getReleaseMode().name());
+        s.put("reclaimOnOwnerExit", ds.isReclaimOnOwnerExit());
         s.put("circuitBreakerFailureThreshold", ds.getCircuitBreakerFailureThreshold());
         s.put("circuitBreakerOpenDuration", ds.getCircuitBreakerOpenDuration().toString());
         return s;

@@ -60,7 +60,8 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder, DisposableBean
                 d -> d.getPool().stats().minSize());
         gauge(meterRegistry, "db.client.connection.pending_requests", "Requests waiting for a connection",
                 Tags.empty(), ds, d -> d.getPool().stats().pending());
-        gauge(meterRegistry, "loompool.handles.open", "Logical connections open, bound or not", Tags.empty(), ds,
+        gauge(meterRegistry, "loompool.handles.open",
+                "Logical connections open that have used a physical connection, bound or not", Tags.empty(), ds,
                 LoomPoolDataSource::getOpenHandles);
         for (PinReason reason : PinReason.values()) {
             gauge(meterRegistry, "loompool.connections.pinned", "Physical connections pinned, by reason",
@@ -73,7 +74,8 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder, DisposableBean
         }
         registered.add(FunctionCounter.builder("loompool.connections.reclaimed", ds,
                         LoomPoolDataSource::getReclaimedConnections)
-                .description("Connections reclaimed from handles whose thread ended, or that were dropped, unclosed")
+                .description("Connections reclaimed from handles dropped without close, "
+                        + "or (reclaimOnOwnerExit) whose last user's thread ended")
                 .tags(poolTags).register(meterRegistry));
         createTime = keep(Timer.builder("db.client.connection.create_time").description("Time to open a connection")
                 .tags(poolTags).register(meterRegistry));

@@ -37,6 +37,15 @@ public class LoomPoolProperties {
     /** Log a warning, with the stack that took it, when a connection stays bound longer than this; 0 turns it off. */
     private Duration leakDetectionThreshold = Duration.ZERO;
 
+    /**
+     * Whether to reclaim (roll back, reset and return) the connection of a handle whose last user's
+     * thread has ended, once no other thread has used it for a housekeeping period. Off by default,
+     * since a Connection may legally outlive that thread (a transaction handed to another thread, a
+     * LISTEN connection opened at startup): the pool then only logs a leak warning. A handle dropped
+     * without close is reclaimed either way.
+     */
+    private boolean reclaimOnOwnerExit;
+
     /** When a logical connection gives its physical connection back: STATEMENT (as soon as nothing pins it) or CLOSE (classic). */
     private ReleaseMode releaseMode = ReleaseMode.STATEMENT;
 
@@ -153,6 +162,14 @@ public class LoomPoolProperties {
 
     public void setLeakDetectionThreshold(Duration leakDetectionThreshold) {
         this.leakDetectionThreshold = leakDetectionThreshold;
+    }
+
+    public boolean isReclaimOnOwnerExit() {
+        return reclaimOnOwnerExit;
+    }
+
+    public void setReclaimOnOwnerExit(boolean reclaimOnOwnerExit) {
+        this.reclaimOnOwnerExit = reclaimOnOwnerExit;
     }
 
     public ReleaseMode getReleaseMode() {

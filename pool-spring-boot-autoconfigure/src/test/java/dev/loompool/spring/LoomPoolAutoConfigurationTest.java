@@ -67,6 +67,7 @@ class LoomPoolAutoConfigurationTest {
         runner.withPropertyValues("loompool.min-size=1", "loompool.max-size=7", "loompool.acquire-timeout=5s",
                 "loompool.healthcheck-interval=1m", "loompool.idle-timeout=2m", "loompool.max-lifetime=20m",
                 "loompool.validation-timeout=3s", "loompool.leak-detection-threshold=10s", "loompool.release-mode=close",
+                "loompool.reclaim-on-owner-exit=true",
                 "loompool.pool-name=orders", "loompool.connection-init-sql=SELECT 1", "loompool.auto-commit=true",
                 "loompool.transaction-isolation=READ_COMMITTED", "loompool.read-only=false",
                 "loompool.data-source-properties.MODE=PostgreSQL",
@@ -81,6 +82,7 @@ class LoomPoolAutoConfigurationTest {
                     assertThat(ds.getMaxLifetime()).isEqualTo(Duration.ofMinutes(20));
                     assertThat(ds.getValidationTimeout()).isEqualTo(Duration.ofSeconds(3));
                     assertThat(ds.getLeakDetectionThreshold()).isEqualTo(Duration.ofSeconds(10));
+                    assertThat(ds.isReclaimOnOwnerExit()).isTrue();
                     assertThat(ds.getReleaseMode()).isEqualTo(ReleaseMode.CLOSE);
                     assertThat(ds.getPoolName()).isEqualTo("orders");
                     assertThat(ds.getConnectionInitSql()).isEqualTo("SELECT 1");
@@ -219,6 +221,7 @@ class LoomPoolAutoConfigurationTest {
         assertThat(starter.getMaxLifetime()).isEqualTo(core.getMaxLifetime());
         assertThat(starter.getValidationTimeout()).isEqualTo(core.getValidationTimeout());
         assertThat(starter.getLeakDetectionThreshold()).isEqualTo(core.getLeakDetectionThreshold());
+        assertThat(starter.isReclaimOnOwnerExit()).isEqualTo(core.isReclaimOnOwnerExit()).isFalse();
         assertThat(starter.getReleaseMode()).isEqualTo(core.getReleaseMode());
         assertThat(starter.getCircuitBreaker().getFailureThreshold()).isEqualTo(core.getCircuitBreakerFailureThreshold());
         assertThat(starter.getCircuitBreaker().getOpenDuration()).isEqualTo(core.getCircuitBreakerOpenDuration());

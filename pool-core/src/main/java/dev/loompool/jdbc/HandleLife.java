@@ -1,0 +1,269 @@
+package dev.loompool.jdbc;
+
+import dev.loompool.Lease;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.sql.SQLException;
+import java.util.concurrent.Executor;
+
+/**
+ * The life of a logical connection: open, maybe under watch ({@link HandleWatch}), then closed or
+ * reclaimed; the thread that last used it; whether it counts in the pool's open handles.
+ *
+ * <p>Besides the handle's own thread, only the housekeeper touches it: to put it under watch, and
+ * with reclaimOnOwnerExit to reclaim it once the thread that last used it has ended. Close and
+ * reclaim settle by the connection's lease and a compare-and-set on the state, so that exactly one
+ * of them ends the handle and counts it down, and exactly one returns the connection. The common
+ * cycle (bind, release, close while unbound) pays no compare-and-set of its own for that.
+ */
+abstract class HandleLife extends HandleBasics {
+
+    private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", Object.class);
+    private static final VarHandle OWNER = Fields.varHandle(MethodHandles.lookup(), "owner", Thread.class);
+    private static final VarHandle PHYSICAL = Fields.varHandle(MethodHandles.lookup(), "physical", PhysicalConnection.class);
+
+    final JdbcPool pool;
+    /**
+     * The thread that last used the handle: set where every use already passes (a bind, SQL, the
+     * check of the other calls), and written only when it changes, which is rare.
+     */
+    private volatile Thread owner;
+    /**
+     * Null while open, so the constructor writes no fence; a {@link HandleWatch} while open and
+     * under watch; then {@link HandleState#CLOSED} or {@link HandleState#RECLAIMED}. Through STATE.
+     */
+    @SuppressWarnings("unused")
+    private Object state;
+    /** The connection bound now: plain for its own thread; read and cleared through PHYSICAL by close and the reclaimer. */
+    PhysicalConnection physical;
+    /** It has used a connection, and so counts in the pool's open handles until it ends. */
+    private boolean counted;
+    /** The reclaimer took its connection from under it: the next call settles that (reclaimedUnderUse). */
+    private boolean lost;
+
+    HandleLife(JdbcPool pool) {
+        this.pool = pool;
+        OWNER.set(this, Thread.currentThread()); // plain: published with the binding, like the other fields
+    }
+
+    /** Closes what the handle tracks and drops its pins: it is ending. */
+    abstract void dropPins();
+
+    /** A handle counts from its first use: one dropped unused holds nothing to count down. */
+    final void countFromFirstUse() {
+        if (!counted) {
+            counted = true;
+            pool.openHandles.increment();
+        }
+    }
+
+    final void touchOwner() {
+        Thread me = Thread.currentThread();
+        if (owner != me) {
+            owner = me;
+        }
+    }
+
+    /**
+     * Called by the next holder of the connection this handle let go of, which overwrites the
+     * connection's note of it: an open handle that holds no connection now may have been dropped,
+     * so it is put under watch. One bound elsewhere is noted by that connection instead.
+     */
+    final void watchIfLeftOpen() {
+        if (PHYSICAL.getOpaque(this) == null && isOpen()) {
+            watch();
+        }
+    }
+
+    /** Puts this handle under watch, once; its watch, or null if it has ended. */
+    final HandleWatch watch() {
+        Object s = STATE.getAcquire(this);
+        if (s instanceof HandleWatch w) {
+            return w;
+        }
+        if (s != null) {
+            return null;
+        }
+        HandleWatch w = new HandleWatch(this);
+        if (STATE.compareAndSet(this, null, w)) {
+            pool.watches.add(w);
+            return w;
+        }
+        s = STATE.getAcquire(this);
+        return s instanceof HandleWatch other ? other : null;
+    }
+
+    final void unbind() {
+        PhysicalConnection p = physical;
+        physical = null;
+        if (!pool.release(p)) {
+            lost = true; // only the reclaimer takes a lease from under its handle
+        }
+    }
+
+    /** Refuses a closed or reclaimed handle; otherwise notes the calling thread as its user. */
+    @Override
+    void ensureOpen() throws SQLException {
+        Object s = STATE.getOpaque(this);
+        if (s instanceof HandleState ended) {
+            throw endedError(ended);
+        }
+        if (lost) {
+            throw reclaimedUnderUse();
+        }
+        touchOwner();
+    }
+
+    private SQLException endedError(HandleState s) {
+        return s == HandleState.RECLAIMED
+                ? new SQLException("connection was reclaimed: its owner thread " + owner.getName() + " ended and "
+                        + "no other thread used it for " + Housekeeping.PERIOD_MILLIS + " ms (pool '" + pool.name
+                        + "' has reclaimOnOwnerExit on); its transaction was rolled back", "08003")
+                : new SQLException("connection is closed", "08003");
+    }
+
+    /** The reclaimer took the connection as this handle let go of it: the handle ends as reclaimed. */
+    private SQLException reclaimedUnderUse() {
+        Object was = end(HandleState.RECLAIMED);
+        if (!(was instanceof HandleState)) {
+            finish(was); // its connection is the reclaimer's; the rest of the handle is for this thread to close
+        }
+        return endedError(HandleState.RECLAIMED);
+    }
+
+    @Override
+    boolean isOpen() {
+        return !(STATE.getOpaque(this) instanceof HandleState);
+    }
+
+    /**
+     * Closes the handle. Unbound and not robbed by the reclaimer, it cannot be racing a reclaim:
+     * the reclaimer only takes a bound handle, and clears {@code physical} only after it has moved
+     * the state, so a plain store settles it. Bound, the connection's lease decides.
+     */
+    @Override
+    public void close() {
+        PhysicalConnection p = (PhysicalConnection) PHYSICAL.getAcquire(this);
+        Object s = STATE.getAcquire(this);
+        if (s instanceof HandleState) {
+            return;
+        }
+        if (p == null && !lost) {
+            STATE.setRelease(this, HandleState.CLOSED);
+            finish(s);
+            return;
+        }
+        Lease<PhysicalConnection> lease = p == null ? null : p.takeLease();
+        if (lease != null) { // still ours, so no reclaim can take the handle any more: a plain store settles it
+            s = STATE.getAcquire(this);
+            STATE.setRelease(this, HandleState.CLOSED);
+            physical = null;
+            finish(s); // its statements close before the connection goes back
+            pool.giveBack(p, lease); // the release check rolls back and resets what this handle changed
+            return;
+        }
+        physical = null; // the reclaimer has the connection: whoever moves the state closes the handle
+        Object was = end(HandleState.CLOSED);
+        if (!(was instanceof HandleState)) {
+            finish(was);
+        }
+    }
+
+    /**
+     * The housekeeper's owner-exit reclaim, once it has taken the lease of this handle's
+     * connection {@code p}: ends the handle unless its own close got there first, in which case
+     * that close counts it down. The caller returns the connection either way.
+     *
+     * @return whether this call ended the handle
+     */
+    boolean reclaimTaken(PhysicalConnection p) {
+        Object was = end(HandleState.RECLAIMED);
+        if (was instanceof HandleState) {
+            return false;
+        }
+        try {
+            dropPins(); // its statements close: a late call on one cannot reach the next borrower
+        } finally {
+            PHYSICAL.compareAndSet(this, p, null);
+            countDown(was);
+        }
+        return true;
+    }
+
+    /**
+     * Moves an open handle (plain or under watch) to {@code target}: what it was (null or its
+     * watch), or the ended state it already had, in which case another caller ended it.
+     */
+    private Object end(HandleState target) {
+        Object s;
+        do {
+            s = STATE.getAcquire(this);
+            if (s instanceof HandleState) {
+                return s;
+            }
+        } while (!STATE.compareAndSet(this, s, target));
+        return s;
+    }
+
+    /** What ending the handle leaves to do but return its connection; {@code was}: null or its watch. */
+    private void finish(Object was) {
+        dropPins();
+        countDown(was);
+    }
+
+    /** Takes the handle off the open count, if it was on it: through its watch, if any, so exactly once. */
+    private void countDown(Object was) {
+        if (counted) {
+            counted = false;
+            if (!(was instanceof HandleWatch w) || w.countDown()) {
+                pool.openHandles.decrement();
+            }
+        }
+    }
+
+    @Override
+    public boolean isClosed() {
+        return !isOpen();
+    }
+
+    @Override
+    public void abort(Executor executor) throws SQLException {
+        Object was = end(HandleState.CLOSED);
+        if (was instanceof HandleState) {
+            return;
+        }
+        PhysicalConnection p = physical;
+        try {
+            if (p != null) {
+                p.markBroken(); // an aborted connection is never reused
+                p.raw.abort(executor);
+            }
+        } finally {
+            finish(was);
+            if (p != null) {
+                physical = null;
+                pool.release(p); // unless the reclaimer already took it
+            }
+        }
+    }
+
+    @Override
+    PhysicalConnection physical() {
+        return physical;
+    }
+
+    /** {@link LoomConnection#isBound()}. */
+    public boolean isBound() {
+        return physical != null;
+    }
+
+    /** {@link LoomConnection#ownerThread()}. */
+    public Thread ownerThread() {
+        return owner;
+    }
+
+    /** CLOSED or RECLAIMED once ended, else null. */
+    final HandleState ended() {
+        return STATE.getOpaque(this) instanceof HandleState s ? s : null;
+    }
+}

@@ -1,0 +1,36 @@
+package dev.loompool.jdbc;
+
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/** Waits on the housekeeper and the collector instead of sleeping for a guessed time. */
+final class HousekeepingWaits {
+
+    private HousekeepingWaits() {
+    }
+
+    /** Returns once {@code n} more housekeeping scans have run (over all pools). */
+    static void awaitScans(int n) {
+        long target = Housekeeping.scans.get() + n;
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (Housekeeping.scans.get() < target) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out waiting for " + n + " housekeeping scans");
+            }
+            LockSupport.parkNanos(5_000_000);
+        }
+    }
+
+    /** Runs the collector and lets a scan pass, until {@code condition} holds; fails after 30 s. */
+    static void gcUntil(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            System.gc();
+            awaitScans(1);
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package dev.loompool.jdbc;
+
+import static dev.loompool.jdbc.BindingTest.query;
+import static dev.loompool.jdbc.ReclaimTest.onThreadThatEnds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.loompool.Lease;
+import dev.loompool.ManualClockAccess;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Close and reclaim race safely (DESIGN.md §4): exactly one of them returns the connection, the
+ * handle is counted down exactly once, and a handle whose connection was taken never binds again.
+ * The random race, then each interleaving of the protocol forced step by step: the reclaimer
+ * takes the connection's lease first, then moves the handle's state; close and the handle's own
+ * release take the lease too, and settle by the state when they find it gone.
+ */
+class ReclaimRaceTest extends StubSupport {
+
+    private static final Duration PERIOD = Duration.ofMillis(Housekeeping.PERIOD_MILLIS);
+
+    private final ManualClockAccess clock = new ManualClockAccess();
+
+    private LoomPoolDataSource reclaiming() {
+        LoomPoolDataSource ds = dataSource();
+        ds.setClock(clock);
+        ds.setReclaimOnOwnerExit(true);
+        return ds;
+    }
+
+    private static Connection openTransaction(LoomPoolDataSource ds, String sql) throws SQLException {
+        Connection c = ds.getConnection();
+        c.setAutoCommit(false);
+        query(c, sql);
+        return c;
+    }
+
+    private static long count(StubConnection stub, String sql) {
+        return stub.sql.stream().filter(sql::equals).count();
+    }
+
+    @Test
+    void closeRacingReclaimReleasesTheConnectionOnceAndCountsExactly() throws Exception {
+        LoomPoolDataSource ds = reclaiming();
+        ds.setMaxSize(1);
+        int rounds = 300;
+        long closedByTheCaller = 0;
+        for (int i = 0; i < rounds; i++) {
+            String sql = "INSERT " + i;
+            Connection c = onThreadThatEnds(() -> openTransaction(ds, sql));
+            if (i % 2 == 1) { // the racing scan reclaims; in the other rounds it is the first to see the owner gone
+                ds.scanNow();
+                clock.advance(PERIOD);
+            }
+            CountDownLatch go = new CountDownLatch(1);
+            Thread closer = new Thread(() -> {
+                await(go);
+                try {
+                    c.close();
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread reclaimer = new Thread(() -> {
+                await(go);
+                ds.scanNow();
+            });
+            closer.start();
+            reclaimer.start();
+            go.countDown();
+            closer.join();
+            reclaimer.join();
+            closedByTheCaller = i + 1 - ds.getReclaimedConnections();
+            assertThat(c.isClosed()).isTrue();
+            assertThat(ds.getOpenHandles()).as("round %d", i).isZero();
+            assertThat(ds.getPool().stats().inUse()).as("round %d", i).isZero();
+            assertThat(ds.getPool().stats().total()).as("round %d", i).isEqualTo(1);
+            assertThat(count(stub(1), "ROLLBACK")).as("rolled back once per round, round %d", i).isEqualTo(i + 1);
+        }
+        assertThat(stub(1).closed).isFalse();
+        assertThat(db.connects).hasValue(1);
+        assertThat(closedByTheCaller + ds.getReclaimedConnections()).isEqualTo(rounds);
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+
+    /** What the reclaimer holds between its two steps. */
+    private record Taken(LogicalConnection handle, PhysicalConnection connection, Lease<PhysicalConnection> lease) {
+
+        /** The reclaimer's first step: it takes the lease of the handle's connection. */
+        static Taken from(Connection c) throws SQLException {
+            LogicalConnection handle = (LogicalConnection) c.unwrap(LoomConnection.class);
+            PhysicalConnection p = handle.physical();
+            Lease<PhysicalConnection> lease = p.lease();
+            assertThat(p.takeLease(lease)).isTrue();
+            return new Taken(handle, p, lease);
+        }
+
+        /** Its second step: it ends the handle, unless that was done, and returns the connection. */
+        boolean reclaim() {
+            try {
+                return handle.reclaimTaken(connection);
+            } finally {
+                handle.pool.giveBack(connection, lease);
+            }
+        }
+    }
+
+    @Test
+    void aCloseThatFindsTheLeaseTakenButTheHandleOpenEndsTheHandleAndTheReclaimerOnlyReturnsTheConnection()
+            throws Exception {
+        LoomPoolDataSource ds = reclaiming();
+        Connection c = openTransaction(ds, "INSERT 1");
+        Taken taken = Taken.from(c);
+        c.close();
+        assertThat(c.isClosed()).isTrue();
+        assertThat(ds.getOpenHandles()).isZero();
+        assertThat(ds.getPool().stats().inUse()).as("the reclaimer still has it").isEqualTo(1);
+        assertThat(taken.reclaim()).as("the close ended the handle").isFalse();
+        assertThat(ds.getOpenHandles()).isZero();
+        assertThat(ds.getPool().stats().inUse()).isZero();
+        assertThat(stub(1).sql).containsExactly("INSERT 1", "ROLLBACK");
+        assertThatThrownBy(() -> query(c, "SELECT 1")).hasMessage("connection is closed");
+    }
+
+    @Test
+    void aReclaimThatEndsTheHandleFirstLeavesItsCloseNothingToDo() throws Exception {
+        LoomPoolDataSource ds = reclaiming();
+        Connection c = openTransaction(ds, "INSERT 1");
+        assertThat(Taken.from(c).reclaim()).isTrue();
+        assertThat(ds.getOpenHandles()).isZero();
+        c.close();
+        assertThat(ds.getOpenHandles()).isZero();
+        assertThat(ds.getPool().stats().inUse()).isZero();
+        assertThat(stub(1).sql).containsExactly("INSERT 1", "ROLLBACK");
+        assertThatThrownBy(c::commit).hasMessageStartingWith("connection was reclaimed: ");
+    }
+
+    @Test
+    void aHandleWhoseConnectionWasTakenAsItLetGoEndsReclaimedAtItsNextCallAndNeverBindsAgain() throws Exception {
+        LoomPoolDataSource ds = reclaiming();
+        Connection c = openTransaction(ds, "INSERT 1");
+        Taken taken = Taken.from(c);
+        c.commit(); // its own thread, still using it: the commit ends the pin, and the release finds the lease gone
+        assertThat(c.unwrap(LoomConnection.class).isBound()).isFalse();
+        assertThatThrownBy(() -> query(c, "SELECT 1")).hasMessageStartingWith("connection was reclaimed: ");
+        assertThat(ds.getOpenHandles()).isZero();
+        assertThat(taken.reclaim()).as("the handle already ended itself").isFalse();
+        assertThat(ds.getPool().stats().inUse()).isZero();
+        assertThat(db.connects).as("it never bound another connection").hasValue(1);
+        c.close();
+        assertThat(ds.getOpenHandles()).isZero();
+        assertThat(stub(1).sql).containsExactly("INSERT 1", "COMMIT");
+    }
+
+    @Test
+    void aHandleUnderWatchIsCountedDownOnceWhicheverEndsItFirst() throws Exception {
+        LoomPoolDataSource ds = reclaiming();
+        Connection c = openTransaction(ds, "INSERT 1");
+        LogicalConnection handle = (LogicalConnection) c.unwrap(LoomConnection.class);
+        HandleWatch watch = handle.watch();
+        assertThat(watch).isNotNull();
+        assertThat(handle.watch()).as("one watch a handle").isSameAs(watch);
+        assertThat(Taken.from(c).reclaim()).isTrue();
+        assertThat(watch.countedDown()).isTrue();
+        assertThat(watch.countDown()).as("the collector finding it later counts nothing").isFalse();
+        c.close();
+        assertThat(ds.getOpenHandles()).isZero();
+    }
+}

@@ -1,0 +1,128 @@
+package dev.loompool.jdbc;
+
+import static dev.loompool.jdbc.HousekeepingWaits.awaitScans;
+import static dev.loompool.jdbc.ReclaimTest.onThreadThatEnds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/**
+ * A {@code Connection} outlives the thread that opened or last used it (DESIGN.md §4, "Coroutine
+ * end"), on the real databases: borrower A's work is handed between threads; what did A really
+ * commit, and what does B, the next borrower of the same physical connection, see?
+ */
+class ThreadHandOffHostileTest extends HostileSupport {
+
+    /** A helper thread runs the first statement of A's transaction (and binds it), then ends. */
+    @Test
+    void pgTransactionWhoseFirstStatementRanOnAHelperThreadIsCommittedWhole() throws Exception {
+        pgTable();
+        LoomPoolDataSource ds = pg(1);
+        long pidA;
+        try (Connection a = ds.getConnection()) {
+            a.setAutoCommit(false);
+            onThreadThatEnds(() -> {
+                run(a, "INSERT INTO " + table + " VALUES (1)");
+                return null;
+            });
+            awaitScans(3);
+            run(a, "INSERT INTO " + table + " VALUES (2)");
+            pidA = pgPid(a);
+            a.commit();
+        }
+        assertThat(pgIds()).isEqualTo("1,2");
+        try (Connection b = ds.getConnection()) {
+            assertThat(pgPid(b)).isEqualTo(pidA);
+            assertThat(str(b, "SELECT txid_current_if_assigned()")).as("B is in no transaction of A's").isNull();
+        }
+        assertThat(ds.getReclaimedConnections()).isZero();
+    }
+
+    /** A startup thread opens the LISTEN connection a worker then polls; the startup thread ends. */
+    @Test
+    void pgListenConnectionOpenedByAStartupThreadKeepsReceivingNotifications() throws Exception {
+        LoomPoolDataSource ds = pg(2);
+        String channel = "loompool_jobs_" + tag;
+        Connection listener = onThreadThatEnds(() -> {
+            Connection c = ds.getConnection();
+            run(c, "LISTEN " + channel);
+            return c;
+        });
+        try {
+            awaitScans(3);
+            pgAdmin("NOTIFY " + channel + ", 'job 1'");
+            run(listener, "SELECT 1"); // the worker's poll brings the notification in
+            PGNotification[] received = listener.unwrap(PGConnection.class).getNotifications(2000);
+            assertThat(received).extracting(PGNotification::getParameter).containsExactly("job 1");
+            assertThat(ds.getReclaimedConnections()).isZero();
+        } finally {
+            listener.close();
+        }
+    }
+
+    /**
+     * reclaimOnOwnerExit: A's thread ends inside its transaction and nobody uses the handle: it is
+     * rolled back and B, on the same backend, finds nothing of A's; A's handle says why it is gone.
+     */
+    @Test
+    void pgWithReclaimOnOwnerExitAnEndedThreadsTransactionIsRolledBackBeforeBGetsTheConnection() throws Exception {
+        pgTable();
+        LoomPoolDataSource ds = pg(1);
+        ds.setReclaimOnOwnerExit(true);
+        long[] pidA = new long[1];
+        Connection a = onThreadThatEnds(() -> {
+            Connection c = ds.getConnection();
+            c.setAutoCommit(false);
+            run(c, "INSERT INTO " + table + " VALUES (1)");
+            run(c, "SET search_path TO pg_catalog");
+            pidA[0] = pgPid(c);
+            return c;
+        });
+        for (int i = 0; i < 40 && ds.getReclaimedConnections() == 0; i++) {
+            awaitScans(1);
+        }
+        assertThat(ds.getReclaimedConnections()).isEqualTo(1);
+        assertThatThrownBy(() -> run(a, "INSERT INTO " + table + " VALUES (2)"))
+                .hasMessageStartingWith("connection was reclaimed: ");
+        try (Connection b = ds.getConnection()) {
+            assertThat(pgPid(b)).isEqualTo(pidA[0]);
+            assertThat(str(b, "SHOW search_path")).isEqualTo("\"$user\", public");
+            run(b, "INSERT INTO " + table + " VALUES (3)");
+        }
+        assertThat(pgIds()).isEqualTo("3");
+        assertThat(ds.getOpenHandles()).isZero();
+    }
+
+    /** MariaDB: A's thread opens the transaction and hands the handle over, then ends. */
+    @Test
+    void mariaTransactionHandedOverByAThreadThatEndsIsNotRolledBack() throws Exception {
+        mariaTable();
+        LoomPoolDataSource ds = maria(1);
+        Connection a = onThreadThatEnds(() -> {
+            Connection c = ds.getConnection();
+            c.setAutoCommit(false);
+            run(c, "INSERT INTO " + table + " (v) VALUES (1)");
+            return c;
+        });
+        long idA;
+        try {
+            awaitScans(3);
+            run(a, "INSERT INTO " + table + " (v) VALUES (2)");
+            idA = myId(a);
+            a.commit();
+        } finally {
+            a.close();
+        }
+        assertThat(mariaRows()).isEqualTo(2);
+        try (Connection b = ds.getConnection()) {
+            assertThat(myId(b)).isEqualTo(idA);
+            assertThat(num(b, "SELECT @@in_transaction")).isZero();
+        }
+        assertThat(ds.getReclaimedConnections()).isZero();
+    }
+}
