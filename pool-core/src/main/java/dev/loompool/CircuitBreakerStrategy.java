@@ -28,8 +28,10 @@ public interface CircuitBreakerStrategy {
 
     /**
      * Opens the circuit after {@code threshold} consecutive failures, and lets one probe through
-     * once {@code openDuration} has passed: a successful probe closes the circuit, a failed one
-     * opens it again for another {@code openDuration}.
+     * after {@code openDuration / 16}: a successful probe closes the circuit, a failed one opens it
+     * again for twice as long as the last time, never longer than {@code openDuration}. A database
+     * that restarts in a moment is used again within a moment; one that stays down sees one
+     * connect attempt per {@code openDuration} once the back-off has reached it.
      */
     static CircuitBreakerStrategy consecutiveFailures(int threshold, Duration openDuration) {
         return consecutiveFailures(threshold, openDuration, PoolClock.SYSTEM);

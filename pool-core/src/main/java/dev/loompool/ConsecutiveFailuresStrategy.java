@@ -5,20 +5,27 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The built-in strategy: open after {@code threshold} failures in a row, probe once per
- * {@code openDuration}. Reports that arrive while the circuit is INACTIVE come from leases taken
- * before it opened and say nothing about the backend now, so they are ignored.
+ * The built-in strategy: open after {@code threshold} failures in a row, then probe with an
+ * exponential back-off: the first probe after {@code openDuration / 16}, each failed one doubling
+ * the wait, never more than {@code openDuration}. A fixed wait would shut a database that restarts
+ * in a few hundred milliseconds out for the whole open duration; the back-off costs a handful of
+ * extra connect attempts in a long outage. Reports that arrive while the circuit is INACTIVE come
+ * from leases taken before it opened and say nothing about the backend now, so they are ignored.
  */
 final class ConsecutiveFailuresStrategy implements CircuitBreakerStrategy {
 
     /** openedAt when this strategy did not open the circuit (a manual deactivate stays put). */
     private static final long NOT_OPENED = Long.MIN_VALUE;
+    /** The first probe waits openDuration >> FIRST_WAIT_SHIFT: 1/16 of it, 312 ms of the default 5 s. */
+    private static final int FIRST_WAIT_SHIFT = 4;
 
     private final int threshold;
     private final long openNanos;
     private final PoolClock clock;
     private final AtomicInteger failures = new AtomicInteger();
     private final AtomicLong openedAt = new AtomicLong(NOT_OPENED);
+    /** How long the current opening lasts; written before openedAt, read after it. */
+    private volatile long waitNanos;
 
     ConsecutiveFailuresStrategy(int threshold, Duration openDuration, PoolClock clock) {
         if (threshold < 1) {
@@ -47,6 +54,7 @@ final class ConsecutiveFailuresStrategy implements CircuitBreakerStrategy {
             case RECOVERING:
                 failures.set(0);
                 openedAt.set(NOT_OPENED);
+                waitNanos = 0;
                 pool.activate();
                 break;
             default:
@@ -59,11 +67,13 @@ final class ConsecutiveFailuresStrategy implements CircuitBreakerStrategy {
         switch (pool.state()) {
             case ACTIVE:
                 if (failures.incrementAndGet() >= threshold) {
-                    open(pool);
+                    open(pool, firstWait());
                 }
                 break;
             case RECOVERING:
-                open(pool);
+                // Only the probe reports in RECOVERING: its failure doubles the wait, up to openDuration.
+                long wait = waitNanos;
+                open(pool, wait == 0 ? firstWait() : wait >= openNanos / 2 ? openNanos : wait * 2);
                 break;
             default:
                 break;
@@ -74,14 +84,19 @@ final class ConsecutiveFailuresStrategy implements CircuitBreakerStrategy {
     public void reportRejected(Pool<?> pool) {
         long opened = openedAt.get();
         // The compare-and-set lets exactly one of the rejected callers move the circuit on.
-        if (opened != NOT_OPENED && clock.nanoTime() - opened >= openNanos
+        if (opened != NOT_OPENED && clock.nanoTime() - opened >= waitNanos
                 && openedAt.compareAndSet(opened, NOT_OPENED)) {
             pool.recover();
         }
     }
 
-    private void open(Pool<?> pool) {
+    private long firstWait() {
+        return openNanos >> FIRST_WAIT_SHIFT;
+    }
+
+    private void open(Pool<?> pool, long wait) {
         failures.set(0);
+        waitNanos = wait;
         openedAt.set(clock.nanoTime());
         pool.deactivate();
     }

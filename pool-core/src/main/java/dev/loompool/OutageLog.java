@@ -49,8 +49,8 @@ final class OutageLog {
         if (from == CircuitBreakerState.RECOVERING) {
             if (turn(nextProbeLine)) {
                 int leftOut = probesLeftOut.getAndSet(0);
-                log.warn("pool '{}': circuit breaker still open: the probe failed{}; failing fast for another "
-                        + "open duration: {}", pool, leftOut > 0 ? " (and " + leftOut + " probes before it)" : "",
+                log.warn("pool '{}': circuit breaker still open: the probe failed{}; failing fast until the next "
+                        + "probe: {}", pool, leftOut > 0 ? " (and " + leftOut + " probes before it)" : "",
                         cause);
             } else {
                 probesLeftOut.incrementAndGet();

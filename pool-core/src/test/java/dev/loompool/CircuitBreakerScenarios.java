@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 abstract class CircuitBreakerScenarios extends ScenarioSupport {
 
     private static final Duration OPEN = Duration.ofSeconds(10);
+    private static final Duration FIRST_WAIT = OPEN.dividedBy(16);
 
     private final List<String> transitions = new CopyOnWriteArrayList<>();
     private final List<CircuitBreakerState> rejections = new CopyOnWriteArrayList<>();
@@ -116,12 +117,12 @@ abstract class CircuitBreakerScenarios extends ScenarioSupport {
     }
 
     @Test
-    void afterTheOpenDurationOneProbeClosesTheCircuit() throws Exception {
+    void aSixteenthOfTheOpenDurationAfterOpeningOneProbeClosesTheCircuit() throws Exception {
         Pool<Res> pool = breakerPool(2, 1);
         factory.failNext(new IllegalStateException("down"));
         start(pool::acquire).failure();
         assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
-        clock.advance(OPEN.minusMillis(1));
+        clock.advance(FIRST_WAIT.minusMillis(1));
         assertThatThrownBy(pool::acquire).isInstanceOf(ServiceUnavailableException.class);
         clock.advance(Duration.ofMillis(1));
         Gate gate = new Gate();
@@ -140,21 +141,37 @@ abstract class CircuitBreakerScenarios extends ScenarioSupport {
     }
 
     @Test
-    void aFailedProbeOpensTheCircuitForAnotherOpenDuration() throws Exception {
+    void eachFailedProbeDoublesTheWaitUpToTheOpenDuration() throws Exception {
         Pool<Res> pool = breakerPool(2, 1);
-        factory.failNext(new IllegalStateException("down")).failNext(new IllegalStateException("still down"));
+        factory.failNext(new IllegalStateException("down"));
         start(pool::acquire).failure();
+        // 10 s / 16 = 625 ms, then 1.25 s, 2.5 s, 5 s, and 10 s from there on.
+        List<Duration> waits = List.of(FIRST_WAIT, FIRST_WAIT.multipliedBy(2), FIRST_WAIT.multipliedBy(4),
+                FIRST_WAIT.multipliedBy(8), OPEN, OPEN);
+        for (Duration wait : waits) {
+            int created = factory.created.get();
+            clock.advance(wait.minusMillis(1));
+            assertThatThrownBy(pool::acquire).as("1 ms before the end of a %s wait", wait)
+                    .isInstanceOf(ServiceUnavailableException.class);
+            assertThat(factory.created).as("no connect attempt while open").hasValue(created);
+            clock.advance(Duration.ofMillis(1));
+            factory.failNext(new IllegalStateException("still down"));
+            assertThat(start(pool::acquire).failure()).as("the probe after %s", wait)
+                    .isExactlyInstanceOf(PoolException.class).hasRootCauseMessage("still down");
+            assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
+        }
         clock.advance(OPEN);
-        assertThat(start(pool::acquire).failure()).isExactlyInstanceOf(PoolException.class)
-                .hasRootCauseMessage("still down");
-        assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
-        clock.advance(OPEN.minusMillis(1));
-        assertThatThrownBy(pool::acquire).isInstanceOf(ServiceUnavailableException.class);
-        clock.advance(Duration.ofMillis(1));
         start(pool::acquire).join().close();
         assertThat(pool.state()).isEqualTo(CircuitBreakerState.ACTIVE);
-        assertThat(transitions).containsExactly("ACTIVE->INACTIVE", "INACTIVE->RECOVERING",
-                "RECOVERING->INACTIVE", "INACTIVE->RECOVERING", "RECOVERING->ACTIVE");
+
+        factory.failNext(new IllegalStateException("down again"));
+        Lease<Res> held = pool.acquire(); // the idle one: the next acquire must create
+        start(pool::acquire).failure();
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
+        clock.advance(FIRST_WAIT);
+        start(pool::acquire).join().close();
+        assertThat(pool.state()).as("a success starts the back-off over").isEqualTo(CircuitBreakerState.ACTIVE);
+        held.close();
     }
 
     @Test
@@ -173,7 +190,7 @@ abstract class CircuitBreakerScenarios extends ScenarioSupport {
         Pool<Res> pool = breakerPool(2, 1);
         pool.deactivate();
         clock.advance(OPEN.multipliedBy(3));
-        assertThatThrownBy(pool::acquire).isInstanceOf(ServiceUnavailableException.class);
+        assertThatThrownBy(pool::acquire).as("only the strategy's own openings end by themselves").isInstanceOf(ServiceUnavailableException.class);
         assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
     }
 

@@ -305,7 +305,10 @@ abstract class DataSourceSettings {
         return circuitBreakerFailureThreshold;
     }
 
-    /** How long the open breaker fails fast before it lets one probe through. Default 5 s. */
+    /**
+     * The longest the open breaker fails fast before it lets one probe through. The first probe
+     * comes after 1/16 of it, and each failed probe doubles the wait up to this. Default 5 s.
+     */
     public void setCircuitBreakerOpenDuration(Duration circuitBreakerOpenDuration) {
         checkNotStarted();
         this.circuitBreakerOpenDuration = circuitBreakerOpenDuration;

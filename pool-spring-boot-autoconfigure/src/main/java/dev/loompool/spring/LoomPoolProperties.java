@@ -80,7 +80,10 @@ public class LoomPoolProperties {
         /** Consecutive connection failures that open the circuit breaker; 0 turns it off. */
         private int failureThreshold = 5;
 
-        /** How long the open circuit breaker fails requests at once before it lets one probe through. */
+        /**
+         * The longest the open circuit breaker fails requests at once before it lets one probe
+         * through; the first probe comes after 1/16 of it, each failed one doubles the wait.
+         */
         private Duration openDuration = Duration.ofSeconds(5);
 
         public int getFailureThreshold() {
