@@ -3,6 +3,8 @@ package dev.loompool;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A pool's circuit breaker: the state, the optional strategy, and the single probe slot of the
@@ -12,8 +14,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * RECOVERING they come from leases or creates that began before the outage and say nothing about
  * the backend now; in RECOVERING only the probe's own verdict, known as soon as its resource is
  * created or validated, moves the state.
+ *
+ * <p>The strategy is the user's code: whatever it throws is logged and goes no further, so that a
+ * faulty strategy can never cost a slot or a lease (it is called in the middle of a release or an
+ * acquire).
  */
 final class Circuit {
+
+    private static final Logger log = LoggerFactory.getLogger(Circuit.class);
 
     private final DefaultPool<?> pool;
     private final CircuitBreakerStrategy strategy;
@@ -25,6 +33,8 @@ final class Circuit {
     /** Failures since the last success, and the last one: for the log line when the circuit opens. */
     private final AtomicInteger failuresInRow = new AtomicInteger();
     private volatile Throwable lastFailure;
+    /** Whether a strategy failure was logged at ERROR already; the later ones go to DEBUG. */
+    private final AtomicBoolean strategyFailureLogged = new AtomicBoolean();
 
     Circuit(DefaultPool<?> pool, CircuitBreakerStrategy strategy, PoolListener listener, OutageLog outageLog) {
         this.pool = pool;
@@ -50,7 +60,11 @@ final class Circuit {
             return false;
         }
         if (current == CircuitBreakerState.INACTIVE && strategy != null) {
-            strategy.reportRejected(pool);
+            try {
+                strategy.reportRejected(pool);
+            } catch (RuntimeException | Error e) {
+                strategyFailed("reportRejected", e);
+            }
             current = state.get();
         }
         if (current == CircuitBreakerState.RECOVERING && probing.compareAndSet(false, true)) {
@@ -72,7 +86,7 @@ final class Circuit {
             if (failuresInRow.get() != 0) {
                 failuresInRow.set(0);
             }
-            strategy.reportSuccess(pool);
+            reportSuccess();
         }
     }
 
@@ -81,7 +95,7 @@ final class Circuit {
         if (strategy != null && state.get() == CircuitBreakerState.ACTIVE) {
             lastFailure = error;
             failuresInRow.incrementAndGet();
-            strategy.reportFailure(pool, error);
+            reportFailure(error);
         }
     }
 
@@ -89,7 +103,7 @@ final class Circuit {
     void probeSucceeded() {
         if (strategy != null && state.get() == CircuitBreakerState.RECOVERING) {
             failuresInRow.set(0);
-            strategy.reportSuccess(pool);
+            reportSuccess();
         }
     }
 
@@ -97,7 +111,32 @@ final class Circuit {
     void probeFailed(Throwable error) {
         if (strategy != null && state.get() == CircuitBreakerState.RECOVERING) {
             lastFailure = error;
+            reportFailure(error);
+        }
+    }
+
+    private void reportSuccess() {
+        try {
+            strategy.reportSuccess(pool);
+        } catch (RuntimeException | Error e) {
+            strategyFailed("reportSuccess", e);
+        }
+    }
+
+    private void reportFailure(Throwable error) {
+        try {
             strategy.reportFailure(pool, error);
+        } catch (RuntimeException | Error e) {
+            strategyFailed("reportFailure", e);
+        }
+    }
+
+    private void strategyFailed(String method, Throwable e) {
+        if (strategyFailureLogged.compareAndSet(false, true)) {
+            log.error("pool '{}': the circuit breaker strategy's {} threw; the pool goes on without its verdict "
+                    + "(later failures of the strategy are logged at DEBUG)", pool.name(), method, e);
+        } else {
+            log.debug("pool '{}': the circuit breaker strategy's {} threw", pool.name(), method, e);
         }
     }
 
@@ -113,6 +152,7 @@ final class Circuit {
             lastFailure = null;
         } else if (to == CircuitBreakerState.ACTIVE) {
             outageLog.closed();
+            pool.refillIfBelowMin(); // refills were skipped while the circuit was open
         }
         listener.onStateChanged(from, to);
     }

@@ -174,11 +174,14 @@ final class DefaultPool<T> implements Pool<T> {
             } else {
                 entry = (Entry<T>) grant;
                 if (rejection(beforeAcquire, entry.resource, "beforeAcquire") != null) {
+                    // Keep the slot and create on it. The other idle resources are likely as dead
+                    // (a restart kills them all): they are checked side by side in the background
+                    // instead of by this caller one timeout at a time (DESIGN §7, failover).
                     destroyQuietly(entry, DestroyReason.BEFORE_ACQUIRE_REJECTED);
-                    grant = slots.keepSlot();
-                    if (grant != Signal.CREATE && housekeeper != null && slots.belowMin()) {
-                        housekeeper.refillSoon(); // the rejected one's slot went: refill to minSize
+                    if (housekeeper != null) {
+                        housekeeper.checkIdleSoon();
                     }
+                    grant = Signal.CREATE;
                     continue;
                 }
             }
@@ -250,6 +253,13 @@ final class DefaultPool<T> implements Pool<T> {
                 destroyQuietly(e, DestroyReason.POOL_CLOSED);
                 freeSlot(false);
             }
+        }
+    }
+
+    /** Asks for a background refill if the pool is below minSize. */
+    void refillIfBelowMin() {
+        if (housekeeper != null && slots.belowMin()) {
+            housekeeper.refillSoon();
         }
     }
 

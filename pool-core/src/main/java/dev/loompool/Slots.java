@@ -120,24 +120,6 @@ final class Slots<T> {
         }
     }
 
-    /** The caller destroyed its resource but keeps the slot: an idle entry, or the right to create. */
-    Object keepSlot() {
-        lock.lock();
-        try {
-            Entry<T> entry = idle.pollFirst();
-            if (entry == null) {
-                entry = lane.take();
-            }
-            if (entry == null) {
-                return Signal.CREATE;
-            }
-            allocated--; // the destroyed resource's slot goes; the caller now holds the idle one
-            return entry;
-        } finally {
-            lock.unlock();
-        }
-    }
-
     /**
      * Gives a live resource, whose slot the caller holds, to the oldest waiter or back to idle: at
      * the hot end, or at the cold end it came from when it only passed a healthcheck.

@@ -161,4 +161,79 @@ abstract class ResilienceScenarios extends ScenarioSupport {
         assertThat(checked.get()).isGreaterThanOrEqualTo(3);
         assertCounts(pool, 0, 0, 0, 0);
     }
+
+    @Test
+    void aRejectedIdleResourceIsReplacedByACreateWhileTheOthersAreCheckedInTheBackground() throws Exception {
+        AtomicInteger handOutChecks = new AtomicInteger();
+        Gate healthchecks = new Gate(); // the background check of the others waits here
+        Pool<Res> pool = track(builder().maxSize(4)
+                .beforeAcquire(r -> { handOutChecks.incrementAndGet(); return r.healthy; })
+                .healthcheck(r -> { healthchecks.pass(); return r.healthy; })
+                .build()); // no periodic healthcheck
+        List<Lease<Res>> leases = List.of(pool.acquire(), pool.acquire(), pool.acquire());
+        leases.forEach(l -> l.resource().healthy = false); // the database restarted under them
+        leases.forEach(Lease::close); // three idle, dead
+        int created = factory.created.get();
+        Lease<Res> fresh = start(pool::acquire).join();
+        assertThat(handOutChecks).as("the caller paid for one dead resource, not for each").hasValue(1);
+        assertThat(fresh.resource().healthy).isTrue();
+        assertThat(factory.created).as("it got a new one on the dead one's slot").hasValue(created + 1);
+        healthchecks.awaitEntered();
+        healthchecks.open();
+        eventually("the other two were checked and destroyed", () -> factory.destroyed.get() == 3);
+        fresh.close();
+        assertCounts(pool, 1, 1, 0, 0);
+    }
+
+    @Test
+    void aStrategyThatThrowsCostsNoSlotAndNoLease() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        CircuitBreakerStrategy faulty = new CircuitBreakerStrategy() {
+            @Override
+            public void reportSuccess(Pool<?> p) {
+                calls.incrementAndGet();
+                throw new IllegalStateException("strategy bug");
+            }
+
+            @Override
+            public void reportFailure(Pool<?> p, Throwable error) {
+                calls.incrementAndGet();
+                throw new AssertionError("strategy bug");
+            }
+
+            @Override
+            public void reportRejected(Pool<?> p) {
+                calls.incrementAndGet();
+                throw new IllegalStateException("strategy bug");
+            }
+        };
+        Pool<Res> pool = track(builder().maxSize(1).circuitBreakerStrategy(faulty).build());
+        pool.acquire().close(); // reportSuccess throws
+        pool.acquire().invalidate(); // reportFailure throws
+        assertCounts(pool, 0, 0, 0, 0);
+        pool.deactivate();
+        assertThatThrownBy(pool::acquire).isInstanceOf(ServiceUnavailableException.class); // reportRejected throws
+        pool.recover();
+        Lease<Res> probe = pool.acquire(); // the probe's verdict goes to reportSuccess, which throws
+        assertThat(probe.resource()).isNotNull();
+        probe.close();
+        assertThat(calls.get()).isGreaterThanOrEqualTo(4);
+        pool.activate();
+        start(pool::acquire).join().close(); // the one slot is still there
+        assertCounts(pool, 1, 1, 0, 0);
+    }
+
+    @Test
+    void whenTheCircuitClosesThePoolRefillsToMinSize() throws Exception {
+        Pool<Res> pool = track(builder().minSize(2).maxSize(3).listener(recorder).healthcheck(r -> r.healthy)
+                .circuitBreakerStrategy(CircuitBreakerStrategy.consecutiveFailures(1, OPEN, clock)).build());
+        List<Lease<Res>> both = List.of(pool.acquire(), pool.acquire());
+        both.forEach(Lease::invalidate); // the first failure opens: no refill while the circuit is open
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
+        assertThat(pool.stats().total()).isZero();
+        clock.advance(OPEN);
+        start(pool::acquire).join().close(); // the probe connects: the circuit closes
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.ACTIVE);
+        eventually("refilled to minSize without a caller", () -> pool.stats().total() == 2);
+    }
 }

@@ -12,6 +12,7 @@ import dev.loompool.ServiceUnavailableException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -52,6 +53,7 @@ final class JdbcPool {
     final AtomicLong reclaimed = new AtomicLong();
     final AtomicLong leaksReported = new AtomicLong();
     final int validationSeconds;
+    private final int handOutValidationSeconds;
     private final long idleTimeoutNanos;
     private final int minSize;
     private final String acquireTimeoutText;
@@ -67,6 +69,7 @@ final class JdbcPool {
         this.leakThresholdNanos = config.getLeakDetectionThreshold().toNanos();
         this.reclaimOnOwnerExit = config.isReclaimOnOwnerExit();
         this.validationSeconds = (int) Math.max(1, config.getValidationTimeout().toSeconds());
+        this.handOutValidationSeconds = handOutValidationSeconds(validationSeconds, config.getAcquireTimeout());
         this.idleTimeoutNanos = config.getIdleTimeout().toNanos();
         this.minSize = config.getMinSize();
         this.acquireTimeoutText = config.getAcquireTimeout().toMillis() + " ms";
@@ -128,7 +131,20 @@ final class JdbcPool {
         }
         // While the circuit is not ACTIVE, validate even a fresh one: the hand-out may be the probe.
         return now - p.lastReturnedAt < TRUST_IDLE_NANOS && pool.state() == CircuitBreakerState.ACTIVE
-                || p.raw.isValid(validationSeconds);
+                || p.raw.isValid(handOutValidationSeconds);
+    }
+
+    /**
+     * A caller waits for the validation of the idle connection it is handed: no longer than its
+     * acquire timeout, in the whole seconds {@code isValid} takes. A connection that fails it is
+     * replaced by a connect on the caller's slot, within what is left of the caller's deadline.
+     */
+    static int handOutValidationSeconds(int validationSeconds, Duration acquireTimeout) {
+        if (acquireTimeout.isZero()) {
+            return validationSeconds;
+        }
+        long acquireSeconds = Math.max(1, (acquireTimeout.toMillis() + 999) / 1000);
+        return (int) Math.min(validationSeconds, acquireSeconds);
     }
 
     private boolean healthyWhileIdle(PhysicalConnection p) throws SQLException {
@@ -152,7 +168,7 @@ final class JdbcPool {
         ConnectionState state = p.state();
         if (state != ConnectionState.HEALTHY && state != ConnectionState.LENDING_DRIVER_OBJECTS) {
             if (state == ConnectionState.BROKEN) {
-                return false;
+                throw new Retired("broken"); // see giveBack: no breaker failure by itself
             }
             throw new Retired(state == ConnectionState.EVICTED ? "evicted"
                     : "the application held the driver's own connection or state");
@@ -165,7 +181,7 @@ final class JdbcPool {
             p.raw.clearWarnings();
         } catch (SQLException e) {
             if (BrokenConnections.lost(p.raw, e, validationSeconds)) {
-                throw e;
+                throw new Retired("broken during the reset: " + e.getSQLState());
             }
             log.warn("pool '{}': could not reset a returned connection, closing it (SQLState {}: {})", name,
                     e.getSQLState(), factory.secrets().mask(JdbcUrls.redact(e.getMessage())));
@@ -278,7 +294,14 @@ final class JdbcPool {
         return p.takeLease(lease) && giveBack(p, lease);
     }
 
-    /** Returns {@code p}, whose {@code lease} the caller took; its holder stays as the note of its last holder. */
+    /**
+     * Returns {@code p}, whose {@code lease} the caller took; its holder stays as the note of its
+     * last holder. A broken connection goes back too, and the release check retires it: one dead
+     * connection says nothing about the database (a terminated backend, a session timeout, a
+     * network timeout, an abort), so it is no breaker failure. It still has the idle connections
+     * checked at once, and if the database is really gone the connects that follow fail and open
+     * the breaker: only they are evidence that it is unreachable.
+     */
     boolean giveBack(PhysicalConnection p, Lease<PhysicalConnection> lease) {
         ConnectionState state = p.state();
         if (state == ConnectionState.LENDING_DRIVER_OBJECTS) {
@@ -287,11 +310,7 @@ final class JdbcPool {
         if (leakThresholdNanos > 0) {
             p.boundFrom = null;
         }
-        if (state == ConnectionState.BROKEN) {
-            lease.invalidate();
-        } else {
-            lease.close();
-        }
+        lease.close();
         return true;
     }
 

@@ -56,11 +56,9 @@ final class LogicalConnection extends HandleLife implements LoomConnection {
                 }
             } catch (SQLException e) {
                 if (BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
-                    p.markBroken();
-                    lease.invalidate();
-                } else {
-                    lease.close();
+                    p.markBroken(); // retired on the way back
                 }
+                lease.close();
                 throw e;
             }
         }

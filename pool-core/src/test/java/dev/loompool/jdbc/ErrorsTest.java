@@ -173,7 +173,7 @@ class ErrorsTest extends StubSupport {
     }
 
     @Test
-    void aRejectedReleaseCountsAsABreakerFailureButARetirementDoesNot() throws SQLException {
+    void aConnectionLostOnItsWayBackIsRetiredAndOnlyFailedConnectsOpenTheBreaker() throws SQLException {
         LoomPoolDataSource ds = dataSource();
         ds.setCircuitBreakerFailureThreshold(1);
         try (Connection c = ds.getConnection()) {
@@ -181,6 +181,13 @@ class ErrorsTest extends StubSupport {
             BindingTest.query(c, "INSERT 1");
             stub(1).closed = true; // the rollback on return will fail: the connection is gone
         }
-        assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.INACTIVE);
+        assertThat(ds.getPool().state()).as("one dead connection says nothing about the database")
+                .isEqualTo(CircuitBreakerState.ACTIVE);
+        assertThat(ds.getPool().stats().total()).as("the dead one was closed, not reused").isZero();
+        db.connectFailures.add(new SQLException("Connection refused", "08001"));
+        try (Connection c = ds.getConnection()) {
+            assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1")).isInstanceOf(SQLException.class);
+        }
+        assertThat(ds.getPool().state()).as("a failed connect is evidence").isEqualTo(CircuitBreakerState.INACTIVE);
     }
 }
