@@ -142,6 +142,31 @@ class SecretMaskingTest extends StubSupport {
         assertThat(e.getMessage()).contains("accepts jdbcUrl jdbc:postgresql://postgres:****@127.0.0.1:1/test;");
     }
 
+    @Test
+    void aPasswordWithASlashInTheMariaDbUrlAuthorityIsMaskedInThePieceTheDriverEchoes() throws Exception {
+        // MariaDB Connector/J ends the host list at the first /, so "S3cret" is the port it cannot read
+        SQLException e = failedStart(real("jdbc:mariadb://root:S3cret/Pw2024@127.0.0.1:1/test"), "S3cret", "Pw2024");
+        assertThat(e.getMessage()).contains("Incorrect port value : ****");
+    }
+
+    /**
+     * Generated passwords hold the characters that end the parts of a URL (Base64 has {@code /}):
+     * the drivers then read a piece of the password as a host, a port, the database or the query,
+     * and echo that piece. Whole or in pieces, it shows nowhere.
+     */
+    @Test
+    void aPasswordThatBreaksTheUrlSyntaxShowsNeitherWholeNorInPieces() throws Exception {
+        for (String scheme : List.of("postgresql", "mariadb")) {
+            for (char delimiter : "?#/@:;&,".toCharArray()) {
+                String url = "jdbc:" + scheme + "://app:S3cret" + delimiter + "Pw2024@127.0.0.1:1/test";
+                creationFailures.clear();
+                LoomPoolDataSource ds = real(url);
+                failedStart(ds, "S3cret", "Pw2024");
+                assertThat(ds.getMaskedJdbcUrl()).as(url).isEqualTo("jdbc:" + scheme + "://app:****@127.0.0.1:1/test");
+            }
+        }
+    }
+
     // ---- the password as a URL parameter, in the spellings of each driver ---------------------
 
     @Test

@@ -93,6 +93,22 @@ class SecretsTest {
     }
 
     @Test
+    void aPieceOfThePasswordThatADriverSplitsOffIsMasked() {
+        Secrets secrets = Secrets.of("jdbc:stub:x", null, "S3cret/Pw:2024?xyz");
+        assertThat(secrets.mask("Incorrect port value : S3cret")).isEqualTo("Incorrect port value : ****");
+        assertThat(secrets.mask("unknown host Pw:2024, database 2024?xyz"))
+                .as("a run of pieces is masked whole").isEqualTo("unknown host ****, database ****");
+        assertThat(secrets.mask("Pw failed for xyz: S3cr"))
+                .as("pieces shorter than four characters are not: they would mask every short word")
+                .isEqualTo("Pw failed for xyz: S3cr");
+        Properties p = new Properties();
+        p.setProperty("password", "abc&defgh");
+        assertThat(Secrets.of("jdbc:stub:x?password=k3y%2Fring", p, null).mask("defgh abc k3y ring k3y/ring"))
+                .as("pieces of every password, decoded too").isEqualTo("**** abc k3y **** ****");
+        assertThat(secrets.revealedIn("no route to S3cret")).isTrue();
+    }
+
+    @Test
     void anExceptionThatShowsNoSecretIsTheVeryOne() {
         SQLException e = new SQLException("Connection refused", "08001", new IOException("no route"));
         e.setNextException(new SQLException("and again"));
