@@ -23,6 +23,15 @@ final class JdbcUrls {
     /** Oracle's {@code jdbc:oracle:thin:user/password@host…}. */
     private static final Pattern ORACLE_CREDENTIALS = Pattern.compile("(?i)^(jdbc:oracle:[^:/@]+:[^/@:]*/)([^@]*)(@)");
 
+    /**
+     * An authority as a well-formed URL has it, up to the path or the parameters: with a
+     * {@code user:password@} that has none of {@code / ? # ;}, or with a port after the first
+     * {@code :} (a host list {@code h1:5432,h2:5432} too).
+     */
+    private static final Pattern WELL_FORMED_AUTHORITY = Pattern.compile("(?:[^/?#;@]*@|[^/?#;@:]*:\\d+(?:[,/?#;]|$))");
+    /** A {@code key=value} parameter, from its delimiter on. */
+    private static final Pattern PARAMETER = Pattern.compile("[?&;]\\s*[A-Za-z][\\w.-]*\\s*=.*");
+
     private JdbcUrls() {
     }
 
@@ -78,10 +87,16 @@ final class JdbcUrls {
     }
 
     /**
-     * Where the password of {@code //user:password@host} is, or null: from the first {@code :} of
-     * the authority to its last {@code @} before the parameters ({@code ?}, or SQL Server's
-     * {@code ;}, whose {@code user=name@server} is no password), so that an {@code @} in the
-     * password counts as the drivers count it.
+     * Where the password of {@code //user:password@host} is, or null: from the first {@code :}
+     * after a user name to the last {@code @} of the URL that is not in a parameter.
+     *
+     * <p>Generated passwords hold {@code ? # / ; @}, each of which would end the authority of a
+     * well-formed URL; the drivers then cut the password there and read its pieces as a port, the
+     * database or the query. So the authority is not taken to end at any of them: when in doubt,
+     * more is masked, never less. Only an {@code @} in a parameter ({@code ?user=app@server}, as
+     * Azure's names are, or SQL Server's {@code ;user=app@db}) of a URL whose authority is
+     * well-formed ({@code host:port}, or with {@code user:password@}) is no end of a password:
+     * there the first {@code :} is a port's, or the password ended at the earlier {@code @}.
      */
     private static int[] authorityPassword(String url) {
         int start = url.indexOf("//");
@@ -89,16 +104,41 @@ final class JdbcUrls {
             return null;
         }
         start += 2;
-        int parameters = start;
-        while (parameters < url.length() && url.charAt(parameters) != '?' && url.charAt(parameters) != ';') {
-            parameters++;
-        }
-        int at = url.lastIndexOf('@', parameters - 1);
         int colon = url.indexOf(':', start);
-        if (at < start || colon < 0 || colon > at || url.substring(start, colon).indexOf('/') >= 0) {
-            return null;
+        if (colon < 0 || indexOfAny(url, "/?#;@[", start, colon) >= 0) {
+            return null; // no "user:" (an IPv6 host's [, or a colon after the host, the path or the query)
         }
-        return new int[] {colon + 1, at};
+        boolean wellFormed = WELL_FORMED_AUTHORITY.matcher(url).region(start, url.length()).lookingAt();
+        for (int at = url.lastIndexOf('@'); at > colon; at = url.lastIndexOf('@', at - 1)) {
+            if (!(wellFormed && inParameter(url, colon, at))) {
+                return new int[] {colon + 1, at};
+            }
+        }
+        return null;
+    }
+
+    /** Whether the {@code @} at {@code at} is in the value of a {@code key=value} parameter that starts after {@code from}. */
+    private static boolean inParameter(String url, int from, int at) {
+        int delimiter = lastIndexOfAny(url, "?&;", from, at);
+        return delimiter >= 0 && PARAMETER.matcher(url).region(delimiter, at).matches();
+    }
+
+    private static int indexOfAny(String s, String chars, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (chars.indexOf(s.charAt(i)) >= 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static int lastIndexOfAny(String s, String chars, int from, int to) {
+        for (int i = to - 1; i > from; i--) {
+            if (chars.indexOf(s.charAt(i)) >= 0) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**

@@ -21,6 +21,10 @@ import java.util.regex.Pattern;
  * <p>The rule: every non-empty secret is replaced by {@code ****} wherever it appears, except that
  * one shorter than {@value #ANYWHERE} characters is replaced only where it stands alone, not inside
  * a longer word or number, so that a password such as {@code 1} does not shred every port number.
+ * So is every piece of a secret between the characters that delimit the parts of a URL or a list
+ * ({@value #DELIMITERS}), and every run of such pieces, if it has {@value #ANYWHERE} characters or
+ * more: a driver that cuts a URL there echoes a piece ({@code Incorrect port value : s3cret} of
+ * {@code root:s3cret/PW@host}).
  *
  * <p>Built only when something failed: the connect path and the hot path never pay for it.
  */
@@ -29,6 +33,15 @@ final class Secrets {
     static final String MASK = "****";
     /** Secrets at least this long are masked wherever they appear; shorter ones only standing alone. */
     private static final int ANYWHERE = 4;
+    /**
+     * Where drivers cut a URL, its host list or its parameters, and so a password in it. A piece of
+     * a secret is masked only from {@value #ANYWHERE} characters on: a shorter one gives away little
+     * of the password, and masking it would strike the words and numbers that every message holds
+     * ({@code a}, {@code to}, {@code 1}, {@code 443}), even standing alone.
+     */
+    private static final String DELIMITERS = "/?#@:;&,";
+    /** Beyond this many pieces, only the pieces, the prefixes and the suffixes: all runs would be quadratically many. */
+    private static final int MAX_PIECES_FOR_ALL_RUNS = 32;
     private static final Pattern PASSWORD_KEY = Pattern.compile("(?i).*(?:password|passwd|pwd)\\d?");
 
     private final Set<String> literals;
@@ -68,7 +81,11 @@ final class Secrets {
     }
 
     private static Pattern compile(Set<String> literals) {
-        List<String> longestFirst = new ArrayList<>(literals);
+        Set<String> terms = new LinkedHashSet<>(literals);
+        for (String secret : literals) {
+            terms.addAll(pieces(secret));
+        }
+        List<String> longestFirst = new ArrayList<>(terms);
         longestFirst.sort(Comparator.comparingInt(String::length).reversed());
         StringBuilder regex = new StringBuilder();
         for (String secret : longestFirst) {
@@ -82,6 +99,37 @@ final class Secrets {
             }
         }
         return Pattern.compile(regex.toString());
+    }
+
+    /**
+     * The runs of whole pieces of {@code secret} between its delimiters, of {@value #ANYWHERE}
+     * characters or more; none if it has no delimiter. {@code a/bcde:fghi} gives {@code bcde},
+     * {@code fghi}, {@code a/bcde} and {@code bcde:fghi}.
+     */
+    private static Set<String> pieces(String secret) {
+        List<Integer> bounds = new ArrayList<>(); // each piece from bounds[2i] to bounds[2i+1]
+        int from = 0;
+        for (int i = 0; i <= secret.length(); i++) {
+            if (i == secret.length() || DELIMITERS.indexOf(secret.charAt(i)) >= 0) {
+                bounds.add(from);
+                bounds.add(i);
+                from = i + 1;
+            }
+        }
+        Set<String> pieces = new LinkedHashSet<>();
+        int count = bounds.size() / 2;
+        boolean allRuns = count <= MAX_PIECES_FOR_ALL_RUNS;
+        for (int first = 0; first < count; first++) {
+            for (int last = first; last < count; last++) {
+                if (allRuns || first == last || first == 0 || last == count - 1) {
+                    String run = secret.substring(bounds.get(2 * first), bounds.get(2 * last + 1));
+                    if (run.length() >= ANYWHERE && run.length() < secret.length()) {
+                        pieces.add(run);
+                    }
+                }
+            }
+        }
+        return pieces;
     }
 
     boolean isEmpty() {

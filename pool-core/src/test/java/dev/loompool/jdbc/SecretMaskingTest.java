@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,6 +32,17 @@ class SecretMaskingTest extends StubSupport {
     private static final String SECRET = "S3cretPw";
 
     private final List<Throwable> creationFailures = new CopyOnWriteArrayList<>();
+
+    /**
+     * java.util.logging's console handler takes {@code System.err} once, at its first record: bind
+     * it to the real one now, so that a captured log holds what loompool logged (through slf4j),
+     * whatever order the tests run in, and never by chance a driver's own JUL warning (pgjdbc
+     * warns of a URL it cannot parse, the URL in full), which loompool does not write.
+     */
+    @BeforeAll
+    static void bindDriverLoggingBeforeAnyCapture() {
+        Logger.getLogger("").getHandlers();
+    }
 
     private LoomPoolDataSource real(String url) {
         LoomPoolDataSource ds = dataSource();
@@ -47,19 +60,28 @@ class SecretMaskingTest extends StubSupport {
 
     /** Starts {@code ds}, which must fail; checks the failure, the listener's view and the log. */
     private SQLException failedStart(LoomPoolDataSource ds) throws Exception {
+        return failedStart(ds, SECRET);
+    }
+
+    /** Starts {@code ds}, which must fail; checks that none of {@code secrets} shows anywhere. */
+    private SQLException failedStart(LoomPoolDataSource ds, String... secrets) throws Exception {
         SQLException[] failure = new SQLException[1];
         String log = logOf(() -> failure[0] = catchThrowableOfType(SQLException.class, ds::start));
         assertThat((Throwable) failure[0]).as("start fails").isNotNull();
-        assertNoSecret(failure[0], log);
-        assertThat(ds.toString()).doesNotContain(SECRET);
-        assertThat(ds.getMaskedJdbcUrl()).doesNotContain(SECRET);
+        assertNoSecret(failure[0], log, secrets);
+        assertThat(ds.toString()).doesNotContain(secrets);
+        assertThat(ds.getMaskedJdbcUrl()).doesNotContain(secrets);
         return failure[0];
     }
 
     private void assertNoSecret(Throwable failure, String log) {
-        assertThat(everything(failure)).as("what the caller gets").doesNotContain(SECRET);
-        assertThat(log).as("what loompool logged").doesNotContain(SECRET);
-        creationFailures.forEach(f -> assertThat(everything(f)).as("what the generic pool saw").doesNotContain(SECRET));
+        assertNoSecret(failure, log, SECRET);
+    }
+
+    private void assertNoSecret(Throwable failure, String log, String... secrets) {
+        assertThat(everything(failure)).as("what the caller gets").doesNotContain(secrets);
+        assertThat(log).as("what loompool logged").doesNotContain(secrets);
+        creationFailures.forEach(f -> assertThat(everything(f)).as("what the generic pool saw").doesNotContain(secrets));
     }
 
     // ---- the password in the URL's authority, with the real drivers --------------------------
@@ -110,6 +132,39 @@ class SecretMaskingTest extends StubSupport {
         assertThat((Throwable) e).isNotNull();
         assertThat(everything(e)).doesNotContain("S3cret@Pw").doesNotContain("S3cret").doesNotContain("@Pw@");
         assertThat(ds.getMaskedJdbcUrl()).isEqualTo("jdbc:postgresql://user:****@127.0.0.1:5432/test");
+    }
+
+    @Test
+    void aPasswordWithAQuestionMarkInThePostgresUrlAuthorityIsMaskedWhole() throws Exception {
+        // pgjdbc cuts the query at the first ?, finds no port in "postgres:S3cret" and refuses the URL
+        SQLException e = failedStart(real("jdbc:postgresql://postgres:S3cret?Pw2024@127.0.0.1:1/test"),
+                "S3cret", "Pw2024");
+        assertThat(e.getMessage()).contains("accepts jdbcUrl jdbc:postgresql://postgres:****@127.0.0.1:1/test;");
+    }
+
+    @Test
+    void aPasswordWithASlashInTheMariaDbUrlAuthorityIsMaskedInThePieceTheDriverEchoes() throws Exception {
+        // MariaDB Connector/J ends the host list at the first /, so "S3cret" is the port it cannot read
+        SQLException e = failedStart(real("jdbc:mariadb://root:S3cret/Pw2024@127.0.0.1:1/test"), "S3cret", "Pw2024");
+        assertThat(e.getMessage()).contains("Incorrect port value : ****");
+    }
+
+    /**
+     * Generated passwords hold the characters that end the parts of a URL (Base64 has {@code /}):
+     * the drivers then read a piece of the password as a host, a port, the database or the query,
+     * and echo that piece. Whole or in pieces, it shows nowhere.
+     */
+    @Test
+    void aPasswordThatBreaksTheUrlSyntaxShowsNeitherWholeNorInPieces() throws Exception {
+        for (String scheme : List.of("postgresql", "mariadb")) {
+            for (char delimiter : "?#/@:;&,".toCharArray()) {
+                String url = "jdbc:" + scheme + "://app:S3cret" + delimiter + "Pw2024@127.0.0.1:1/test";
+                creationFailures.clear();
+                LoomPoolDataSource ds = real(url);
+                failedStart(ds, "S3cret", "Pw2024");
+                assertThat(ds.getMaskedJdbcUrl()).as(url).isEqualTo("jdbc:" + scheme + "://app:****@127.0.0.1:1/test");
+            }
+        }
     }
 
     // ---- the password as a URL parameter, in the spellings of each driver ---------------------

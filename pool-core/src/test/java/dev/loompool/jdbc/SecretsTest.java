@@ -9,6 +9,7 @@ import java.sql.BatchUpdateException;
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -35,6 +36,30 @@ class SecretsTest {
         assertThat(JdbcUrls.redact("jdbc:sqlserver://db:1433;user=app@db;password=S3cretPw"))
                 .isEqualTo("jdbc:sqlserver://db:1433;user=app@db;password=****");
         assertThat(JdbcUrls.redact("jdbc:h2:mem:test")).isEqualTo("jdbc:h2:mem:test");
+    }
+
+    @Test
+    void aPasswordThatBreaksTheAuthoritySyntaxIsMaskedUpToTheLastAtSign() {
+        // each of these characters would end the authority of a well-formed URL: the drivers cut there
+        for (String password : List.of("S3cret?Pw", "S3cret#Pw", "S3cret/Pw", "S3cret;Pw", "S3cret@Pw", "a/b+c==",
+                "7/abc", "S3c?ret=Pw", "a@b/c?d#e", "S3cret?Pw@")) {
+            String url = "jdbc:postgresql://app:" + password + "@db:5432,db2:5432/test?ssl=true";
+            assertThat(JdbcUrls.redact(url)).as(url).isEqualTo("jdbc:postgresql://app:****@db:5432,db2:5432/test?ssl=true");
+            assertThat(JdbcUrls.passwords(url)).as(url).contains(password);
+        }
+        assertThat(JdbcUrls.redact("jdbc:mariadb://root:S3cret?Pw@db")).isEqualTo("jdbc:mariadb://root:****@db");
+    }
+
+    @Test
+    void anAtSignInAParameterOfAWellFormedUrlIsNoPassword() {
+        // Azure's user=name@server, after a host with a port or after the userinfo of the authority
+        assertThat(JdbcUrls.redact("jdbc:postgresql://db:5432/test?ssl=true&user=app@db&password=S3cretPw"))
+                .isEqualTo("jdbc:postgresql://db:5432/test?ssl=true&user=app@db&password=****");
+        assertThat(JdbcUrls.redact("jdbc:postgresql://app:S3cretPw@db:5432/test?user=app@db"))
+                .isEqualTo("jdbc:postgresql://app:****@db:5432/test?user=app@db");
+        assertThat(JdbcUrls.redact("jdbc:postgresql://[::1]:5432/test?user=app@db"))
+                .isEqualTo("jdbc:postgresql://[::1]:5432/test?user=app@db");
+        assertThat(JdbcUrls.redact("jdbc:mysql://app@db:3306/test")).isEqualTo("jdbc:mysql://app@db:3306/test");
     }
 
     @Test
@@ -65,6 +90,22 @@ class SecretsTest {
                 .isEqualTo("port 5432, attempt **** of 21");
         assertThat(Secrets.of("jdbc:stub:x", null, "").isEmpty()).isTrue();
         assertThat(PASSWORD.mask("xxS3cretPwxx")).as("four characters or more: everywhere").isEqualTo("xx****xx");
+    }
+
+    @Test
+    void aPieceOfThePasswordThatADriverSplitsOffIsMasked() {
+        Secrets secrets = Secrets.of("jdbc:stub:x", null, "S3cret/Pw:2024?xyz");
+        assertThat(secrets.mask("Incorrect port value : S3cret")).isEqualTo("Incorrect port value : ****");
+        assertThat(secrets.mask("unknown host Pw:2024, database 2024?xyz"))
+                .as("a run of pieces is masked whole").isEqualTo("unknown host ****, database ****");
+        assertThat(secrets.mask("Pw failed for xyz: S3cr"))
+                .as("pieces shorter than four characters are not: they would mask every short word")
+                .isEqualTo("Pw failed for xyz: S3cr");
+        Properties p = new Properties();
+        p.setProperty("password", "abc&defgh");
+        assertThat(Secrets.of("jdbc:stub:x?password=k3y%2Fring", p, null).mask("defgh abc k3y ring k3y/ring"))
+                .as("pieces of every password, decoded too").isEqualTo("**** abc k3y **** ****");
+        assertThat(secrets.revealedIn("no route to S3cret")).isTrue();
     }
 
     @Test
