@@ -212,6 +212,20 @@ final class JdbcUrls {
             return "jdbcUrl " + redact(url) + " turns on the driver's own connection pool (pool=true); "
                     + "loompool is the pool: remove pool=true from the URL";
         }
+        if (lower.startsWith("jdbc:postgresql://")) {
+            // pgjdbc reads neither of these, and logs the whole URL (java.util.logging, WARNING)
+            // when it meets them: its password too, where loompool cannot mask it.
+            String rest = url.substring("jdbc:postgresql://".length());
+            if (authorityPassword(url) != null) {
+                return "jdbcUrl " + redact(url) + " has a user and password before the host, which the PostgreSQL "
+                        + "driver does not read (it would log the whole URL); set username and password instead";
+            }
+            int query = rest.indexOf('?');
+            if ((query < 0 ? rest : rest.substring(0, query)).indexOf('/') < 0) {
+                return "jdbcUrl " + redact(url) + " needs a / after the host and port "
+                        + "(jdbc:postgresql://host:port/database); the PostgreSQL driver would log the whole URL";
+            }
+        }
         return null;
     }
 }

@@ -60,13 +60,40 @@ class SecretMaskingTest extends StubSupport {
 
     /** Starts {@code ds}, which must fail; checks the failure, the listener's view and the log. */
     private SQLException failedStart(LoomPoolDataSource ds) throws Exception {
-        return failedStart(ds, SECRET);
+        return (SQLException) failedStart(ds, SECRET);
     }
 
-    /** Starts {@code ds}, which must fail; checks that none of {@code secrets} shows anywhere. */
-    private SQLException failedStart(LoomPoolDataSource ds, String... secrets) throws Exception {
-        SQLException[] failure = new SQLException[1];
-        String log = logOf(() -> failure[0] = catchThrowableOfType(SQLException.class, ds::start));
+    /**
+     * Starts {@code ds}, which must fail; checks that none of {@code secrets} shows anywhere, in
+     * what loompool says and in what the PostgreSQL driver logs (java.util.logging).
+     */
+    private Exception failedStart(LoomPoolDataSource ds, String... secrets) throws Exception {
+        Exception[] failure = new Exception[1];
+        List<String> driverLog = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Logger pgjdbc = java.util.logging.Logger.getLogger("org.postgresql");
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                driverLog.add(new java.util.logging.SimpleFormatter().formatMessage(r));
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        pgjdbc.addHandler(handler);
+        String log;
+        try {
+            log = logOf(() -> failure[0] = catchThrowableOfType(Exception.class, ds::start));
+        } finally {
+            pgjdbc.removeHandler(handler);
+        }
+        assertThat(driverLog).as("what the PostgreSQL driver logged").noneMatch(line -> List.of(secrets).stream()
+                .anyMatch(line::contains));
         assertThat((Throwable) failure[0]).as("start fails").isNotNull();
         assertNoSecret(failure[0], log, secrets);
         assertThat(ds.toString()).doesNotContain(secrets);
@@ -87,15 +114,18 @@ class SecretMaskingTest extends StubSupport {
     // ---- the password in the URL's authority, with the real drivers --------------------------
 
     @Test
-    void aPasswordInThePostgresUrlAuthorityIsMaskedInTheUnknownHostCause() throws Exception {
-        // pgjdbc takes "user:S3cretPw@127.0.0.1" for the host name, and its UnknownHostException says so
-        SQLException e = failedStart(real("jdbc:postgresql://user:" + SECRET + "@127.0.0.1:5432/test"));
-        assertThat(e.getSQLState()).isEqualTo("08001");
-        assertThat(BrokenConnections.isBroken(e)).isTrue();
-        assertThat(e.getCause()).isInstanceOf(SQLException.class).hasMessage("The connection attempt failed.");
-        assertThat(((SQLException) e.getCause()).getSQLState()).isEqualTo("08001");
-        assertThat(e.getCause().getCause()).isInstanceOf(UnknownHostException.class)
-                .hasMessage("user:****@127.0.0.1");
+    void aPasswordInThePostgresUrlAuthorityIsRefusedBeforeTheDriverSeesIt() throws Exception {
+        // pgjdbc reads no user:password@: it would take "user:S3cretPw@127.0.0.1" for the host name
+        Exception e = failedStart(real("jdbc:postgresql://user:" + SECRET + "@127.0.0.1:5432/test"), SECRET);
+        assertThat(e).isInstanceOf(IllegalArgumentException.class).hasMessage("jdbcUrl "
+                + "jdbc:postgresql://user:****@127.0.0.1:5432/test has a user and password before the host, which the "
+                + "PostgreSQL driver does not read (it would log the whole URL); set username and password instead");
+    }
+
+    @Test
+    void aPostgresUrlWithoutASlashAfterTheHostIsRefusedBeforeTheDriverLogsIt() throws Exception {
+        Exception e = failedStart(real("jdbc:postgresql://127.0.0.1:1?user=u&password=" + SECRET), SECRET);
+        assertThat(e).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("needs a / after the host");
     }
 
     @Test
@@ -128,7 +158,7 @@ class SecretMaskingTest extends StubSupport {
     void aPasswordInTheUrlAuthorityMayHoldAnAtSign() throws Exception {
         // user:S3cret@Pw@host: the last @ of the authority ends the password, as the drivers read it
         LoomPoolDataSource ds = real("jdbc:postgresql://user:S3cret@Pw@127.0.0.1:5432/test");
-        SQLException e = catchThrowableOfType(SQLException.class, ds::start);
+        Exception e = catchThrowableOfType(Exception.class, ds::start);
         assertThat((Throwable) e).isNotNull();
         assertThat(everything(e)).doesNotContain("S3cret@Pw").doesNotContain("S3cret").doesNotContain("@Pw@");
         assertThat(ds.getMaskedJdbcUrl()).isEqualTo("jdbc:postgresql://user:****@127.0.0.1:5432/test");
@@ -136,16 +166,16 @@ class SecretMaskingTest extends StubSupport {
 
     @Test
     void aPasswordWithAQuestionMarkInThePostgresUrlAuthorityIsMaskedWhole() throws Exception {
-        // pgjdbc cuts the query at the first ?, finds no port in "postgres:S3cret" and refuses the URL
-        SQLException e = failedStart(real("jdbc:postgresql://postgres:S3cret?Pw2024@127.0.0.1:1/test"),
+        // pgjdbc would cut the query at the first ?, find no / after "postgres:S3cret" and log the URL
+        Exception e = failedStart(real("jdbc:postgresql://postgres:S3cret?Pw2024@127.0.0.1:1/test"),
                 "S3cret", "Pw2024");
-        assertThat(e.getMessage()).contains("accepts jdbcUrl jdbc:postgresql://postgres:****@127.0.0.1:1/test;");
+        assertThat(e.getMessage()).contains("jdbcUrl jdbc:postgresql://postgres:****@127.0.0.1:1/test has a user");
     }
 
     @Test
     void aPasswordWithASlashInTheMariaDbUrlAuthorityIsMaskedInThePieceTheDriverEchoes() throws Exception {
         // MariaDB Connector/J ends the host list at the first /, so "S3cret" is the port it cannot read
-        SQLException e = failedStart(real("jdbc:mariadb://root:S3cret/Pw2024@127.0.0.1:1/test"), "S3cret", "Pw2024");
+        Exception e = failedStart(real("jdbc:mariadb://root:S3cret/Pw2024@127.0.0.1:1/test"), "S3cret", "Pw2024");
         assertThat(e.getMessage()).contains("Incorrect port value : ****");
     }
 
