@@ -82,7 +82,7 @@ final class DefaultPool<T> implements Pool<T> {
     }
 
     private Lease<T> obtain(long timeoutNanos, Duration timeout, boolean mayWait) throws InterruptedException {
-        long start = timed ? clock.nanoTime() : Long.MIN_VALUE; // else read when first needed: waiting or creating
+        long start = timed ? clock.nanoTime() : Long.MIN_VALUE; // else read when first needed: off the lane
         if (slots.isClosed()) {
             throw closedException();
         }
@@ -90,12 +90,12 @@ final class DefaultPool<T> implements Pool<T> {
         try {
             Object grant = slots.fastTake(); // the lock-free lane, while nobody waits
             if (grant == null) {
+                if (start == Long.MIN_VALUE) {
+                    start = clock.nanoTime(); // before queueing: a queued waiter's deadline is already fixed
+                }
                 grant = slots.reserve(mayWait);
             }
             if (grant instanceof Waiter) {
-                if (start == Long.MIN_VALUE) {
-                    start = clock.nanoTime();
-                }
                 grant = await((Waiter) grant, start, timeoutNanos, timeout);
             } else if (grant == Signal.CLOSED) {
                 throw closedException();
