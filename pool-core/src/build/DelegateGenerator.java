@@ -24,8 +24,11 @@ import java.util.stream.Collectors;
  * "Wrappers"): one abstract class per interface, whose every method forwards to the driver's
  * object, passes a SQLException through one hook (broken-connection detection) and routes the
  * objects that would leak a physical connection (result sets, the connection, the statement)
- * through hooks. The hand-written subclasses override only what loompool changes. No reflection is
- * left at run time. Run with the JDK's source launcher: java DelegateGenerator.java OUTPUT_DIR
+ * through hooks. Every method of a statement or result set first calls {@code touch()}: its thread
+ * becomes the handle's user, which owner-exit reclaim relies on (DESIGN.md §4, "Coroutine end");
+ * the connection and metadata get the same from their bind. The hand-written subclasses override
+ * only what loompool changes. No reflection is left at run time. Run with the JDK's source
+ * launcher: java DelegateGenerator.java OUTPUT_DIR
  */
 public final class DelegateGenerator {
 
@@ -65,7 +68,9 @@ public final class DelegateGenerator {
             out.append("    ").append(name).append("(").append(delegateType).append(" delegate) {\n")
                     .append("        this.delegate = delegate;\n    }\n\n");
             out.append("    /** Every SQLException from the driver passes here; returns what to throw. */\n")
-                    .append("    abstract java.sql.SQLException error(java.sql.SQLException e);\n\n");
+                    .append("    abstract java.sql.SQLException error(java.sql.SQLException e);\n\n")
+                    .append("    /** Before every call: its thread becomes the handle's user; throws if the handle was reclaimed. */\n")
+                    .append("    abstract void touch() throws java.sql.SQLException;\n\n");
             if (iface != ResultSet.class) {
                 out.append("    /** Wraps a driver result set so that it never escapes unwrapped. */\n")
                         .append("    abstract java.sql.ResultSet wrap(java.sql.ResultSet rs) throws java.sql.SQLException;\n\n")
@@ -119,7 +124,7 @@ public final class DelegateGenerator {
             } else {
                 body = "return " + call + ";";
             }
-            appendMethod(out, m, body);
+            appendMethod(out, m, body, true);
         }
         out.append("}\n");
         Files.writeString(dir.resolve(name + ".java"), out);
@@ -159,7 +164,7 @@ public final class DelegateGenerator {
             } else if (PINNING.contains(r)) {
                 call = "pinned(" + call + ")";
             }
-            appendMethod(out, m, bound(call, r));
+            appendMethod(out, m, bound(call, r), false);
         }
         out.append("}\n");
         Files.writeString(dir.resolve("BindingConnection.java"), out);
@@ -175,12 +180,12 @@ public final class DelegateGenerator {
         bindingHooks(out, "java.sql.DatabaseMetaData meta()", "The driver's metadata of the handle's physical connection, bound now if it was not.");
         out.append("    /** Wraps and tracks a driver result set: it pins until closed. */\n")
                 .append("    abstract java.sql.ResultSet wrap(java.sql.ResultSet rs) throws java.sql.SQLException;\n\n")
-                .append("    /** The logical connection this metadata belongs to. */\n")
-                .append("    abstract java.sql.Connection connection();\n\n");
+                .append("    /** The logical connection this metadata belongs to; the caller becomes its user. */\n")
+                .append("    abstract java.sql.Connection connection() throws java.sql.SQLException;\n\n");
         for (Method m : methods(DatabaseMetaData.class)) {
             Class<?> r = m.getReturnType();
             if (r == Connection.class) {
-                appendMethod(out, m, "return connection();");
+                appendMethod(out, m, "return connection();", false);
                 continue;
             }
             String call = "meta()." + m.getName() + "(" + argNames(m) + ")";
@@ -189,7 +194,7 @@ public final class DelegateGenerator {
                 body = body.replace("} finally {", "} catch (java.sql.SQLException e) {\n            "
                         + "throw new IllegalStateException(\"no connection to ask the driver\", error(e));\n        } finally {");
             }
-            appendMethod(out, m, body);
+            appendMethod(out, m, body, false);
         }
         out.append("}\n");
         Files.writeString(dir.resolve("BindingDatabaseMetaData.java"), out);
@@ -218,7 +223,8 @@ public final class DelegateGenerator {
                 .append("@SuppressWarnings({\"deprecation\", \"unchecked\", \"rawtypes\"})\n");
     }
 
-    private static void appendMethod(StringBuilder out, Method m, String body) {
+    /** {@code touch}: the method first calls the touch() hook, outside the driver's error handling. */
+    private static void appendMethod(StringBuilder out, Method m, String body, boolean touch) {
         // Only calls into the driver can throw; bodies that return a hook's object cannot.
         boolean throwsSql = Arrays.asList(m.getExceptionTypes()).contains(SQLException.class)
                 && (body.contains("delegate.") || body.contains("bind().") || body.contains("meta()."));
@@ -240,6 +246,9 @@ public final class DelegateGenerator {
                     .collect(Collectors.joining(", ")));
         }
         out.append(" {\n");
+        if (touch && Arrays.asList(m.getExceptionTypes()).contains(SQLException.class)) {
+            out.append("        touch();\n");
+        }
         if (throwsSql && !body.startsWith("try")) {
             out.append("        try {\n            ").append(body)
                     .append("\n        } catch (java.sql.SQLException e) {\n            throw error(e);\n        }\n");

@@ -204,7 +204,9 @@ abstract class DataSourceSettings {
     /**
      * Whether a handle still holding a physical connection is reclaimed (rolled back, reset and
      * returned) once the thread that last used it has ended and no other thread used it for a full
-     * housekeeping period. Default false: a {@code Connection} may legally outlive that thread (a
+     * housekeeping period: any call on the handle, or on a statement, result set or metadata from
+     * it, is use. Never while statements or result sets of it are open, since another thread may be
+     * reading them. Default false: a {@code Connection} may legally outlive that thread (a
      * transaction handed to another thread, a {@code LISTEN} connection a startup thread opened), so
      * the pool only logs a leak warning. Turn it on for services whose connections never leave
      * their thread. A handle that becomes unreachable without close is reclaimed either way.

@@ -64,9 +64,13 @@ abstract class HandleBasics extends HandleSettings {
     public void endRequest() {
     }
 
+    /** Notes the calling thread as the handle's user; throws if the reclaimer took the handle. */
+    abstract void touchOwner() throws SQLException;
+
     @Override
     public <T> T unwrap(Class<T> iface) throws SQLException {
         if (iface.isInstance(this)) {
+            touchOwner();
             return iface.cast(this);
         }
         Connection raw = bind();
@@ -83,6 +87,7 @@ abstract class HandleBasics extends HandleSettings {
     @Override
     public boolean isWrapperFor(Class<?> iface) throws SQLException {
         if (iface.isInstance(this)) {
+            touchOwner();
             return true;
         }
         try {

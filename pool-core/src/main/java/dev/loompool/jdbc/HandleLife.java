@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.sql.SQLException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The life of a logical connection: open, maybe under watch ({@link HandleWatch}), then closed or
@@ -15,19 +16,27 @@ import java.util.concurrent.Executor;
  * reclaim settle by the connection's lease and a compare-and-set on the state, so that exactly one
  * of them ends the handle and counts it down, and exactly one returns the connection. The common
  * cycle (bind, release, close while unbound) pays no compare-and-set of its own for that.
+ *
+ * <p>Every call on the handle, or on a statement, result set or metadata obtained from it, notes
+ * its thread as the owner ({@link #touchOwner()}): a read, and a write only when the thread
+ * changes. The reclaimer first claims the handle from its ended owner by compare-and-set, and a
+ * thread that starts using it changes the owner by compare-and-set too, so exactly one of them
+ * wins: a reclaim never starts under a call, and a call never starts under a reclaim.
  */
 abstract class HandleLife extends HandleBasics {
 
     private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", Object.class);
-    private static final VarHandle OWNER = Fields.varHandle(MethodHandles.lookup(), "owner", Thread.class);
+    private static final VarHandle OWNER = Fields.varHandle(MethodHandles.lookup(), "owner", Object.class);
     private static final VarHandle PHYSICAL = Fields.varHandle(MethodHandles.lookup(), "physical", PhysicalConnection.class);
 
     final JdbcPool pool;
     /**
-     * The thread that last used the handle: set where every use already passes (a bind, SQL, the
-     * check of the other calls), and written only when it changes, which is rare.
+     * The thread that last used the handle, or the reclaimer's {@link Claim} on it once that thread
+     * ended: set by every use (a bind, the check of the other calls, each call on a statement,
+     * result set or metadata), and written, by compare-and-set, only when it changes, which is rare.
      */
-    private volatile Thread owner;
+    @SuppressWarnings("unused") // accessed through OWNER
+    private volatile Object owner;
     /**
      * Null while open, so the constructor writes no fence; a {@link HandleWatch} while open and
      * under watch; then {@link HandleState#CLOSED} or {@link HandleState#RECLAIMED}. Through STATE.
@@ -57,11 +66,71 @@ abstract class HandleLife extends HandleBasics {
         }
     }
 
-    final void touchOwner() {
+    /**
+     * Notes the calling thread as the handle's user, before a call. The hot path is a read and a
+     * compare; only a new thread pays a compare-and-set ({@link #takeOver}).
+     *
+     * @throws SQLException the reclaimer took the handle: the call must not reach its connection
+     */
+    final void touchOwner() throws SQLException {
         Thread me = Thread.currentThread();
-        if (owner != me) {
-            owner = me;
+        if (OWNER.getOpaque(this) != me) {
+            HandleState ended = takeOver(me);
+            if (ended != null) {
+                throw endedError(ended);
+            }
         }
+    }
+
+    /**
+     * {@link #touchOwner()} for calls that must not throw (closing, isClosed, the pins of
+     * LoomConnection): false if the reclaimer took the handle, whose statements it closed itself.
+     */
+    final boolean touchOwnerQuietly() {
+        Thread me = Thread.currentThread();
+        return OWNER.getOpaque(this) == me || takeOver(me) == null;
+    }
+
+    /**
+     * Makes {@code me} the owner. While the reclaimer holds its claim, waits for its verdict (it
+     * decides in a few reads and compare-and-sets, never across a round trip): the ended state if
+     * it took the handle, once it has let go of the connection; else it dropped the claim and the
+     * thread takes over as usual. Null when {@code me} may go on.
+     */
+    private HandleState takeOver(Thread me) {
+        for (int spins = 0; ; spins++) {
+            Object o = OWNER.getVolatile(this);
+            if (o instanceof Claim) {
+                if (STATE.getAcquire(this) instanceof HandleState ended && PHYSICAL.getAcquire(this) == null) {
+                    return ended;
+                }
+                if (spins < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    LockSupport.parkNanos(50_000);
+                }
+            } else if (o == me || OWNER.compareAndSet(this, o, me)) {
+                return null;
+            }
+        }
+    }
+
+    /** The reclaimer's hold on a handle whose owner ended: while it is the owner, no call starts. */
+    record Claim(Thread ended) {
+    }
+
+    /**
+     * The reclaimer's first step: claims the handle from {@code endedOwner}, which must still be
+     * its owner. Null if another thread used the handle since: it is not reclaimed then.
+     */
+    final Claim claimForReclaim(Thread endedOwner) {
+        Claim claim = new Claim(endedOwner);
+        return OWNER.compareAndSet(this, endedOwner, claim) ? claim : null;
+    }
+
+    /** The reclaimer does not take the handle after all: threads waiting to use it go on. */
+    final void dropClaim(Claim claim) {
+        OWNER.compareAndSet(this, claim, claim.ended());
     }
 
     /**
@@ -116,7 +185,7 @@ abstract class HandleLife extends HandleBasics {
 
     private SQLException endedError(HandleState s) {
         return s == HandleState.RECLAIMED
-                ? new SQLException("connection was reclaimed: its owner thread " + owner.getName() + " ended and "
+                ? new SQLException("connection was reclaimed: its owner thread " + ownerThread().getName() + " ended and "
                         + "no other thread used it for " + Housekeeping.PERIOD_MILLIS + " ms (pool '" + pool.name
                         + "' has reclaimOnOwnerExit on); its transaction was rolled back", "08003")
                 : new SQLException("connection is closed", "08003");
@@ -223,7 +292,7 @@ abstract class HandleLife extends HandleBasics {
 
     @Override
     public boolean isClosed() {
-        return !isOpen();
+        return !touchOwnerQuietly() || !isOpen();
     }
 
     @Override
@@ -257,9 +326,10 @@ abstract class HandleLife extends HandleBasics {
         return physical != null;
     }
 
-    /** {@link LoomConnection#ownerThread()}. */
+    /** {@link LoomConnection#ownerThread()}; the ended one while the reclaimer holds it, or took it. */
     public Thread ownerThread() {
-        return owner;
+        Object o = OWNER.getVolatile(this);
+        return o instanceof Claim c ? c.ended() : (Thread) o;
     }
 
     /** CLOSED or RECLAIMED once ended, else null. */

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * <li>a lent connection whose handle was dropped without close is rolled back, reset and returned;</li>
  * <li>a lent connection whose handle's last user has ended gets one leak warning; with
  *     reclaimOnOwnerExit it is reclaimed a full period later, if that thread is still its last
- *     user and the same lease still holds it;</li>
+ *     user, the same lease still holds it, and no statement or result set of the handle is open
+ *     (another thread may be reading it: one warning instead);</li>
  * <li>a connection held longer than the leak-detection threshold gets one warning;</li>
  * <li>an idle connection's note of an open handle that let go of it puts that handle under watch,
  *     and a watched handle the collector found dropped is counted down.</li>
@@ -33,8 +34,8 @@ final class Housekeeping {
     /** Scans run, over all pools: lets tests wait for a scan instead of sleeping. */
     static final AtomicLong scans = new AtomicLong();
 
-    /** A lent connection whose handle's last user was seen ended: with which lease, which thread, when. */
-    record OwnerExit(Lease<PhysicalConnection> lease, Thread owner, long seenAt) {
+    /** A lent connection whose handle's last user was seen ended: with which lease, which thread, when; reported kept. */
+    record OwnerExit(Lease<PhysicalConnection> lease, Thread owner, long seenAt, boolean reported) {
     }
 
     private final JdbcPool pool;
@@ -142,7 +143,8 @@ final class Housekeeping {
      * The handle's last user has ended while the handle still holds the connection. By default a
      * warning, once: the Connection may have been handed to another thread that has yet to use it.
      * With reclaimOnOwnerExit it is reclaimed at a scan a full period after the one that saw it, if
-     * the same thread is still its last user (no other thread used it) and the same lease holds it.
+     * the same thread is still its last user (no other thread used it), the same lease holds it,
+     * and none of its statements or result sets is open.
      */
     private void lookAtOwner(PhysicalConnection p, Lease<PhysicalConnection> lease, LogicalConnection handle, long now) {
         Thread owner = handle.ownerThread();
@@ -152,7 +154,7 @@ final class Housekeeping {
         }
         OwnerExit seen = p.ownerExit;
         if (seen == null || seen.lease() != lease || seen.owner() != owner) {
-            p.ownerExit = new OwnerExit(lease, owner, now);
+            p.ownerExit = new OwnerExit(lease, owner, now, false);
             if (!pool.reclaimOnOwnerExit) {
                 reportOwnerEnded(p, owner);
             }
@@ -165,7 +167,7 @@ final class Housekeeping {
             reportExposed(p);
             return;
         }
-        reclaimFromEndedOwner(p, lease, handle, owner);
+        reclaimFromEndedOwner(p, seen, handle);
     }
 
     private void reportOwnerEnded(PhysicalConnection p, Thread owner) {
@@ -187,26 +189,66 @@ final class Housekeeping {
         }
     }
 
-    /** Takes the lease first: a close racing this either took it already, or finds it gone and settles by the state. */
-    private void reclaimFromEndedOwner(PhysicalConnection p, Lease<PhysicalConnection> lease, LogicalConnection handle,
-            Thread owner) {
-        if (!p.takeLease(lease)) {
-            return; // given back, or closed, since this scan read the lease
+    /**
+     * Claims the handle from its ended owner first, so that no call on it starts meanwhile (a
+     * thread that used it since wins, and it is not reclaimed); then takes the lease: a close
+     * racing this either took it already, or finds it gone and settles by the state.
+     */
+    private void reclaimFromEndedOwner(PhysicalConnection p, OwnerExit seen, LogicalConnection handle) {
+        if (handle.holdsStatements()) { // a first look; the word after the claim is the one that counts
+            reportOpenStatements(p, seen);
+            return;
         }
-        Throwable from = p.boundFrom;
-        boolean reclaimed;
+        HandleLife.Claim claim = handle.claimForReclaim(seen.owner());
+        if (claim == null) {
+            return; // another thread has just used it
+        }
+        Lease<PhysicalConnection> lease = seen.lease();
+        Throwable from = p.boundFrom; // before the give-back: the next binder overwrites it
+        boolean reclaimed = false;
         try {
-            reclaimed = handle.reclaimTaken(p);
+            if (handle.holdsStatements()) {
+                reportOpenStatements(p, seen);
+                return;
+            }
+            if (!p.takeLease(lease)) {
+                return; // given back, or closed, since this scan read the lease
+            }
+            try {
+                reclaimed = handle.reclaimTaken(p);
+            } finally {
+                pool.giveBack(p, lease); // rolls back and resets it
+            }
         } finally {
-            pool.giveBack(p, lease); // rolls back and resets it
+            if (!reclaimed) {
+                handle.dropClaim(claim);
+            }
         }
         if (reclaimed) {
             pool.reclaimed.incrementAndGet();
             log.warn("pool '{}': reclaimed a connection whose handle's last user, thread {}, ended without closing "
                     + "it and no other thread used it for {} ms (reclaimOnOwnerExit); its transaction was rolled back{}",
-                    pool.name, owner.getName(), PERIOD_MILLIS,
+                    pool.name, seen.owner().getName(), PERIOD_MILLIS,
                     from == null ? " (set leakDetectionThreshold to see where it was taken)" : "", from);
         }
+    }
+
+    /**
+     * A handle whose owner ended with statements or result sets open is not reclaimed on owner
+     * exit: they may have been handed to another thread that has yet to read them, and a reclaim
+     * that takes live work is worse than a leak. One warning; close, or the collector, ends it.
+     */
+    private void reportOpenStatements(PhysicalConnection p, OwnerExit seen) {
+        if (seen.reported()) {
+            return;
+        }
+        p.ownerExit = new OwnerExit(seen.lease(), seen.owner(), seen.seenAt(), true);
+        pool.leaksReported.incrementAndGet();
+        Throwable from = p.boundFrom;
+        log.warn("pool '{}': thread {} ended, and the connection handle it used last still holds a connection and "
+                + "has statements or result sets open; not reclaimed (reclaimOnOwnerExit), since another thread may "
+                + "be reading them; close them and the handle when done{}", pool.name, seen.owner().getName(),
+                from == null ? " (set leakDetectionThreshold to see where it was taken)" : "", from);
     }
 
     private void reclaimUnreachable(PhysicalConnection p, Lease<PhysicalConnection> lease) {

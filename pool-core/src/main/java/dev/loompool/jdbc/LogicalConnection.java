@@ -97,8 +97,8 @@ final class LogicalConnection extends HandleLife implements LoomConnection {
 
     // ---- pins from statements and SQL --------------------------------------------------------
 
+    /** Before SQL runs; the statement's call has noted its thread as the user already. */
     void beforeSql(SqlEffect e) {
-        touchOwner();
         pins.beforeSql(physical, e);
     }
 
@@ -256,26 +256,41 @@ final class LogicalConnection extends HandleLife implements LoomConnection {
 
     // ---- LoomConnection -----------------------------------------------------------------------------
 
+    // A reclaimed handle has no pins left to change (its next JDBC call says why).
+
     @Override
     public void pin() {
-        pins.add(PinReason.EXPLICIT);
+        if (touchOwnerQuietly()) {
+            pins.add(PinReason.EXPLICIT);
+        }
     }
 
     @Override
     public void unpin() {
-        pins.remove(PinReason.EXPLICIT);
-        done();
+        if (touchOwnerQuietly()) {
+            pins.remove(PinReason.EXPLICIT);
+            done();
+        }
     }
 
     @Override
     public void beginFrameworkTransaction() {
-        pins.add(PinReason.FRAMEWORK_TRANSACTION);
+        if (touchOwnerQuietly()) {
+            pins.add(PinReason.FRAMEWORK_TRANSACTION);
+        }
     }
 
     @Override
     public void endFrameworkTransaction() {
-        pins.remove(PinReason.FRAMEWORK_TRANSACTION);
-        done();
+        if (touchOwnerQuietly()) {
+            pins.remove(PinReason.FRAMEWORK_TRANSACTION);
+            done();
+        }
+    }
+
+    /** Whether statements or metadata result sets are open: another thread may be reading them. */
+    boolean holdsStatements() {
+        return pins.statements() > 0;
     }
 
     @Override

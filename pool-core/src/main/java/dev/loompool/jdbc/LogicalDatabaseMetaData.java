@@ -42,8 +42,10 @@ final class LogicalDatabaseMetaData extends BindingDatabaseMetaData {
         return wrapped;
     }
 
+    /** Its other calls bind, which makes their thread the handle's user; this one does so itself. */
     @Override
-    Connection connection() {
+    Connection connection() throws SQLException {
+        owner.touchOwner();
         return owner;
     }
 
@@ -51,6 +53,7 @@ final class LogicalDatabaseMetaData extends BindingDatabaseMetaData {
     @Override
     public <T> T unwrap(Class<T> iface) throws SQLException {
         if (iface.isInstance(this)) {
+            owner.touchOwner();
             return iface.cast(this);
         }
         try {

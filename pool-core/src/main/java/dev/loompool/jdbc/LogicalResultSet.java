@@ -33,12 +33,21 @@ class LogicalResultSet extends DelegatingResultSet implements Tracked {
         return statement;
     }
 
+    /** Every call on it makes its thread the handle's user (DESIGN.md §4, "Coroutine end"). */
+    @Override
+    final void touch() throws SQLException {
+        owner().touchOwner();
+    }
+
     @Override
     public final void close() throws SQLException {
         if (closed) {
             return;
         }
         closed = true;
+        if (!owner().touchOwnerQuietly()) {
+            return; // reclaimed: the reclaimer closed it, or its statement
+        }
         try {
             delegate.close();
         } catch (SQLException e) {
@@ -67,6 +76,13 @@ class LogicalResultSet extends DelegatingResultSet implements Tracked {
 
     @Override
     public final boolean isClosed() throws SQLException {
-        return closed || super.isClosed();
+        if (closed || !owner().touchOwnerQuietly()) {
+            return true;
+        }
+        try {
+            return delegate.isClosed();
+        } catch (SQLException e) {
+            throw owner().error(e);
+        }
     }
 }

@@ -40,10 +40,16 @@ class LogicalStatement<S extends Statement> extends DelegatingStatement<S> imple
         return owner;
     }
 
+    /** Every call on it makes its thread the handle's user (DESIGN.md §4, "Coroutine end"). */
+    @Override
+    final void touch() throws SQLException {
+        owner.touchOwner();
+    }
+
     @Override
     public final void close() throws SQLException {
-        if (effect == null) {
-            return;
+        if (effect == null || !owner.touchOwnerQuietly()) {
+            return; // closed, or reclaimed: the reclaimer closed it
         }
         effect = null;
         try {
@@ -91,7 +97,14 @@ class LogicalStatement<S extends Statement> extends DelegatingStatement<S> imple
 
     @Override
     public final boolean isClosed() throws SQLException {
-        return effect == null || super.isClosed();
+        if (effect == null || !owner.touchOwnerQuietly()) {
+            return true;
+        }
+        try {
+            return delegate.isClosed();
+        } catch (SQLException e) {
+            throw owner.error(e);
+        }
     }
 
     /** Before SQL runs: a BEGIN or a SET pins at once, even if it then fails. */

@@ -29,8 +29,9 @@ public interface LoomConnection {
     boolean isBound();
 
     /**
-     * The thread that owns the handle: the one that used it last (opened it, bound it, ran SQL on
-     * it, or called one of its methods), which may not be the one that opened it.
+     * The thread that owns the handle: the one that used it last (opened it, or called a method on
+     * it or on a statement, result set or metadata obtained from it), which may not be the one
+     * that opened it. Calling this, {@link #isBound()} or {@link #pinReasons()} is no use.
      */
     Thread ownerThread();
 }

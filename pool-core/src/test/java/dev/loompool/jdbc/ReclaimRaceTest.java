@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,7 +19,10 @@ import org.junit.jupiter.api.Test;
  * handle is counted down exactly once, and a handle whose connection was taken never binds again.
  * The random race, then each interleaving of the protocol forced step by step: the reclaimer
  * takes the connection's lease first, then moves the handle's state; close and the handle's own
- * release take the lease too, and settle by the state when they find it gone.
+ * release take the lease too, and settle by the state when they find it gone. Before all that the
+ * reclaimer claims the handle from its ended owner, and a thread that starts using the handle
+ * takes it over from that owner, each by compare-and-set: a reclaim never starts under a call,
+ * and a call never reaches a connection the reclaimer is taking.
  */
 class ReclaimRaceTest extends StubSupport {
 
@@ -101,7 +105,10 @@ class ReclaimRaceTest extends StubSupport {
 
         /** The reclaimer's first step: it takes the lease of the handle's connection. */
         static Taken from(Connection c) throws SQLException {
-            LogicalConnection handle = (LogicalConnection) c.unwrap(LoomConnection.class);
+            return of((LogicalConnection) c.unwrap(LoomConnection.class));
+        }
+
+        static Taken of(LogicalConnection handle) {
             PhysicalConnection p = handle.physical();
             Lease<PhysicalConnection> lease = p.lease();
             assertThat(p.takeLease(lease)).isTrue();
@@ -178,5 +185,133 @@ class ReclaimRaceTest extends StubSupport {
         assertThat(watch.countDown()).as("the collector finding it later counts nothing").isFalse();
         c.close();
         assertThat(ds.getOpenHandles()).isZero();
+    }
+
+    // ---- the claim: a first use by another thread racing the owner-exit reclaim ----------------------
+
+    /** A's handle, inside a transaction (INSERT 1), and A, whose thread has ended. */
+    private record Left(Connection c, LogicalConnection handle, Thread a) {
+    }
+
+    private Left leftByAThreadThatEnds(LoomPoolDataSource ds, String sql) throws InterruptedException {
+        return onThreadThatEnds(() -> {
+            Connection c = openTransaction(ds, sql);
+            return new Left(c, (LogicalConnection) c.unwrap(LoomConnection.class), Thread.currentThread());
+        });
+    }
+
+    /** B starts using the handle while the reclaimer holds its claim; what B's call ended with, or null. */
+    private static Thread startUsing(Connection c, String sql, AtomicReference<Throwable> outcome) {
+        Thread b = new Thread(() -> {
+            try {
+                query(c, sql);
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+        }, "B");
+        b.start();
+        eventually("B waits for the reclaimer's verdict", () -> b.getState() == Thread.State.TIMED_WAITING);
+        return b;
+    }
+
+    @Test
+    void aThreadThatStartsUsingTheHandleWhileTheReclaimerHoldsItWaitsAndIsRefusedIfItIsTaken() throws Exception {
+        LoomPoolDataSource ds = reclaiming();
+        Left left = leftByAThreadThatEnds(ds, "INSERT 1");
+        HandleLife.Claim claim = left.handle().claimForReclaim(left.a());
+        assertThat(claim).isNotNull();
+        AtomicReference<Throwable> outcome = new AtomicReference<>();
+        Thread b = startUsing(left.c(), "INSERT 2", outcome);
+        assertThat(stub(1).sql).as("B's call has not reached the connection").containsExactly("INSERT 1");
+        assertThat(Taken.of(left.handle()).reclaim()).isTrue();
+        b.join();
+        assertThat(outcome.get()).isInstanceOf(SQLException.class)
+                .hasMessageStartingWith("connection was reclaimed: its owner thread " + left.a().getName() + " ended");
+        assertThat(stub(1).sql).containsExactly("INSERT 1", "ROLLBACK");
+        assertThat(left.handle().ownerThread()).isSameAs(left.a());
+        assertThat(ds.getOpenHandles()).isZero();
+        assertThat(ds.getPool().stats().inUse()).isZero();
+    }
+
+    @Test
+    void aThreadThatWaitedForAClaimGivenUpGoesOnAndKeepsTheHandle() throws Exception {
+        LoomPoolDataSource ds = reclaiming();
+        Left left = leftByAThreadThatEnds(ds, "INSERT 1");
+        HandleLife.Claim claim = left.handle().claimForReclaim(left.a());
+        AtomicReference<Throwable> outcome = new AtomicReference<>();
+        Thread b = startUsing(left.c(), "INSERT 2", outcome);
+        left.handle().dropClaim(claim); // the reclaimer found statements open, or the lease gone
+        b.join();
+        assertThat(outcome.get()).isNull();
+        assertThat(left.handle().ownerThread()).isSameAs(b);
+        assertThat(left.handle().claimForReclaim(left.a())).as("A is no longer its user").isNull();
+        left.c().commit();
+        left.c().close();
+        assertThat(stub(1).sql).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
+    }
+
+    @Test
+    void aHandleAnotherThreadUsedFirstCannotBeClaimed() throws Exception {
+        LoomPoolDataSource ds = reclaiming();
+        Left left = leftByAThreadThatEnds(ds, "INSERT 1");
+        ds.scanNow();
+        query(left.c(), "INSERT 2"); // B, this thread
+        assertThat(left.handle().claimForReclaim(left.a())).isNull();
+        clock.advance(PERIOD.multipliedBy(3));
+        ds.scanNow();
+        assertThat(ds.getReclaimedConnections()).isZero();
+        left.c().commit();
+        left.c().close();
+        assertThat(stub(1).sql).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
+    }
+
+    /** The random race: B's first call against the scan that reclaims. Either B keeps it all, or B's call never ran. */
+    @Test
+    void aFirstUseRacingTheReclaimEitherKeepsTheTransactionOrNeverReachesTheConnection() throws Exception {
+        LoomPoolDataSource ds = reclaiming();
+        ds.setMaxSize(1);
+        int rounds = 300;
+        for (int i = 0; i < rounds; i++) {
+            Left left = leftByAThreadThatEnds(ds, "INSERT " + i);
+            ds.scanNow(); // A is seen gone; a period later the next scan reclaims, unless B used it
+            clock.advance(PERIOD);
+            CountDownLatch go = new CountDownLatch(1);
+            AtomicReference<String> outcome = new AtomicReference<>();
+            String update = "UPDATE " + i;
+            Thread b = new Thread(() -> {
+                await(go);
+                try {
+                    query(left.c(), update);
+                    left.c().commit();
+                    outcome.set("committed");
+                } catch (SQLException e) {
+                    outcome.set(e.getMessage());
+                }
+            });
+            Thread reclaimer = new Thread(() -> {
+                await(go);
+                ds.scanNow();
+            });
+            b.start();
+            reclaimer.start();
+            go.countDown();
+            b.join();
+            reclaimer.join();
+            left.c().close();
+            var sql = stub(1).sql;
+            if (outcome.get().equals("committed")) {
+                assertThat(sql.subList(sql.size() - 3, sql.size())).as("round %d", i)
+                        .containsExactly("INSERT " + i, update, "COMMIT");
+            } else {
+                assertThat(outcome.get()).as("round %d", i).startsWith("connection was reclaimed: ");
+                assertThat(sql).as("round %d: B's call never ran", i).doesNotContain(update);
+                assertThat(sql.subList(sql.size() - 2, sql.size())).as("round %d", i)
+                        .containsExactly("INSERT " + i, "ROLLBACK");
+            }
+            assertThat(ds.getOpenHandles()).as("round %d", i).isZero();
+            assertThat(ds.getPool().stats().inUse()).as("round %d", i).isZero();
+        }
+        System.out.println("first use racing the reclaim: " + ds.getReclaimedConnections() + " of " + rounds
+                + " reclaimed, the rest kept by B");
     }
 }

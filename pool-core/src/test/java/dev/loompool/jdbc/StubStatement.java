@@ -95,8 +95,21 @@ final class StubStatement implements InvocationHandler {
             case "equals":
                 return proxy == args[0];
             default:
-                Class<?> r = m.getReturnType();
-                return r == boolean.class ? false : r == int.class ? 0 : r == long.class ? 0L : null;
+                return zero(m.getReturnType());
         }
+    }
+
+    /** What a method the stub does not know returns: zero, false or null (a plain ?: chain would unbox a null). */
+    private static Object zero(Class<?> r) {
+        if (r == boolean.class) {
+            return false;
+        }
+        if (r == int.class) {
+            return 0;
+        }
+        if (r == long.class) {
+            return 0L;
+        }
+        return null;
     }
 }

@@ -6,7 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -123,6 +127,113 @@ class ThreadHandOffHostileTest extends HostileSupport {
             assertThat(myId(b)).isEqualTo(idA);
             assertThat(num(b, "SELECT @@in_transaction")).isZero();
         }
+        assertThat(ds.getReclaimedConnections()).isZero();
+    }
+
+    // ---- reclaimOnOwnerExit: A hands objects from its handle to B, then ends ----------------------
+
+    /** What A hands to B before its thread ends: its handle and what it opened on it. */
+    private record HandedOver(Connection c, Statement st, ResultSet rs, PreparedStatement ps, DatabaseMetaData meta) {
+    }
+
+    /**
+     * A inserts 1 in a transaction, opens a cursor over 50 rows (fetchSize 5, so the rows come as
+     * they are read) and hands the result set and the connection to B, then ends. B starts reading
+     * only after several housekeeping periods, reads slowly (scans pass between its reads), closes
+     * the result set, waits again, and commits. B must see every row, and A's insert be committed.
+     */
+    @Test
+    void pgResultSetHandedToAnotherThreadIsReadWholeAndItsTransactionCommitted() throws Exception {
+        pgTable();
+        LoomPoolDataSource ds = pg(2);
+        ds.setReclaimOnOwnerExit(true);
+        HandedOver a = onThreadThatEnds(() -> {
+            Connection c = ds.getConnection();
+            c.setAutoCommit(false);
+            run(c, "INSERT INTO " + table + " VALUES (1)");
+            Statement st = c.createStatement();
+            st.setFetchSize(5);
+            return new HandedOver(c, st, st.executeQuery("SELECT g FROM generate_series(1, 50) g"), null, null);
+        });
+        awaitScans(4); // A is seen gone, and more than a full period passes: nobody has used the handle
+        long sum = 0;
+        int read = 0;
+        while (a.rs().next()) { // B, this thread
+            sum += a.rs().getInt(1);
+            if (++read % 10 == 0) {
+                awaitScans(3);
+            }
+        }
+        a.rs().close();
+        a.st().close();
+        awaitScans(3);
+        a.c().commit();
+        a.c().close();
+        assertThat(read).as("B read every row").isEqualTo(50);
+        assertThat(sum).isEqualTo(50 * 51 / 2);
+        assertThat(pgIds()).as("A's insert, committed by B").isEqualTo("1");
+        assertThat(ds.getReclaimedConnections()).isZero();
+        assertThat(ds.getOpenHandles()).isZero();
+    }
+
+    /** A prepares an insert in its transaction and hands it over; B fills it in and runs it later, then commits. */
+    @Test
+    void pgPreparedStatementHandedToAnotherThreadIsFilledRunAndCommitted() throws Exception {
+        pgTable();
+        LoomPoolDataSource ds = pg(2);
+        ds.setReclaimOnOwnerExit(true);
+        HandedOver a = onThreadThatEnds(() -> {
+            Connection c = ds.getConnection();
+            c.setAutoCommit(false);
+            run(c, "INSERT INTO " + table + " VALUES (1)");
+            return new HandedOver(c, null, null, c.prepareStatement("INSERT INTO " + table + " VALUES (?)"), null);
+        });
+        awaitScans(4);
+        a.ps().setInt(1, 2); // B, this thread
+        awaitScans(3);
+        a.ps().executeUpdate();
+        a.ps().close();
+        awaitScans(3);
+        a.c().commit();
+        a.c().close();
+        assertThat(pgIds()).isEqualTo("1,2");
+        assertThat(ds.getReclaimedConnections()).isZero();
+    }
+
+    /**
+     * A looks its table up through the connection's metadata and hands the metadata, the result
+     * set it got and its transaction to B, then ends. B reads the result set and its metadata with
+     * scans passing in between, asks the metadata again, inserts and commits.
+     */
+    @Test
+    void pgMetadataHandedToAnotherThreadKeepsTheTransaction() throws Exception {
+        pgTable();
+        LoomPoolDataSource ds = pg(2);
+        ds.setReclaimOnOwnerExit(true);
+        HandedOver a = onThreadThatEnds(() -> {
+            Connection c = ds.getConnection();
+            c.setAutoCommit(false);
+            run(c, "INSERT INTO " + table + " VALUES (1)");
+            DatabaseMetaData meta = c.getMetaData();
+            return new HandedOver(c, null, meta.getTables(null, null, table, null), null, meta);
+        });
+        awaitScans(4);
+        ResultSet tables = a.rs(); // B, this thread
+        assertThat(tables.next()).isTrue();
+        awaitScans(3);
+        int columns = tables.getMetaData().getColumnCount();
+        awaitScans(3);
+        String found = tables.getString("TABLE_NAME");
+        tables.close();
+        awaitScans(3);
+        assertThat(a.meta().getDatabaseProductName()).isEqualTo("PostgreSQL");
+        awaitScans(3);
+        run(a.c(), "INSERT INTO " + table + " VALUES (2)");
+        a.c().commit();
+        a.c().close();
+        assertThat(found).isEqualTo(table);
+        assertThat(columns).isPositive();
+        assertThat(pgIds()).isEqualTo("1,2");
         assertThat(ds.getReclaimedConnections()).isZero();
     }
 }

@@ -39,7 +39,8 @@ public class LoomPoolProperties {
 
     /**
      * Whether to reclaim (roll back, reset and return) the connection of a handle whose last user's
-     * thread has ended, once no other thread has used it for a housekeeping period. Off by default,
+     * thread has ended, once no other thread has used it (or a statement, result set or metadata
+     * from it) for a housekeeping period, and none of its statements or result sets is open. Off by default,
      * since a Connection may legally outlive that thread (a transaction handed to another thread, a
      * LISTEN connection opened at startup): the pool then only logs a leak warning. A handle dropped
      * without close is reclaimed either way.
