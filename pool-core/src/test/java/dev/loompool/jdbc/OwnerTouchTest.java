@@ -4,14 +4,12 @@ import static dev.loompool.jdbc.BindingTest.query;
 import static dev.loompool.jdbc.ReclaimTest.onThreadThatEnds;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loompool.ManualClockAccess;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -25,18 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * sets, metadata), and a handle whose statements or result sets are still open is never reclaimed
  * on owner exit: another thread may be reading them. Borrower A leaves its work to B and ends.
  */
-class OwnerTouchTest extends StubSupport {
-
-    private static final Duration PERIOD = Duration.ofMillis(Housekeeping.PERIOD_MILLIS);
-
-    private final ManualClockAccess clock = new ManualClockAccess();
-
-    private LoomPoolDataSource reclaiming() {
-        LoomPoolDataSource ds = dataSource();
-        ds.setClock(clock);
-        ds.setReclaimOnOwnerExit(true);
-        return ds;
-    }
+class OwnerTouchTest extends ReclaimSupport {
 
     /** What A leaves behind: its handle inside a transaction (INSERT 1), and objects from it, all open. */
     record Left(Connection c, LoomConnection handle, Thread a, Statement st, ResultSet rs, PreparedStatement ps,

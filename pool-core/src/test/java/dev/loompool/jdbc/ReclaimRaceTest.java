@@ -6,10 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loompool.Lease;
-import dev.loompool.ManualClockAccess;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -24,18 +22,7 @@ import org.junit.jupiter.api.Test;
  * takes it over from that owner, each by compare-and-set: a reclaim never starts under a call,
  * and a call never reaches a connection the reclaimer is taking.
  */
-class ReclaimRaceTest extends StubSupport {
-
-    private static final Duration PERIOD = Duration.ofMillis(Housekeeping.PERIOD_MILLIS);
-
-    private final ManualClockAccess clock = new ManualClockAccess();
-
-    private LoomPoolDataSource reclaiming() {
-        LoomPoolDataSource ds = dataSource();
-        ds.setClock(clock);
-        ds.setReclaimOnOwnerExit(true);
-        return ds;
-    }
+class ReclaimRaceTest extends ReclaimSupport {
 
     private static Connection openTransaction(LoomPoolDataSource ds, String sql) throws SQLException {
         Connection c = ds.getConnection();

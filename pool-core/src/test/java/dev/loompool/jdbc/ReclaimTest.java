@@ -6,7 +6,6 @@ import static dev.loompool.jdbc.HousekeepingWaits.gcUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loompool.ManualClockAccess;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -18,19 +17,7 @@ import org.junit.jupiter.api.Test;
  * a handle dropped while bound is always reclaimed; a handle whose last user ended is reclaimed
  * only with reclaimOnOwnerExit, a full period later, and only if no other thread used it since.
  */
-class ReclaimTest extends StubSupport {
-
-    private static final Duration PERIOD = Duration.ofMillis(Housekeeping.PERIOD_MILLIS);
-
-    private final ManualClockAccess clock = new ManualClockAccess();
-
-    /** With reclaimOnOwnerExit; the housekeeping period is measured on the manual clock. */
-    private LoomPoolDataSource reclaiming() {
-        LoomPoolDataSource ds = dataSource();
-        ds.setClock(clock);
-        ds.setReclaimOnOwnerExit(true);
-        return ds;
-    }
+class ReclaimTest extends ReclaimSupport {
 
     @FunctionalInterface
     interface JdbcWork<T> {

@@ -1,0 +1,20 @@
+package dev.loompool.jdbc;
+
+import dev.loompool.ManualClockAccess;
+import java.time.Duration;
+
+/** The stub database with owner-exit reclaim on, its housekeeping period measured on a manual clock. */
+abstract class ReclaimSupport extends StubSupport {
+
+    static final Duration PERIOD = Duration.ofMillis(Housekeeping.PERIOD_MILLIS);
+
+    final ManualClockAccess clock = new ManualClockAccess();
+
+    /** With reclaimOnOwnerExit; the housekeeping period is measured on the manual clock. */
+    LoomPoolDataSource reclaiming() {
+        LoomPoolDataSource ds = dataSource();
+        ds.setClock(clock);
+        ds.setReclaimOnOwnerExit(true);
+        return ds;
+    }
+}
