@@ -170,9 +170,15 @@ final class DefaultPool<T> implements Pool<T> {
         for (;;) {
             Entry<T> entry;
             if (grant == Signal.CREATE) {
-                entry = new Connect<>(this, probe).forCaller(start == Long.MIN_VALUE ? clock.nanoTime() : start, budget);
+                if (start == Long.MIN_VALUE) {
+                    start = clock.nanoTime();
+                }
+                entry = new Connect<>(this, probe).forCaller(start, budget);
             } else {
                 entry = (Entry<T>) grant;
+                if (start == Long.MIN_VALUE && beforeAcquire != null) {
+                    start = clock.nanoTime(); // the check may take long: a create after it gets what is left
+                }
                 if (rejection(beforeAcquire, entry.resource, "beforeAcquire") != null) {
                     // Keep the slot and create on it. The other idle resources are likely as dead
                     // (a restart kills them all): they are checked side by side in the background

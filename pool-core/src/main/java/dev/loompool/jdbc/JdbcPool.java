@@ -176,7 +176,12 @@ final class JdbcPool {
         try {
             boolean transaction = p.transactionMayBeOpen();
             if (transaction || p.sessionDirty || !p.current.marked.isEmpty()) { // else nothing to undo
+                // The reset runs on the releasing thread: a network that stopped answering must not
+                // hold it in a ROLLBACK for ever. Bounded by validationTimeout; a timeout loses the
+                // connection, and the server rolls back whatever was open when it goes.
+                p.raw.setNetworkTimeout(Runnable::run, validationSeconds * 1000);
                 undo(p, transaction);
+                p.raw.setNetworkTimeout(Runnable::run, p.current.networkTimeout);
             }
             p.raw.clearWarnings();
         } catch (SQLException e) {
