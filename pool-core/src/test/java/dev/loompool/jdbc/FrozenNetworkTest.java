@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * deadline"): a proxy in front of the real server stops forwarding. The first caller pays for one
  * validation, bounded by its acquire timeout, and its own connect, not one validation timeout per
  * idle connection (three here: 11 s before issue 11's fix, with acquireTimeout 2 s and
- * validationTimeout 3 s). With a listener installed (the Spring starter always has one) the pool
+ * validationTimeout 3 s). With a listener installed (the starter's Micrometer metrics are one) the pool
  * clocks every acquire and both share one deadline; without one it reads no clock on its fast
  * path, and the connect after a failed validation gets its own acquire timeout.
  */
