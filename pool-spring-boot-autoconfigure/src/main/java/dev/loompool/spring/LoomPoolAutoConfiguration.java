@@ -16,15 +16,21 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.boot.jdbc.metadata.DataSourcePoolMetadataProvider;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * Makes loompool the application's {@link DataSource}. It runs before Boot's own data source
  * auto-configuration, so with the starter on the class path an application gets loompool, not
- * Hikari, without a code change; it backs off when the application defines its own data source.
+ * Hikari, without a code change, in the application and in Boot's JDBC test slices (listed in
+ * the slices' {@code META-INF/spring/*.imports}). It follows the user's explicit choices as
+ * Boot's own pools do: it backs off when the application defines its own data source, when
+ * {@link DataSourceAutoConfiguration} is excluded, and when {@code spring.datasource.type} names
+ * another pool.
  */
 @AutoConfiguration(before = DataSourceAutoConfiguration.class)
 @ConditionalOnClass({DataSource.class, LoomPoolDataSource.class})
+@Conditional(OnBootWouldBuildAPool.class)
 @EnableConfigurationProperties({LoomPoolProperties.class, DataSourceProperties.class})
 public final class LoomPoolAutoConfiguration {
 
