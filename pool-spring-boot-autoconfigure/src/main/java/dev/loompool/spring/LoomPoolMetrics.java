@@ -24,10 +24,15 @@ import org.springframework.beans.factory.DisposableBean;
 
 /**
  * The pool's meters (DESIGN.md §5): the OpenTelemetry {@code db.client.connection.*} names and
- * loompool's own, tagged {@code pool.name}. It listens to the pool from its start, and records
+ * loompool's own, tagged {@code db.client.connection.pool.name} (the current OpenTelemetry
+ * attribute; {@code pool.name} and {@code state} are its deprecated spellings). Tag values are
+ * lower case throughout. It listens to the pool from its start, and records
  * once a registry has bound it; the meters are removed when the pool closes.
  */
 final class LoomPoolMetrics implements PoolListener, MeterBinder, DisposableBean {
+
+    static final String POOL_NAME = "db.client.connection.pool.name";
+    static final String STATE = "db.client.connection.state";
 
     private final Supplier<LoomPoolDataSource> dataSource;
     private final List<Meter> registered = new CopyOnWriteArrayList<>();
@@ -48,11 +53,11 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder, DisposableBean
     @Override
     public void bindTo(MeterRegistry meterRegistry) {
         LoomPoolDataSource ds = dataSource.get();
-        Tags poolTags = Tags.of("pool.name", ds.getPoolName());
+        Tags poolTags = Tags.of(POOL_NAME, ds.getPoolName());
         tags = poolTags;
-        gauge(meterRegistry, "db.client.connection.count", "Connections by state", Tags.of("state", "idle"), ds,
+        gauge(meterRegistry, "db.client.connection.count", "Connections by state", Tags.of(STATE, "idle"), ds,
                 d -> d.getPool().stats().idle());
-        gauge(meterRegistry, "db.client.connection.count", "Connections by state", Tags.of("state", "used"), ds,
+        gauge(meterRegistry, "db.client.connection.count", "Connections by state", Tags.of(STATE, "used"), ds,
                 d -> d.getPool().stats().inUse());
         gauge(meterRegistry, "db.client.connection.max", "The most connections allowed", Tags.empty(), ds,
                 d -> d.getPool().stats().maxSize());
@@ -65,12 +70,12 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder, DisposableBean
                 LoomPoolDataSource::getOpenHandles);
         for (PinReason reason : PinReason.values()) {
             gauge(meterRegistry, "loompool.connections.pinned", "Physical connections pinned, by reason",
-                    Tags.of("reason", reason.name().toLowerCase(Locale.ROOT)), ds,
+                    Tags.of("reason", lower(reason)), ds,
                     d -> d.getPinnedConnections().get(reason));
         }
         for (CircuitBreakerState state : CircuitBreakerState.values()) {
             gauge(meterRegistry, "loompool.circuitbreaker.state", "1 for the circuit breaker's current state",
-                    Tags.of("state", state.name()), ds, d -> d.getPool().state() == state ? 1 : 0);
+                    Tags.of("state", lower(state)), ds, d -> d.getPool().state() == state ? 1 : 0);
         }
         registered.add(FunctionCounter.builder("loompool.connections.reclaimed", ds,
                         LoomPoolDataSource::getReclaimedConnections)
@@ -104,7 +109,11 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder, DisposableBean
 
     private Counter transitions(MeterRegistry r, CircuitBreakerState from, CircuitBreakerState to) {
         return Counter.builder("loompool.circuitbreaker.transitions").description("Circuit breaker state changes")
-                .tags(tags.and("from", from.name(), "to", to.name())).register(r);
+                .tags(tags.and("from", lower(from), "to", lower(to))).register(r);
+    }
+
+    private static String lower(Enum<?> value) {
+        return value.name().toLowerCase(Locale.ROOT);
     }
 
     private <M extends Meter> M keep(M meter) {

@@ -38,7 +38,7 @@ class ObservabilityTest {
                     "management.endpoints.web.exposure.include=loompool");
 
     private static Search meter(MeterRegistry registry, String name) {
-        return registry.find(name).tag("pool.name", "orders");
+        return registry.find(name).tag("db.client.connection.pool.name", "orders");
     }
 
     @Test
@@ -50,8 +50,8 @@ class ObservabilityTest {
             for (int i = 0; i < 3; i++) {
                 assertThat(jdbc.queryForObject("SELECT 1", Integer.class)).isEqualTo(1);
             }
-            assertThat(meter(registry, "db.client.connection.count").tag("state", "idle").gauge().value()).isEqualTo(2);
-            assertThat(meter(registry, "db.client.connection.count").tag("state", "used").gauge().value()).isZero();
+            assertThat(meter(registry, "db.client.connection.count").tag("db.client.connection.state", "idle").gauge().value()).isEqualTo(2);
+            assertThat(meter(registry, "db.client.connection.count").tag("db.client.connection.state", "used").gauge().value()).isZero();
             assertThat(meter(registry, "db.client.connection.max").gauge().value()).isEqualTo(4);
             assertThat(meter(registry, "db.client.connection.idle.min").gauge().value()).isEqualTo(2);
             assertThat(meter(registry, "db.client.connection.pending_requests").gauge().value()).isZero();
@@ -63,14 +63,14 @@ class ObservabilityTest {
             assertThat(meter(registry, "loompool.handles.open").gauge().value()).isZero();
             assertThat(meter(registry, "loompool.connections.pinned").tag("reason", "transaction").gauge().value()).isZero();
             assertThat(meter(registry, "loompool.connections.reclaimed").functionCounter().count()).isZero();
-            assertThat(meter(registry, "loompool.circuitbreaker.state").tag("state", "ACTIVE").gauge().value()).isEqualTo(1);
-            assertThat(meter(registry, "loompool.circuitbreaker.state").tag("state", "INACTIVE").gauge().value()).isZero();
+            assertThat(meter(registry, "loompool.circuitbreaker.state").tag("state", "active").gauge().value()).isEqualTo(1);
+            assertThat(meter(registry, "loompool.circuitbreaker.state").tag("state", "inactive").gauge().value()).isZero();
 
             ds.getPool().deactivate();
             assertThatThrownBy(() -> jdbc.queryForObject("SELECT 1", Integer.class)).isInstanceOf(DataAccessException.class);
             ds.getPool().activate();
             assertThat(meter(registry, "loompool.circuitbreaker.rejected").counter().count()).isEqualTo(1);
-            assertThat(meter(registry, "loompool.circuitbreaker.transitions").tag("from", "ACTIVE").tag("to", "INACTIVE")
+            assertThat(meter(registry, "loompool.circuitbreaker.transitions").tag("from", "active").tag("to", "inactive")
                     .counter().count()).isEqualTo(1);
             assertThat(registry.find("jdbc.connections.max").tag("name", "dataSource").gauge().value())
                     .as("Boot's own jdbc.connections.* through the metadata provider").isEqualTo(4);

@@ -112,11 +112,15 @@ abstract class EndToEndScenarios {
     @Test
     void everyMetricTheGrafanaDashboardQueriesIsScraped() throws Exception {
         String dashboard = Files.readString(Path.of("grafana/loompool-dashboard.json"));
-        Matcher names = Pattern.compile("\\b(?:db_client_connection|loompool)_[a-z_]+").matcher(dashboard);
+        // Each selector: the metric, and the label it selects the pool by, as the scrape spells them.
+        Matcher selectors = Pattern.compile("\\b((?:db_client_connection|loompool)_[a-z_]+)\\{([a-z_]+)=")
+                .matcher(dashboard);
         String scrape = get("/actuator/prometheus").body();
         int checked = 0;
-        while (names.find()) {
-            assertThat(scrape).as("dashboard metric %s", names.group()).contains(names.group() + "{");
+        while (selectors.find()) {
+            assertThat(scrape).as("dashboard metric %s", selectors.group(1)).contains(selectors.group(1) + "{");
+            assertThat(scrape).as("dashboard label %s", selectors.group(2))
+                    .containsPattern(Pattern.quote(selectors.group(1)) + "\\{[^}]*\\b" + selectors.group(2) + "=");
             checked++;
         }
         assertThat(checked).isGreaterThan(10);
@@ -132,7 +136,7 @@ abstract class EndToEndScenarios {
         assertThat(bank.has("total") && bank.has("idle") && bank.has("inUse") && bank.has("pending")).isTrue();
         JsonNode health = json(get("/actuator/health"));
         assertThat(health.get("components").get("loompool").get("status").asString()).isEqualTo("UP");
-        assertThat(get("/actuator/prometheus").body()).contains("db_client_connection_count{pool_name=\"bank\",state=\"idle\"}");
+        assertThat(get("/actuator/prometheus").body()).contains("db_client_connection_count{db_client_connection_pool_name=\"bank\",db_client_connection_state=\"idle\"}");
         assertThat(post("/actuator/loompool/bank", "{\"state\":\"INACTIVE\"}").statusCode())
                 .as("write operations are off by default").isNotEqualTo(200);
     }
