@@ -18,6 +18,7 @@ import org.springframework.boot.jdbc.metadata.DataSourcePoolMetadataProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Makes loompool the application's {@link DataSource}. It runs before Boot's own data source
@@ -38,10 +39,11 @@ public final class LoomPoolAutoConfiguration {
     @ConditionalOnMissingBean(DataSource.class)
     LoomPoolDataSource dataSource(DataSourceProperties dataSourceProperties, LoomPoolProperties properties,
             ObjectProvider<JdbcConnectionDetails> connectionDetails, ObjectProvider<BindObserver> bindObservers,
-            ObjectProvider<PoolListener> poolListeners) {
+            ObjectProvider<PoolListener> poolListeners, Environment environment) {
         JdbcConnectionDetails details = connectionDetails.getIfAvailable(() -> new FromProperties(dataSourceProperties));
         LoomPoolDataSource ds = DataSourceFactory.create(details, dataSourceProperties, properties,
                 bindObservers.getIfUnique(), poolListeners.orderedStream().collect(Collectors.toList()));
+        HikariKeys.warnIgnored(environment, ds.getPoolName());
         DataSourceFactory.start(ds);
         return ds;
     }
