@@ -205,9 +205,6 @@ final class DefaultPool<T> implements Pool<T> {
         }
     }
 
-
-
-
     // ---- release ----------------------------------------------------------------------------
 
     /** Ends a lease: its holder gave the resource back, or (invalidated) asked for it to be destroyed. */

@@ -36,15 +36,27 @@ class FrozenNetworkTest {
         }
     }
 
-    private long firstCallerMillisAfterTheFreeze(TestDatabase db, String path, boolean listener) throws Exception {
+    /** A proxy in front of {@code db}'s server, closed after the test. */
+    private FreezingProxy proxyFor(TestDatabase db) throws Exception {
         Matcher hostPort = Pattern.compile("//[^/:]+:(\\d+)/").matcher(db.url());
         assertThat(hostPort.find()).as("host:port in %s", JdbcUrls.redact(db.url())).isTrue();
         FreezingProxy proxy = new FreezingProxy(Integer.parseInt(hostPort.group(1)));
         toClose.add(proxy);
+        return proxy;
+    }
+
+    /** A pool (not started) whose connections go through {@code proxy}; closed after the test. */
+    private LoomPoolDataSource throughProxy(TestDatabase db, FreezingProxy proxy, String poolName) {
         LoomPoolDataSource ds = new LoomPoolDataSource();
         toClose.add(ds);
         ds.setJdbcUrl(db.url().replaceFirst("//[^/]+/", "//127.0.0.1:" + proxy.port() + "/"));
-        ds.setPoolName("frozen-" + path);
+        ds.setPoolName(poolName);
+        return ds;
+    }
+
+    private long firstCallerMillisAfterTheFreeze(TestDatabase db, String path, boolean listener) throws Exception {
+        FreezingProxy proxy = proxyFor(db);
+        LoomPoolDataSource ds = throughProxy(db, proxy, "frozen-" + path);
         ds.setMaxSize(3);
         if (listener) {
             ds.addPoolListener(new PoolListener() { });
@@ -95,14 +107,8 @@ class FrozenNetworkTest {
 
     /** The reset of a returned connection runs on the releasing thread: a freeze must not hold it for ever. */
     private long closeMillisAfterTheFreeze(TestDatabase db, String path) throws Exception {
-        Matcher hostPort = Pattern.compile("//[^/:]+:(\\d+)/").matcher(db.url());
-        assertThat(hostPort.find()).isTrue();
-        FreezingProxy proxy = new FreezingProxy(Integer.parseInt(hostPort.group(1)));
-        toClose.add(proxy);
-        LoomPoolDataSource ds = new LoomPoolDataSource();
-        toClose.add(ds);
-        ds.setJdbcUrl(db.url().replaceFirst("//[^/]+/", "//127.0.0.1:" + proxy.port() + "/"));
-        ds.setPoolName("frozen-reset-" + path);
+        FreezingProxy proxy = proxyFor(db);
+        LoomPoolDataSource ds = throughProxy(db, proxy, "frozen-reset-" + path);
         ds.setMinSize(0);
         ds.setValidationTimeout(Duration.ofSeconds(1));
         Connection c = ds.getConnection();
