@@ -9,8 +9,8 @@ import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 
 /**
- * One pool's chaos run: a fresh bank, the workers, the fault schedule and the watchers for the run
- * time, then the quiesce (faults stopped, workers stopped and waited for) and what the pool and the
+ * One round of one pool: a fresh bank, the workers, the fault schedule and the watchers for the
+ * round's time, then the quiesce (faults stopped, workers stopped and waited for) and what the pool and the
  * server say once everything is quiet, before and after the pool is closed.
  */
 final class ChaosRun {
@@ -40,7 +40,30 @@ final class ChaosRun {
         this.settings = settings;
     }
 
-    Result run(PoolOpener opener) throws Exception {
+    /**
+     * Runs the workload on a freshly opened pool for the warm-up time, with no faults and nothing
+     * recorded, and closes the pool: the JIT has compiled the driver and the pool before a round counts.
+     */
+    void warmUp(PoolOpener opener) throws Exception {
+        bank.reset();
+        Timeline timeline = new Timeline();
+        try (PoolUnderTest pool = opener.open(timeline)) {
+            Worker workers = new Worker(pool.dataSource(), new Requests(Long.MAX_VALUE), timeline);
+            List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < settings.threads(); i++) {
+                threads.add(Thread.ofVirtual().name("chaos-warm-up-" + i).start(workers));
+            }
+            TimeUnit.MILLISECONDS.sleep(settings.warmUp().toMillis());
+            workers.stop = true;
+            int stuck = joinWorkers(threads, timeline);
+            if (stuck > 0) {
+                throw new IllegalStateException(pool.label() + ": " + stuck + " workers stuck after the warm-up");
+            }
+        }
+    }
+
+    /** One measured round of the pool {@code opener} opens; {@code round} (1 or 2) goes into its label. */
+    Result run(PoolOpener opener, int round) throws Exception {
         bank.reset();
         Timeline timeline = new Timeline();
         Requests requests = new Requests(settings.requestBound().toNanos());
@@ -54,7 +77,7 @@ final class ChaosRun {
             for (int i = 0; i < settings.threads(); i++) {
                 threads.add(Thread.ofVirtual().name("chaos-worker-" + i).start(workers));
             }
-            TimeUnit.MILLISECONDS.sleep(Math.max(0, settings.runTime().toMillis() - timeline.now()));
+            TimeUnit.MILLISECONDS.sleep(Math.max(0, settings.round().toMillis() - timeline.now()));
 
             faults.stop();
             faultThread.join(120_000); // a restart under way finishes: the server is up for the quiesce
@@ -64,7 +87,7 @@ final class ChaosRun {
             watchers.stop();
             long runMillis = timeline.endMillis();
             Quiesce quiesce = quiesce(pool);
-            return new Result(pool.label(), pool.judged(), runMillis, requests, watchers, timeline, faults.kills(),
+            return new Result(pool.label() + " round " + round, pool.judged(), runMillis, requests, watchers, timeline, faults.kills(),
                     faults.errors(), stuck, quiesce);
         }
     }

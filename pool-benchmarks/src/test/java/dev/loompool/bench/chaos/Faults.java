@@ -33,7 +33,7 @@ final class Faults implements Runnable {
     public void run() {
         long period = settings.killEvery().toMillis();
         long restartAt = settings.restartAt().toMillis();
-        long end = settings.runTime().toMillis();
+        long end = settings.round().toMillis();
         boolean restarted = restartAt >= end;
         long nextKill = period;
         while (!stop) {

@@ -10,25 +10,34 @@ final class Summary {
 
     private final StringBuilder out = new StringBuilder();
 
-    static String of(String cluster, ChaosSettings settings, long suiteMillis, List<ChaosRun.Result> results) {
+    /** The report on both pools' rounds, in the order they ran (the first pool's first, then the rest). */
+    static String of(String cluster, ChaosSettings settings, long suiteMillis, List<ChaosRun.Result> pool,
+            List<ChaosRun.Result> yardstick) {
         Summary s = new Summary();
         s.line("=== loompool chaos suite (issue 11) ===");
         s.line("cluster:  %s", cluster);
         s.line("workload: %s", settings);
         s.line("request bound: acquire timeout + one statement = %,d ms", settings.requestBound().toMillis());
-        results.forEach(s::pool);
-        if (results.size() == 2) {
-            ChaosRun.Result a = results.get(0);
-            ChaosRun.Result b = results.get(1);
-            long done = a.requests().completed();
-            long yardstick = b.requests().completed();
-            s.line("");
-            s.line("transfers completed: %s %,d vs %s %,d  ->  ratio %s/%s = %.2f (a figure, not asserted)",
-                    a.label(), done, b.label(), yardstick, a.label(), b.label(),
-                    yardstick == 0 ? Double.NaN : (double) done / yardstick);
-        }
+        s.pool(pool.get(0));
+        yardstick.forEach(s::pool);
+        pool.subList(1, pool.size()).forEach(s::pool);
+        s.line("");
+        long done = completed(pool);
+        long reference = completed(yardstick);
+        s.line("transfers completed, rounds summed: loompool %,d (%s) vs HikariCP %,d (%s)  ->  ratio %.2f",
+                done, rounds(pool), reference, rounds(yardstick),
+                reference == 0 ? Double.NaN : (double) done / reference);
         s.line("suite took %.1f s", suiteMillis / 1000.0);
         return s.out.toString();
+    }
+
+    private static long completed(List<ChaosRun.Result> rounds) {
+        return rounds.stream().mapToLong(r -> r.requests().completed()).sum();
+    }
+
+    private static String rounds(List<ChaosRun.Result> rounds) {
+        return String.join(" + ", rounds.stream()
+                .map(r -> String.format(Locale.ROOT, "%,d", r.requests().completed())).toList());
     }
 
     private void pool(ChaosRun.Result r) {
