@@ -28,7 +28,7 @@ public interface CircuitBreakerStrategy {
 
     /**
      * Opens the circuit after {@code threshold} consecutive failures, and lets one probe through
-     * after {@code openDuration / 16}: a successful probe closes the circuit, a failed one opens it
+     * after {@code openDuration / 64}: a successful probe closes the circuit, a failed one opens it
      * again for twice as long as the last time, never longer than {@code openDuration}. A database
      * that restarts in a moment is used again within a moment; one that stays down sees one
      * connect attempt per {@code openDuration} once the back-off has reached it.

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 abstract class CircuitBreakerScenarios extends ScenarioSupport {
 
     private static final Duration OPEN = Duration.ofSeconds(10);
-    private static final Duration FIRST_WAIT = OPEN.dividedBy(16);
+    private static final Duration FIRST_WAIT = OPEN.dividedBy(64);
 
     private final List<String> transitions = new CopyOnWriteArrayList<>();
     private final List<CircuitBreakerState> rejections = new CopyOnWriteArrayList<>();
@@ -145,9 +145,9 @@ abstract class CircuitBreakerScenarios extends ScenarioSupport {
         Pool<Res> pool = breakerPool(2, 1);
         factory.failNext(new IllegalStateException("down"));
         start(pool::acquire).failure();
-        // 10 s / 16 = 625 ms, then 1.25 s, 2.5 s, 5 s, and 10 s from there on.
+        // 10 s / 64 = 156.25 ms, then 312.5 ms, 625 ms, 1.25 s, 2.5 s, 5 s, and 10 s from there on.
         List<Duration> waits = List.of(FIRST_WAIT, FIRST_WAIT.multipliedBy(2), FIRST_WAIT.multipliedBy(4),
-                FIRST_WAIT.multipliedBy(8), OPEN, OPEN);
+                FIRST_WAIT.multipliedBy(8), FIRST_WAIT.multipliedBy(16), FIRST_WAIT.multipliedBy(32), OPEN, OPEN);
         for (Duration wait : waits) {
             int created = factory.created.get();
             clock.advance(wait.minusMillis(1));

@@ -309,7 +309,7 @@ abstract class DataSourceSettings {
 
     /**
      * The longest the open breaker fails fast before it lets one probe through. The first probe
-     * comes after 1/16 of it, and each failed probe doubles the wait up to this. Default 5 s.
+     * comes after 1/64 of it, and each failed probe doubles the wait up to this. Default 5 s.
      */
     public void setCircuitBreakerOpenDuration(Duration circuitBreakerOpenDuration) {
         checkNotStarted();

@@ -83,7 +83,7 @@ public class LoomPoolProperties {
 
         /**
          * The longest the open circuit breaker fails requests at once before it lets one probe
-         * through; the first probe comes after 1/16 of it, each failed one doubles the wait.
+         * through; the first probe comes after 1/64 of it, each failed one doubles the wait.
          */
         private Duration openDuration = Duration.ofSeconds(5);
 
