@@ -81,13 +81,18 @@ abstract class DataSourceSettings {
         return username;
     }
 
-    /** Never printed or logged. There is no getter. */
+    /** Never printed or logged by loompool (its {@code toString}, messages and endpoint mask it). */
     public void setPassword(String password) {
         checkNotStarted();
         this.password = password;
     }
 
-    final String password() {
+    /**
+     * For tools that copy a data source's settings: Spring Boot's {@code DataSourceBuilder.derivedFrom},
+     * which Flyway and Liquibase use for a data source of their own, reads it. A credentials supplier
+     * is not copied that way; it is asked at every connect of this pool only.
+     */
+    public String getPassword() {
         return password;
     }
 

@@ -276,7 +276,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         if (supplier != null) {
             return supplier;
         }
-        Credentials fixed = new Credentials(getUsername(), password());
+        Credentials fixed = new Credentials(getUsername(), getPassword());
         return () -> fixed;
     }
 
@@ -286,6 +286,6 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
 
     /** The configured passwords, to mask; a credentials supplier is not asked (the connect masks its password). */
     Secrets secrets() {
-        return Secrets.of(getJdbcUrl(), properties(), getCredentialsSupplier() == null ? password() : null);
+        return Secrets.of(getJdbcUrl(), properties(), getCredentialsSupplier() == null ? getPassword() : null);
     }
 }

@@ -1,7 +1,6 @@
 package dev.loompool.spring;
 
 import dev.loompool.PoolListener;
-import dev.loompool.jdbc.BindObserver;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import java.sql.SQLException;
 import java.util.List;
@@ -20,7 +19,7 @@ final class DataSourceFactory {
     }
 
     static LoomPoolDataSource create(JdbcConnectionDetails connection, DataSourceProperties dataSource,
-            LoomPoolProperties pool, BindObserver bindObserver, List<PoolListener> listeners) {
+            LoomPoolProperties pool, List<PoolListener> listeners) {
         LoomPoolDataSource ds = new LoomPoolDataSource();
         ds.setJdbcUrl(connection.getJdbcUrl());
         ds.setUsername(connection.getUsername());
@@ -48,9 +47,6 @@ final class DataSourceFactory {
         ds.setDataSourceProperties(props);
         ds.setCircuitBreakerFailureThreshold(pool.getCircuitBreaker().getFailureThreshold());
         ds.setCircuitBreakerOpenDuration(pool.getCircuitBreaker().getOpenDuration());
-        if (bindObserver != null) {
-            ds.setBindObserver(bindObserver);
-        }
         listeners.forEach(ds::addPoolListener);
         return ds;
     }

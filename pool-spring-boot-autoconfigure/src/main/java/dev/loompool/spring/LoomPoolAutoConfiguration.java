@@ -1,7 +1,6 @@
 package dev.loompool.spring;
 
 import dev.loompool.PoolListener;
-import dev.loompool.jdbc.BindObserver;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
@@ -10,14 +9,11 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.jdbc.DataSourceUnwrapper;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
-import org.springframework.boot.jdbc.metadata.DataSourcePoolMetadataProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
 /**
@@ -29,42 +25,25 @@ import org.springframework.core.env.Environment;
  * {@link DataSourceAutoConfiguration} is excluded, and when {@code spring.datasource.type} names
  * another pool.
  */
-@AutoConfiguration(before = DataSourceAutoConfiguration.class)
+@AutoConfiguration(before = DataSourceAutoConfiguration.class, after = LoomPoolWiringAutoConfiguration.class)
 @ConditionalOnClass({DataSource.class, LoomPoolDataSource.class})
 @Conditional(OnBootWouldBuildAPool.class)
 @EnableConfigurationProperties({LoomPoolProperties.class, DataSourceProperties.class})
 public final class LoomPoolAutoConfiguration {
 
+    /** Wired (pinning, meters) and started here, so that a wrong setting or a dead database stops the startup. */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(DataSource.class)
     LoomPoolDataSource dataSource(DataSourceProperties dataSourceProperties, LoomPoolProperties properties,
-            ObjectProvider<JdbcConnectionDetails> connectionDetails, ObjectProvider<BindObserver> bindObservers,
-            ObjectProvider<PoolListener> poolListeners, Environment environment) {
+            ObjectProvider<JdbcConnectionDetails> connectionDetails, ObjectProvider<PoolListener> poolListeners,
+            PoolWiring wiring, Environment environment) {
         JdbcConnectionDetails details = connectionDetails.getIfAvailable(() -> new FromProperties(dataSourceProperties));
         LoomPoolDataSource ds = DataSourceFactory.create(details, dataSourceProperties, properties,
-                bindObservers.getIfUnique(), poolListeners.orderedStream().collect(Collectors.toList()));
+                poolListeners.orderedStream().collect(Collectors.toList()));
+        wiring.wire(ds, "dataSource");
         HikariKeys.warnIgnored(environment, ds.getPoolName());
         DataSourceFactory.start(ds);
         return ds;
-    }
-
-    @Bean
-    DataSourcePoolMetadataProvider loomPoolDataSourcePoolMetadataProvider() {
-        return dataSource -> {
-            LoomPoolDataSource loom = DataSourceUnwrapper.unwrap(dataSource, LoomPoolDataSource.class);
-            return loom == null ? null : new LoomPoolDataSourceMetadata(loom);
-        };
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "org.springframework.transaction.support.TransactionSynchronizationManager")
-    static class TransactionPinningConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean(BindObserver.class)
-        BindObserver loomPoolTransactionPinning() {
-            return new SpringTransactionPinning();
-        }
     }
 
     /** spring.datasource.* as connection details, when no JdbcConnectionDetails bean (Testcontainers, Compose) exists. */

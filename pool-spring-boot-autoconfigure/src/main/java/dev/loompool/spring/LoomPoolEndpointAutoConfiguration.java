@@ -18,6 +18,6 @@ public final class LoomPoolEndpointAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint(LoomPoolEndpoint.class)
     LoomPoolEndpoint loomPoolEndpoint(ListableBeanFactory beans) {
-        return new LoomPoolEndpoint(() -> beans.getBeansOfType(LoomPoolDataSource.class));
+        return new LoomPoolEndpoint(() -> PoolWiring.pools(beans));
     }
 }

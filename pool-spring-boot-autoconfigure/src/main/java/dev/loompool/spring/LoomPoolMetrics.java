@@ -18,9 +18,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
-import org.springframework.beans.factory.DisposableBean;
 
 /**
  * The pool's meters (DESIGN.md §5): the OpenTelemetry {@code db.client.connection.*} names and
@@ -29,12 +27,12 @@ import org.springframework.beans.factory.DisposableBean;
  * lower case throughout. It listens to the pool from its start, and records
  * once a registry has bound it; the meters are removed when the pool closes.
  */
-final class LoomPoolMetrics implements PoolListener, MeterBinder, DisposableBean {
+final class LoomPoolMetrics implements PoolListener, MeterBinder {
 
     static final String POOL_NAME = "db.client.connection.pool.name";
     static final String STATE = "db.client.connection.state";
 
-    private final Supplier<LoomPoolDataSource> dataSource;
+    private final LoomPoolDataSource dataSource;
     private final List<Meter> registered = new CopyOnWriteArrayList<>();
     private volatile MeterRegistry registry;
     private volatile Tags tags = Tags.empty();
@@ -46,13 +44,13 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder, DisposableBean
     /** Connections the pool opened at startup, before any registry bound these meters. */
     private final Queue<Long> createdBeforeBinding = new ConcurrentLinkedQueue<>();
 
-    LoomPoolMetrics(Supplier<LoomPoolDataSource> dataSource) {
+    LoomPoolMetrics(LoomPoolDataSource dataSource) {
         this.dataSource = dataSource;
     }
 
     @Override
     public void bindTo(MeterRegistry meterRegistry) {
-        LoomPoolDataSource ds = dataSource.get();
+        LoomPoolDataSource ds = dataSource;
         Tags poolTags = Tags.of(POOL_NAME, ds.getPoolName());
         tags = poolTags;
         gauge(meterRegistry, "db.client.connection.count", "Connections by state", Tags.of(STATE, "idle"), ds,
@@ -178,9 +176,8 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder, DisposableBean
         }
     }
 
-    /** Removes the meters: the pool is closing, and a dead pool's gauges must not linger. */
-    @Override
-    public void destroy() {
+    /** Removes the meters: the context is closing its pools, and a dead pool's gauges must not linger. */
+    void remove() {
         MeterRegistry r = registry;
         registry = null;
         createTime = null;

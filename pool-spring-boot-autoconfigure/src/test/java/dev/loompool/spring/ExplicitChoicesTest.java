@@ -16,7 +16,7 @@ import org.springframework.context.annotation.Configuration;
 class ExplicitChoicesTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(LoomPoolAutoConfiguration.class, DataSourceAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(LoomPoolWiringAutoConfiguration.class, LoomPoolAutoConfiguration.class, DataSourceAutoConfiguration.class))
             .withPropertyValues("spring.datasource.url=" + LoomPoolAutoConfigurationTest.h2());
 
     @Configuration(proxyBeanMethods = false)

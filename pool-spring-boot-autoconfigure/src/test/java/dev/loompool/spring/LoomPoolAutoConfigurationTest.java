@@ -29,7 +29,7 @@ class LoomPoolAutoConfigurationTest {
     }
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(LoomPoolAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(LoomPoolWiringAutoConfiguration.class, LoomPoolAutoConfiguration.class,
                     LoomPoolMetricsAutoConfiguration.class, LoomPoolHealthAutoConfiguration.class,
                     LoomPoolEndpointAutoConfiguration.class, DataSourceAutoConfiguration.class))
             .withPropertyValues("spring.datasource.url=" + h2());
@@ -58,7 +58,7 @@ class LoomPoolAutoConfigurationTest {
     @Test
     void withoutAUrlItUsesTheEmbeddedDatabase() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(LoomPoolAutoConfiguration.class, DataSourceAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(LoomPoolWiringAutoConfiguration.class, LoomPoolAutoConfiguration.class, DataSourceAutoConfiguration.class))
                 .run(context -> assertThat(context.getBean(LoomPoolDataSource.class).getJdbcUrl()).startsWith("jdbc:h2:mem:"));
     }
 
@@ -180,7 +180,7 @@ class LoomPoolAutoConfigurationTest {
     @Test
     void eachOptionalPieceBacksOffWithoutItsLibrary() {
         runner.withClassLoader(new FilteredClassLoader("io.micrometer.core")).run(context -> {
-            assertThat(context).hasSingleBean(LoomPoolDataSource.class).doesNotHaveBean(LoomPoolMetrics.class);
+            assertThat(context).hasSingleBean(LoomPoolDataSource.class).doesNotHaveBean(LoomPoolMeters.class);
         });
         runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate")).run(context -> {
             assertThat(context).hasSingleBean(LoomPoolDataSource.class).doesNotHaveBean(LoomPoolEndpoint.class);
@@ -192,7 +192,7 @@ class LoomPoolAutoConfigurationTest {
             assertThat(context).hasSingleBean(LoomPoolDataSource.class).doesNotHaveBean(BindObserver.class);
         });
         runner.withPropertyValues("management.endpoints.web.exposure.include=loompool")
-                .run(context -> assertThat(context).hasSingleBean(LoomPoolMetrics.class)
+                .run(context -> assertThat(context).hasSingleBean(LoomPoolMeters.class)
                         .hasSingleBean(LoomPoolEndpoint.class).hasSingleBean(LoomPoolHealthIndicator.class)
                         .hasSingleBean(BindObserver.class));
         runner.run(context -> assertThat(context).as("not exposed, not created").doesNotHaveBean(LoomPoolEndpoint.class));

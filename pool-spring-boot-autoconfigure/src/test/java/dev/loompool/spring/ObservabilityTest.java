@@ -27,7 +27,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class ObservabilityTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(LoomPoolAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(LoomPoolWiringAutoConfiguration.class, LoomPoolAutoConfiguration.class,
                     LoomPoolMetricsAutoConfiguration.class, LoomPoolHealthAutoConfiguration.class,
                     LoomPoolEndpointAutoConfiguration.class, DataSourceAutoConfiguration.class,
                     JdbcTemplateAutoConfiguration.class, MetricsAutoConfiguration.class,
@@ -76,7 +76,7 @@ class ObservabilityTest {
                     .as("Boot's own jdbc.connections.* through the metadata provider").isEqualTo(4);
 
             ds.close();
-            context.getBean(LoomPoolMetrics.class).destroy();
+            context.getBean(LoomPoolMeters.class).destroy();
             assertThat(registry.find("db.client.connection.count").meters()).as("removed with the pool").isEmpty();
             assertThat(registry.find("loompool.circuitbreaker.transitions").meters()).isEmpty();
         });

@@ -55,7 +55,7 @@ class TransactionPinningTest {
         }
         String table = "pin_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(LoomPoolAutoConfiguration.class, DataSourceAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(LoomPoolWiringAutoConfiguration.class, LoomPoolAutoConfiguration.class, DataSourceAutoConfiguration.class,
                         DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
                         JdbcTemplateAutoConfiguration.class, JdbcClientAutoConfiguration.class))
                 .withUserConfiguration(Services.class)

@@ -1,0 +1,59 @@
+package dev.loompool.spring;
+
+import dev.loompool.jdbc.LoomPoolDataSource;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import org.springframework.beans.factory.DisposableBean;
+
+/**
+ * The meters of every pool {@link PoolWiring} wired. Boot binds this one binder to the registry,
+ * usually after the pools exist; a pool created later (a lazy bean) is bound as it arrives.
+ */
+final class LoomPoolMeters implements MeterBinder, DisposableBean {
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final List<LoomPoolMetrics> pools = new ArrayList<>();
+    private MeterRegistry registry;
+
+    /** The meters of {@code ds}, bound now if a registry is already known; also its pool listener. */
+    LoomPoolMetrics add(LoomPoolDataSource ds) {
+        LoomPoolMetrics metrics = new LoomPoolMetrics(ds);
+        lock.lock();
+        try {
+            pools.add(metrics);
+            if (registry != null) {
+                metrics.bindTo(registry);
+            }
+        } finally {
+            lock.unlock();
+        }
+        return metrics;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry meterRegistry) {
+        lock.lock();
+        try {
+            registry = meterRegistry;
+            pools.forEach(p -> p.bindTo(meterRegistry));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The context closes its pools: their gauges must not linger in a registry that outlives it. */
+    @Override
+    public void destroy() {
+        lock.lock();
+        try {
+            pools.forEach(LoomPoolMetrics::remove);
+            pools.clear();
+            registry = null;
+        } finally {
+            lock.unlock();
+        }
+    }
+}
