@@ -16,7 +16,9 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.beans.factory.support.AbstractBeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.DataSourceBuilder;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcClientAutoConfiguration;
@@ -35,17 +37,21 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * A connection used inside a Spring transaction stays on one physical connection until the
  * transaction completes, for @Transactional, JdbcTemplate, JdbcClient and TransactionTemplate; and
- * REQUIRES_NEW gets a physical connection of its own. On H2, and on PostgreSQL when it answers.
+ * REQUIRES_NEW gets a physical connection of its own. On H2, and on PostgreSQL when it answers; on
+ * the auto-configured pool and on one the application builds itself with DataSourceBuilder.
  */
 class TransactionPinningTest {
 
     private static final String POSTGRES = System.getenv().getOrDefault("LOOMPOOL_TEST_POSTGRES_URL",
             "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
 
+    /** The suffix of the runs on a pool the application defines itself instead of the auto-configured one. */
+    private static final String OWN_POOL = "-own-pool";
+
     private ApplicationContextRunner runner(String database) {
         String url;
         String sessionSql;
-        if (database.equals("h2")) {
+        if (database.startsWith("h2")) {
             url = LoomPoolAutoConfigurationTest.h2();
             sessionSql = "SELECT SESSION_ID()";
         } else {
@@ -54,7 +60,7 @@ class TransactionPinningTest {
             sessionSql = "SELECT pg_backend_pid()";
         }
         String table = "pin_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-        return new ApplicationContextRunner()
+        ApplicationContextRunner runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(LoomPoolWiringAutoConfiguration.class, LoomPoolAutoConfiguration.class, DataSourceAutoConfiguration.class,
                         DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
                         JdbcTemplateAutoConfiguration.class, JdbcClientAutoConfiguration.class))
@@ -63,6 +69,16 @@ class TransactionPinningTest {
                 .withBean("sessionSql", String.class, () -> sessionSql)
                 .withBean("table", String.class, () -> table)
                 .withPropertyValues("spring.datasource.url=" + url, "loompool.max-size=4", "loompool.min-size=0");
+        if (!database.endsWith(OWN_POOL)) {
+            return runner;
+        }
+        // The application's own pool, built with DataSourceBuilder: the auto-configured one backs off.
+        return runner.withBean("dataSource", DataSource.class, () -> {
+            LoomPoolDataSource own = DataSourceBuilder.create().type(LoomPoolDataSource.class).url(url).build();
+            own.setMaxSize(4);
+            own.setMinSize(0);
+            return own;
+        }, definition -> ((AbstractBeanDefinition) definition).setDestroyMethodName("close"));
     }
 
     private static void requirePostgres(String url) {
@@ -77,7 +93,7 @@ class TransactionPinningTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "h2" + OWN_POOL, "postgres" + OWN_POOL})
     void transactionalMethodsStayOnOnePhysicalConnectionAndPinForTheFramework(String database) {
         runner(database).run(context -> {
             Services services = context.getBean(Services.class);
@@ -92,7 +108,7 @@ class TransactionPinningTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "h2" + OWN_POOL, "postgres" + OWN_POOL})
     void requiresNewSuspendsTheOuterTransactionAndGetsAnotherPhysicalConnection(String database) {
         runner(database).run(context -> {
             Services services = context.getBean(Services.class);
@@ -105,7 +121,7 @@ class TransactionPinningTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "h2" + OWN_POOL, "postgres" + OWN_POOL})
     void transactionTemplateAndJdbcClientPinToo(String database) {
         runner(database).run(context -> {
             Services services = context.getBean(Services.class);
@@ -125,7 +141,7 @@ class TransactionPinningTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "h2" + OWN_POOL, "postgres" + OWN_POOL})
     void aRolledBackTransactionLeavesNothingBehind(String database) {
         runner(database).run(context -> {
             Services services = context.getBean(Services.class);
