@@ -41,28 +41,9 @@ final class ChaosRun {
     }
 
     /**
-     * Runs the workload on a freshly opened pool for the warm-up time, with no faults and nothing
-     * recorded, and closes the pool: the JIT has compiled the driver and the pool before a round counts.
+     * One round of the pool {@code opener} opens; {@code round} goes into its label (0: the warm-up,
+     * which the suite runs the same way and then discards).
      */
-    void warmUp(PoolOpener opener) throws Exception {
-        bank.reset();
-        Timeline timeline = new Timeline();
-        try (PoolUnderTest pool = opener.open(timeline)) {
-            Worker workers = new Worker(pool.dataSource(), new Requests(Long.MAX_VALUE), timeline);
-            List<Thread> threads = new ArrayList<>();
-            for (int i = 0; i < settings.threads(); i++) {
-                threads.add(Thread.ofVirtual().name("chaos-warm-up-" + i).start(workers));
-            }
-            TimeUnit.MILLISECONDS.sleep(settings.warmUp().toMillis());
-            workers.stop = true;
-            int stuck = joinWorkers(threads, timeline);
-            if (stuck > 0) {
-                throw new IllegalStateException(pool.label() + ": " + stuck + " workers stuck after the warm-up");
-            }
-        }
-    }
-
-    /** One measured round of the pool {@code opener} opens; {@code round} (1 or 2) goes into its label. */
     Result run(PoolOpener opener, int round) throws Exception {
         bank.reset();
         Timeline timeline = new Timeline();

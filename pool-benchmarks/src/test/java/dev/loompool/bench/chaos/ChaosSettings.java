@@ -5,16 +5,14 @@ import java.time.Duration;
 /**
  * The knobs of the chaos suite, read from system properties ({@code -Dloompool.chaos.<name>=…} on the
  * Maven command line reaches the test JVM). The defaults keep the whole suite (cluster start, the
- * warm-up and both pools) within about three minutes on a 2-core CI machine. The names:
- * {@code seconds} (40), {@code warmUpSeconds} (5), {@code threads} (100), {@code maxSize} (10),
+ * warm-up rounds and the measured ones) within about three minutes on a 2-core CI machine. The
+ * names: {@code seconds} (40), {@code threads} (100), {@code maxSize} (10),
  * {@code acquireTimeoutMillis} (2000), {@code statementAllowanceMillis} (2000),
  * {@code killEveryMillis} (2000), {@code restartAtMillis} (3/8 of a round), {@code failurePauseMillis}
  * (10), {@code accounts} (1000), {@code assertBreaker} (true); and {@code pgBin}, PostgreSQL's bin
  * directory when it is not under /usr/lib/postgresql.
  *
  * @param runTime how long each pool is driven in all, in two rounds of half of it (see {@link #round()})
- * @param warmUp how long each pool runs the workload, without faults and unmeasured, before the first
- *     round: the driver and both pools are compiled by the JIT before anything counts
  * @param threads virtual threads issuing transfers
  * @param maxSize the pool size of both pools
  * @param acquireTimeout loompool's acquireTimeout, HikariCP's connectionTimeout
@@ -30,7 +28,7 @@ import java.time.Duration;
  * @param assertBreaker whether the suite asserts that the breaker never opens while the server accepts
  *     connections (on since issue 11: only failed connects open it)
  */
-record ChaosSettings(Duration runTime, Duration warmUp, int threads, int maxSize, Duration acquireTimeout,
+record ChaosSettings(Duration runTime, int threads, int maxSize, Duration acquireTimeout,
         Duration statementAllowance, Duration killEvery, Duration restartAt, Duration failurePause,
         int accounts, boolean assertBreaker) {
 
@@ -41,7 +39,6 @@ record ChaosSettings(Duration runTime, Duration warmUp, int threads, int maxSize
         // Default: the restart falls at 3/8 of a round (7.5 s of 20), leaving time to recover after it.
         Duration restartAt = Duration.ofMillis(integer("restartAtMillis", (int) (runTime.toMillis() / 2 * 3 / 8)));
         return new ChaosSettings(runTime,
-                Duration.ofSeconds(integer("warmUpSeconds", 5)),
                 integer("threads", 100),
                 integer("maxSize", 10),
                 Duration.ofMillis(integer("acquireTimeoutMillis", 2_000)),
@@ -54,9 +51,10 @@ record ChaosSettings(Duration runTime, Duration warmUp, int threads, int maxSize
     }
 
     /**
-     * One round: half of a pool's run time. The pools run in the order loompool, HikariCP, HikariCP,
-     * loompool, each round on a fresh bank and with its own fault schedule, so whatever drifts
-     * during the suite (the JIT, the table's dead rows, the machine's other load) favours neither.
+     * One round: half of a pool's run time. After one unmeasured round of each pool (the warm-up:
+     * the JIT compiles the driver and both pools, fault paths included, before anything counts), the
+     * pools run in the order loompool, HikariCP, HikariCP, loompool, each round on a fresh bank and
+     * with its own fault schedule, so whatever drifts during the suite favours neither.
      */
     Duration round() {
         return runTime.dividedBy(2);
@@ -89,8 +87,8 @@ record ChaosSettings(Duration runTime, Duration warmUp, int threads, int maxSize
     public String toString() {
         return threads + " virtual threads, maxSize " + maxSize + ", acquire timeout " + acquireTimeout.toMillis()
                 + " ms, " + runTime.toSeconds() + " s per pool in two rounds of " + round().toMillis() / 1000.0
-                + " s (order loompool, HikariCP, HikariCP, loompool) after a " + warmUp.toSeconds()
-                + " s warm-up of each, a backend killed every " + killEvery.toMillis()
+                + " s (order loompool, HikariCP, HikariCP, loompool) after an unmeasured round of each,"
+                + " a backend killed every " + killEvery.toMillis()
                 + " ms, restart at " + restartAt.toMillis() + " ms of each round, " + accounts + " accounts, pause after a failure "
                 + failurePause.toMillis() + " ms";
     }
