@@ -28,6 +28,8 @@ import javax.sql.DataSource;
  */
 public class LoomPoolDataSource extends DataSourceSettings implements DataSource, Closeable {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LoomPoolDataSource.class);
+
     private final ReentrantLock startLock = new ReentrantLock();
     private volatile JdbcPool running;
     private volatile boolean closed;
@@ -54,6 +56,8 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
             }
             if (running == null) {
                 running = Startup.start(this);
+                log.info("loompool '{}' started: {}, min-size {}, max-size {}, release mode {}", getPoolName(),
+                        getMaskedJdbcUrl(), getMinSize(), getMaxSize(), getReleaseMode());
             }
             return running;
         } finally {
@@ -207,6 +211,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         JdbcPool p = running;
         if (p != null) {
             p.close();
+            log.info("loompool '{}' closed", getPoolName());
         }
     }
 

@@ -180,4 +180,17 @@ class EveryPoolIsWiredTest {
         });
         assertThat(output).contains("loompool 'eager' (bean 'eager') was started before Spring could wire it");
     }
+
+    @Test
+    void eachPoolSaysInOneLineWhenItStartsAndWhenItCloses(CapturedOutput output) {
+        runner.withPropertyValues("spring.datasource.url=" + LoomPoolAutoConfigurationTest.h2(),
+                "spring.datasource.username=sa", "spring.datasource.password=hunter2", "loompool.pool-name=orders",
+                "loompool.max-size=3").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(output).contains("loompool 'orders' started: jdbc:h2:mem:")
+                            .contains("min-size 2, max-size 3, release mode STATEMENT")
+                            .doesNotContain("loompool 'orders' closed");
+                });
+        assertThat(output).contains("loompool 'orders' closed").doesNotContain("hunter2");
+    }
 }
