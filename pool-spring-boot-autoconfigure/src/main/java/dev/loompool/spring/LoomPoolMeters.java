@@ -12,14 +12,15 @@ import org.springframework.beans.factory.DisposableBean;
  * The meters of every pool {@link PoolWiring} wired. Boot binds this one binder to the registry,
  * usually after the pools exist; a pool created later (a lazy bean) is bound as it arrives.
  */
-final class LoomPoolMeters implements MeterBinder, DisposableBean {
+final class LoomPoolMeters implements PoolMeters, MeterBinder, DisposableBean {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final List<LoomPoolMetrics> pools = new ArrayList<>();
     private MeterRegistry registry;
 
     /** The meters of {@code ds}, bound now if a registry is already known; also its pool listener. */
-    LoomPoolMetrics add(LoomPoolDataSource ds) {
+    @Override
+    public LoomPoolMetrics add(LoomPoolDataSource ds) {
         LoomPoolMetrics metrics = new LoomPoolMetrics(ds);
         lock.lock();
         try {

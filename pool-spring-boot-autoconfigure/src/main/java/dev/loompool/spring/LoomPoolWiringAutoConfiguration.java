@@ -27,7 +27,7 @@ public final class LoomPoolWiringAutoConfiguration {
     /** Static, and dependencies through providers: a post-processor is made before the other beans. */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static PoolWiring loomPoolWiring(ObjectProvider<BindObserver> bindObserver, ObjectProvider<LoomPoolMeters> meters) {
+    static PoolWiring loomPoolWiring(ObjectProvider<BindObserver> bindObserver, ObjectProvider<PoolMeters> meters) {
         return new PoolWiring(bindObserver, meters);
     }
 

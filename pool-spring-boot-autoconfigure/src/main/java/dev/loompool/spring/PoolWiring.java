@@ -27,7 +27,7 @@ final class PoolWiring implements BeanPostProcessor {
     private static final Log logger = LogFactory.getLog(PoolWiring.class);
 
     private final ObjectProvider<BindObserver> bindObserver;
-    private final ObjectProvider<LoomPoolMeters> meters;
+    private final ObjectProvider<PoolMeters> meters;
     /** The default pool name, which a pool of its own bean gives up for the bean's name. */
     private static final String DEFAULT_NAME = new LoomPoolDataSource().getPoolName();
 
@@ -35,7 +35,7 @@ final class PoolWiring implements BeanPostProcessor {
     private final Map<String, LoomPoolDataSource> wired = new HashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
 
-    PoolWiring(ObjectProvider<BindObserver> bindObserver, ObjectProvider<LoomPoolMeters> meters) {
+    PoolWiring(ObjectProvider<BindObserver> bindObserver, ObjectProvider<PoolMeters> meters) {
         this.bindObserver = bindObserver;
         this.meters = meters;
     }
