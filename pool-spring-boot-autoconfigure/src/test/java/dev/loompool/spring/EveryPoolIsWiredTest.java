@@ -40,12 +40,21 @@ class EveryPoolIsWiredTest {
                     SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class))
             .withPropertyValues("management.endpoints.web.exposure.include=loompool");
 
+    /** A pool on its own H2 database, named {@code name} unless null; not started. */
+    static LoomPoolDataSource h2Pool(String name) {
+        LoomPoolDataSource ds = new LoomPoolDataSource();
+        ds.setJdbcUrl(LoomPoolAutoConfigurationTest.h2());
+        if (name != null) {
+            ds.setPoolName(name);
+        }
+        return ds;
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class OneUserPool {
         @Bean(destroyMethod = "close")
         LoomPoolDataSource ordersDataSource() {
-            LoomPoolDataSource ds = new LoomPoolDataSource();
-            ds.setJdbcUrl(LoomPoolAutoConfigurationTest.h2());
+            LoomPoolDataSource ds = h2Pool(null);
             ds.setMinSize(0);
             return ds;
         }
@@ -55,10 +64,7 @@ class EveryPoolIsWiredTest {
     static class TwoPoolsOneFromDataSourceBuilder {
         @Bean(destroyMethod = "close")
         LoomPoolDataSource orders() {
-            LoomPoolDataSource ds = new LoomPoolDataSource();
-            ds.setJdbcUrl(LoomPoolAutoConfigurationTest.h2());
-            ds.setPoolName("orders");
-            return ds;
+            return h2Pool("orders");
         }
 
         /** Declared as a plain DataSource, as DataSourceBuilder users write it. */
@@ -73,18 +79,12 @@ class EveryPoolIsWiredTest {
     static class TwoPoolsNamedAlike {
         @Bean(destroyMethod = "close")
         LoomPoolDataSource first() {
-            LoomPoolDataSource ds = new LoomPoolDataSource();
-            ds.setJdbcUrl(LoomPoolAutoConfigurationTest.h2());
-            ds.setPoolName("same");
-            return ds;
+            return h2Pool("same");
         }
 
         @Bean(destroyMethod = "close")
         LoomPoolDataSource second() {
-            LoomPoolDataSource ds = new LoomPoolDataSource();
-            ds.setJdbcUrl(LoomPoolAutoConfigurationTest.h2());
-            ds.setPoolName("same");
-            return ds;
+            return h2Pool("same");
         }
     }
 
@@ -92,9 +92,7 @@ class EveryPoolIsWiredTest {
     static class StartedInItsBeanMethod {
         @Bean(destroyMethod = "close")
         LoomPoolDataSource eager() throws Exception {
-            LoomPoolDataSource ds = new LoomPoolDataSource();
-            ds.setJdbcUrl(LoomPoolAutoConfigurationTest.h2());
-            ds.setPoolName("eager");
+            LoomPoolDataSource ds = h2Pool("eager");
             ds.start();
             return ds;
         }
