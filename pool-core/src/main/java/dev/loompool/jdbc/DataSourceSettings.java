@@ -11,7 +11,10 @@ import java.util.function.Supplier;
 /**
  * The JavaBean configuration of {@link LoomPoolDataSource}, kept apart so that each file holds one
  * concept. Setters refuse changes once the pool has started: a running pool's settings are frozen.
- * Values are checked at start, where a wrong one fails with a message naming the setting.
+ * Each setter refuses a value out of its range with an {@code IllegalArgumentException} naming the
+ * setting and what it may be, as HikariCP's do, so that a binder (Spring's {@code @ConfigurationProperties})
+ * can say which key is wrong; what depends on several settings (minSize against maxSize, the URL
+ * against the driver) is checked at start.
  */
 abstract class DataSourceSettings {
 
@@ -129,6 +132,9 @@ abstract class DataSourceSettings {
     /** Connections kept open even when idle, opened at start. Default 2. */
     public void setMinSize(int minSize) {
         checkNotStarted();
+        if (minSize < 0) {
+            throw new IllegalArgumentException("minSize must be >= 0, was " + minSize);
+        }
         this.minSize = minSize;
     }
 
@@ -139,6 +145,9 @@ abstract class DataSourceSettings {
     /** The most physical connections at once. Default 10. */
     public void setMaxSize(int maxSize) {
         checkNotStarted();
+        if (maxSize < 1) {
+            throw new IllegalArgumentException("maxSize must be >= 1, was " + maxSize);
+        }
         this.maxSize = maxSize;
     }
 
@@ -149,7 +158,7 @@ abstract class DataSourceSettings {
     /** How long a statement waits for a physical connection. Default 30 s. */
     public void setAcquireTimeout(Duration acquireTimeout) {
         checkNotStarted();
-        this.acquireTimeout = acquireTimeout;
+        this.acquireTimeout = nonNegative("acquireTimeout", acquireTimeout);
     }
 
     public Duration getAcquireTimeout() {
@@ -159,7 +168,7 @@ abstract class DataSourceSettings {
     /** How often idle connections are checked (keepalive, idle timeout, max lifetime). Default 30 s; 0 = never. */
     public void setHealthcheckInterval(Duration healthcheckInterval) {
         checkNotStarted();
-        this.healthcheckInterval = healthcheckInterval;
+        this.healthcheckInterval = nonNegative("healthcheckInterval", healthcheckInterval);
     }
 
     public Duration getHealthcheckInterval() {
@@ -169,7 +178,7 @@ abstract class DataSourceSettings {
     /** Idle connections above minSize are closed after this long. Default 10 min; 0 = never. */
     public void setIdleTimeout(Duration idleTimeout) {
         checkNotStarted();
-        this.idleTimeout = idleTimeout;
+        this.idleTimeout = nonNegative("idleTimeout", idleTimeout);
     }
 
     public Duration getIdleTimeout() {
@@ -179,7 +188,7 @@ abstract class DataSourceSettings {
     /** Connections are retired after this long (minus up to 2.5 % jitter). Default 30 min; 0 = never. */
     public void setMaxLifetime(Duration maxLifetime) {
         checkNotStarted();
-        this.maxLifetime = maxLifetime;
+        this.maxLifetime = nonNegative("maxLifetime", maxLifetime);
     }
 
     public Duration getMaxLifetime() {
@@ -189,7 +198,7 @@ abstract class DataSourceSettings {
     /** The {@code isValid} timeout, rounded up to whole seconds. Default 5 s. */
     public void setValidationTimeout(Duration validationTimeout) {
         checkNotStarted();
-        this.validationTimeout = validationTimeout;
+        this.validationTimeout = nonNegative("validationTimeout", validationTimeout);
     }
 
     public Duration getValidationTimeout() {
@@ -199,7 +208,7 @@ abstract class DataSourceSettings {
     /** Warn when a physical connection stays bound longer than this, with where it was bound. Default 0 = off. */
     public void setLeakDetectionThreshold(Duration leakDetectionThreshold) {
         checkNotStarted();
-        this.leakDetectionThreshold = leakDetectionThreshold;
+        this.leakDetectionThreshold = nonNegative("leakDetectionThreshold", leakDetectionThreshold);
     }
 
     public Duration getLeakDetectionThreshold() {
@@ -228,6 +237,9 @@ abstract class DataSourceSettings {
     /** {@link ReleaseMode#STATEMENT} (default) or {@link ReleaseMode#CLOSE}. */
     public void setReleaseMode(ReleaseMode releaseMode) {
         checkNotStarted();
+        if (releaseMode == null) {
+            throw new IllegalArgumentException("releaseMode must be one of STATEMENT, CLOSE, was null");
+        }
         this.releaseMode = releaseMode;
     }
 
@@ -268,6 +280,9 @@ abstract class DataSourceSettings {
     /** The isolation of new connections, e.g. {@code READ_COMMITTED} or {@code TRANSACTION_SERIALIZABLE}. */
     public void setTransactionIsolation(String transactionIsolation) {
         checkNotStarted();
+        if (transactionIsolation != null) {
+            Startup.isolation(transactionIsolation); // refuses an unknown level here, naming the allowed ones
+        }
         this.transactionIsolation = transactionIsolation;
     }
 
@@ -305,6 +320,10 @@ abstract class DataSourceSettings {
     /** Consecutive connection failures that open the circuit breaker. Default 5; 0 turns the breaker off. */
     public void setCircuitBreakerFailureThreshold(int circuitBreakerFailureThreshold) {
         checkNotStarted();
+        if (circuitBreakerFailureThreshold < 0) {
+            throw new IllegalArgumentException("circuitBreakerFailureThreshold must be >= 0 (0 turns the breaker off), was "
+                    + circuitBreakerFailureThreshold);
+        }
         this.circuitBreakerFailureThreshold = circuitBreakerFailureThreshold;
     }
 
@@ -318,7 +337,7 @@ abstract class DataSourceSettings {
      */
     public void setCircuitBreakerOpenDuration(Duration circuitBreakerOpenDuration) {
         checkNotStarted();
-        this.circuitBreakerOpenDuration = circuitBreakerOpenDuration;
+        this.circuitBreakerOpenDuration = nonNegative("circuitBreakerOpenDuration", circuitBreakerOpenDuration);
     }
 
     public Duration getCircuitBreakerOpenDuration() {
@@ -343,5 +362,12 @@ abstract class DataSourceSettings {
 
     final List<PoolListener> poolListeners() {
         return poolListeners;
+    }
+
+    private static Duration nonNegative(String setting, Duration value) {
+        if (value == null || value.isNegative()) {
+            throw new IllegalArgumentException(setting + " must be a duration of zero or more, was " + value);
+        }
+        return value;
     }
 }

@@ -5,7 +5,6 @@ import java.sql.Connection;
 import java.sql.Driver;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -37,30 +36,10 @@ final class Startup {
         if (refusal != null) {
             throw new IllegalArgumentException(refusal);
         }
-        requireNonNegative("acquireTimeout", ds.getAcquireTimeout());
-        requireNonNegative("healthcheckInterval", ds.getHealthcheckInterval());
-        requireNonNegative("idleTimeout", ds.getIdleTimeout());
-        requireNonNegative("maxLifetime", ds.getMaxLifetime());
-        requireNonNegative("validationTimeout", ds.getValidationTimeout());
-        requireNonNegative("leakDetectionThreshold", ds.getLeakDetectionThreshold());
-        requireNonNegative("circuitBreakerOpenDuration", ds.getCircuitBreakerOpenDuration());
-        if (ds.getCircuitBreakerFailureThreshold() < 0) {
-            throw new IllegalArgumentException("circuitBreakerFailureThreshold must be >= 0 (0 turns the breaker off), was "
-                    + ds.getCircuitBreakerFailureThreshold());
-        }
-        if (ds.getReleaseMode() == null) {
-            throw new IllegalArgumentException("releaseMode must be one of STATEMENT, CLOSE, was null");
-        }
         ConnectionFactory factory = new ConnectionFactory(driver(ds.getDriverClassName(), url), url,
                 JdbcUrls.withTimeouts(url, ds.properties(), ds.getAcquireTimeout()), ds.credentials(), configuredDefaults(ds), ds.getConnectionInitSql(),
                 ds.getMaxLifetime().toNanos(), ds.clock);
         return new JdbcPool(ds, factory, ds.clock);
-    }
-
-    private static void requireNonNegative(String setting, Duration value) {
-        if (value == null || value.isNegative()) {
-            throw new IllegalArgumentException(setting + " must be a duration of zero or more, was " + value);
-        }
     }
 
     private static Settings configuredDefaults(LoomPoolDataSource ds) {

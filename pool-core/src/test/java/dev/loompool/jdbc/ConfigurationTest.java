@@ -12,7 +12,7 @@ import java.util.Arrays;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
-/** Configuration, validation at start, frozen settings and secrets (DESIGN.md §4, "Configuration"). */
+/** Configuration, validation by the setters and at start, frozen settings and secrets (DESIGN.md §4, "Configuration"). */
 class ConfigurationTest extends StubSupport {
 
     @Test
@@ -23,14 +23,24 @@ class ConfigurationTest extends StubSupport {
     }
 
     @Test
-    void wrongValuesAreRefusedNamingTheSettingAndWhatItMayBe() {
+    void aValueOutOfRangeIsRefusedByItsSetterNamingTheSettingAndWhatItMayBe() {
         LoomPoolDataSource ds = dataSource();
-        ds.setTransactionIsolation("SNAPSHOT");
-        assertThatThrownBy(ds::start).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ds.setTransactionIsolation("SNAPSHOT")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("transactionIsolation must be one of READ_UNCOMMITTED, READ_COMMITTED");
-        LoomPoolDataSource negative = dataSource();
-        negative.setIdleTimeout(Duration.ofSeconds(-1));
-        assertThatThrownBy(negative::start).hasMessageStartingWith("idleTimeout must be");
+        assertThatThrownBy(() -> ds.setIdleTimeout(Duration.ofSeconds(-1)))
+                .hasMessage("idleTimeout must be a duration of zero or more, was PT-1S");
+        assertThatThrownBy(() -> ds.setAcquireTimeout(null)).hasMessageStartingWith("acquireTimeout must be");
+        assertThatThrownBy(() -> ds.setMaxSize(0)).hasMessage("maxSize must be >= 1, was 0");
+        assertThatThrownBy(() -> ds.setMinSize(-1)).hasMessage("minSize must be >= 0, was -1");
+        assertThatThrownBy(() -> ds.setCircuitBreakerFailureThreshold(-1))
+                .hasMessageStartingWith("circuitBreakerFailureThreshold must be >= 0");
+        assertThatThrownBy(() -> ds.setReleaseMode(null)).hasMessageContaining("STATEMENT, CLOSE");
+        ds.setTransactionIsolation("transaction_read_committed");
+        assertThat(ds.getIdleTimeout()).as("a refused value leaves the setting as it was").isEqualTo(Duration.ofMinutes(10));
+    }
+
+    @Test
+    void settingsThatDependOnEachOtherAreCheckedAtStart() {
         LoomPoolDataSource sizes = dataSource();
         sizes.setMinSize(5);
         sizes.setMaxSize(2);

@@ -1,8 +1,9 @@
 package dev.loompool.spring;
 
 import dev.loompool.PoolListener;
+import dev.loompool.jdbc.Credentials;
 import dev.loompool.jdbc.LoomPoolDataSource;
-import java.util.stream.Collectors;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -28,21 +29,32 @@ import org.springframework.core.env.Environment;
 @AutoConfiguration(before = DataSourceAutoConfiguration.class, after = LoomPoolWiringAutoConfiguration.class)
 @ConditionalOnClass({DataSource.class, LoomPoolDataSource.class})
 @Conditional(OnBootWouldBuildAPool.class)
-@EnableConfigurationProperties({LoomPoolProperties.class, DataSourceProperties.class})
+@EnableConfigurationProperties(DataSourceProperties.class)
 public final class LoomPoolAutoConfiguration {
 
-    /** Wired (pinning, meters) and started here, so that a wrong setting or a dead database stops the startup. */
+    /**
+     * {@code loompool.*} is bound onto the pool itself; the connection comes from the connection
+     * details, credentials from a {@code Supplier<Credentials>} bean when there is one. Wired
+     * (pinning, meters) and started here, so that a wrong setting or a dead database stops the startup.
+     */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(DataSource.class)
-    LoomPoolDataSource dataSource(DataSourceProperties dataSourceProperties, LoomPoolProperties properties,
-            ObjectProvider<JdbcConnectionDetails> connectionDetails, ObjectProvider<PoolListener> poolListeners,
-            PoolWiring wiring, Environment environment) {
+    LoomPoolDataSource dataSource(DataSourceProperties dataSourceProperties,
+            ObjectProvider<JdbcConnectionDetails> connectionDetails, ObjectProvider<Supplier<Credentials>> credentials,
+            ObjectProvider<PoolListener> poolListeners, PoolWiring wiring, Environment environment) {
         JdbcConnectionDetails details = connectionDetails.getIfAvailable(() -> new FromProperties(dataSourceProperties));
-        LoomPoolDataSource ds = DataSourceFactory.create(details, dataSourceProperties, properties,
-                poolListeners.orderedStream().collect(Collectors.toList()));
+        LoomPoolDataSource ds = new LoomPoolDataSource();
+        ds.setPoolName(dataSourceProperties.getName());
+        PoolKeys.bind(environment, ds);
+        ds.setJdbcUrl(details.getJdbcUrl());
+        ds.setUsername(details.getUsername());
+        ds.setPassword(details.getPassword());
+        ds.setDriverClassName(details.getDriverClassName());
+        ds.setCredentialsSupplier(credentials.getIfUnique());
+        poolListeners.orderedStream().forEach(ds::addPoolListener);
         wiring.wire(ds, "dataSource");
         HikariKeys.warnIgnored(environment, ds.getPoolName());
-        DataSourceFactory.start(ds);
+        PoolStartup.start(ds);
         return ds;
     }
 

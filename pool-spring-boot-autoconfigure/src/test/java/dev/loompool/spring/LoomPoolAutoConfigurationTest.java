@@ -4,12 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.loompool.jdbc.BindObserver;
+import dev.loompool.jdbc.Credentials;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.ReleaseMode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -117,6 +123,30 @@ class LoomPoolAutoConfigurationTest {
     }
 
     @Test
+    void aCredentialsSupplierBeanIsAskedAtEveryConnectAndWinsOverTheConfiguredPassword() {
+        // The H2 database is made by the first connect: its user is whoever connects first.
+        AtomicInteger asked = new AtomicInteger();
+        Supplier<Credentials> rotating = () -> {
+            asked.incrementAndGet();
+            return new Credentials("rotated", "token");
+        };
+        runner.withBean("loomPoolCredentials", Supplier.class, () -> rotating)
+                .withPropertyValues("spring.datasource.username=sa", "spring.datasource.password=wrong-for-h2")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
+                    assertThat(asked).as("once per pre-warmed connection").hasValue(2);
+                    ds.evictIdle();
+                    try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+                            ResultSet rs = s.executeQuery("SELECT CURRENT_USER")) {
+                        rs.next();
+                        assertThat(rs.getString(1)).isEqualToIgnoringCase("rotated");
+                    }
+                    assertThat(asked.get()).as("asked again for the connection after the eviction").isGreaterThan(2);
+                });
+    }
+
+    @Test
     void thePoolClosesWithTheContext() {
         LoomPoolDataSource[] seen = new LoomPoolDataSource[1];
         runner.run(context -> seen[0] = context.getBean(LoomPoolDataSource.class));
@@ -137,6 +167,16 @@ class LoomPoolAutoConfigurationTest {
             assertThat(analysis.getDescription()).contains("loompool.transaction-isolation")
                     .contains("READ_COMMITTED");
         });
+        runner.withPropertyValues("loompool.circuit-breaker.open-duration=-1s").run(context -> {
+            FailureAnalysis analysis = new LoomPoolFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("loompool.circuit-breaker.open-duration")
+                    .contains("must be a duration of zero or more");
+        });
+        runner.withPropertyValues("loompool.min-size=5", "loompool.max-size=4").run(context -> {
+            FailureAnalysis analysis = new LoomPoolFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("minSize must be <= maxSize");
+            assertThat(analysis.getAction()).contains("loompool.min-size").contains("loompool.max-size");
+        });
     }
 
     @Test
@@ -144,6 +184,8 @@ class LoomPoolAutoConfigurationTest {
         runner.withPropertyValues("loompool.release-mode=SOMETIMES").run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).hasStackTraceContaining("loompool.release-mode");
+            FailureAnalysis analysis = new LoomPoolFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("loompool.release-mode").contains("allowed: STATEMENT, CLOSE");
         });
     }
 
@@ -208,25 +250,6 @@ class LoomPoolAutoConfigurationTest {
             assertThat(metadata.getIdle()).isEqualTo(2);
             assertThat(metadata.getActive()).isZero();
         });
-    }
-
-    @Test
-    void theStarterDefaultsAreTheCoreDefaults() {
-        // Both sides keep literal defaults (the configuration processor publishes these); they must agree.
-        LoomPoolProperties starter = new LoomPoolProperties();
-        LoomPoolDataSource core = new LoomPoolDataSource();
-        assertThat(starter.getMinSize()).isEqualTo(core.getMinSize());
-        assertThat(starter.getMaxSize()).isEqualTo(core.getMaxSize());
-        assertThat(starter.getAcquireTimeout()).isEqualTo(core.getAcquireTimeout());
-        assertThat(starter.getHealthcheckInterval()).isEqualTo(core.getHealthcheckInterval());
-        assertThat(starter.getIdleTimeout()).isEqualTo(core.getIdleTimeout());
-        assertThat(starter.getMaxLifetime()).isEqualTo(core.getMaxLifetime());
-        assertThat(starter.getValidationTimeout()).isEqualTo(core.getValidationTimeout());
-        assertThat(starter.getLeakDetectionThreshold()).isEqualTo(core.getLeakDetectionThreshold());
-        assertThat(starter.isReclaimOnOwnerExit()).isEqualTo(core.isReclaimOnOwnerExit()).isFalse();
-        assertThat(starter.getReleaseMode()).isEqualTo(core.getReleaseMode());
-        assertThat(starter.getCircuitBreaker().getFailureThreshold()).isEqualTo(core.getCircuitBreakerFailureThreshold());
-        assertThat(starter.getCircuitBreaker().getOpenDuration()).isEqualTo(core.getCircuitBreakerOpenDuration());
     }
 
     @Configuration(proxyBeanMethods = false)
