@@ -33,6 +33,8 @@ final class Circuit {
     /** Failures since the last success, and the last one: for the log line when the circuit opens. */
     private final AtomicInteger failuresInRow = new AtomicInteger();
     private volatile Throwable lastFailure;
+    /** INACTIVE set by hand (no failure led to it): callers are told so, not of an outage. */
+    private volatile boolean heldByHand;
     /** Whether a strategy failure was logged at ERROR already; the later ones go to DEBUG. */
     private final AtomicBoolean strategyFailureLogged = new AtomicBoolean();
 
@@ -45,6 +47,10 @@ final class Circuit {
 
     CircuitBreakerState state() {
         return state.get();
+    }
+
+    boolean heldByHand() {
+        return heldByHand;
     }
 
     /**
@@ -146,8 +152,10 @@ final class Circuit {
         if (from == to) {
             return;
         }
+        heldByHand = false;
         if (to == CircuitBreakerState.INACTIVE) {
             Throwable cause = lastFailure;
+            heldByHand = cause == null;
             outageLog.opened(from, failuresInRow.getAndSet(0), cause);
             lastFailure = null;
         } else if (to == CircuitBreakerState.ACTIVE) {

@@ -340,7 +340,7 @@ final class DefaultPool<T> implements Pool<T> {
 
     ServiceUnavailableException unavailable(CircuitBreakerState state) {
         listener.onRejected(state);
-        return new ServiceUnavailableException(name, state, stats());
+        return new ServiceUnavailableException(name, state, stats(), state == CircuitBreakerState.INACTIVE && circuit.heldByHand());
     }
 
     // ---- lifecycle and views ----------------------------------------------------------------

@@ -269,6 +269,11 @@ final class JdbcPool {
                     + acquireTimeoutText + " (" + e.stats() + "); raise maxSize or acquireTimeout, "
                     + "or give connections back sooner", null, e);
         } catch (ServiceUnavailableException e) {
+            if (e.heldByHand()) {
+                throw new SQLTransientConnectionException("pool '" + name + "': failing fast, the circuit breaker was "
+                        + "set INACTIVE by hand (the loompool endpoint, or Pool.deactivate()) and stays so until it is set "
+                        + "ACTIVE or RECOVERING (" + e.stats() + ")", null, e);
+            }
             throw new SQLTransientConnectionException("pool '" + name + "': failing fast, the circuit breaker is "
                     + e.state() + " after repeated connection failures (" + e.stats() + ")", null, e);
         } catch (PoolClosedException e) {

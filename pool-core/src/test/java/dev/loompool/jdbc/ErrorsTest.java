@@ -120,7 +120,8 @@ class ErrorsTest extends StubSupport {
                 assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1"))
                         .isInstanceOf(SQLTransientConnectionException.class)
                         .hasCauseInstanceOf(ServiceUnavailableException.class)
-                        .hasMessageContaining(ds.getPoolName());
+                        .hasMessageContaining(ds.getPoolName())
+                        .hasMessageContaining("after repeated connection failures");
             }
             assertThat(db.connects).as("no connect attempt while the breaker is open").hasValue(connects);
             password.set("new-secret");
@@ -169,6 +170,9 @@ class ErrorsTest extends StubSupport {
             throw new AssertionError("prepared while the breaker is open: " + ps);
         } catch (SQLTransientConnectionException expected) {
             assertThat(expected.getCause()).isInstanceOf(ServiceUnavailableException.class);
+            assertThat(((ServiceUnavailableException) expected.getCause()).heldByHand()).isTrue();
+            assertThat((Throwable) expected).as("an operator's hold is not an outage")
+                    .hasMessageContaining("set INACTIVE by hand").hasMessageNotContaining("connection failures");
         }
     }
 

@@ -1,6 +1,10 @@
 package dev.loompool.spring;
 
 import dev.loompool.jdbc.LoomPoolDataSource;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.config.MeterFilter;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -18,5 +22,25 @@ public final class LoomPoolMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     LoomPoolMeters loomPoolMeters() {
         return new LoomPoolMeters();
+    }
+
+    /**
+     * Boot's own {@code jdbc.connections.*} gauges name a data source after its bean ({@code dataSource});
+     * a loompool's carry the pool's name instead, as its {@code db.client.connection.*} meters do.
+     */
+    @Bean
+    MeterFilter loomPoolJdbcConnectionsName(ObjectProvider<PoolWiring> wiring) {
+        return new MeterFilter() {
+            @Override
+            public Meter.Id map(Meter.Id id) {
+                if (!id.getName().startsWith("jdbc.connections.")) {
+                    return id;
+                }
+                PoolWiring pools = wiring.getIfAvailable();
+                String bootName = id.getTag("name");
+                String poolName = pools == null ? null : pools.poolNameForBootMeterName(bootName);
+                return poolName == null || poolName.equals(bootName) ? id : id.replaceTags(Tags.of(id.getTags()).and("name", poolName));
+            }
+        };
     }
 }

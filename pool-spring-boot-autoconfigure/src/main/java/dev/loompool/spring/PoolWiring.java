@@ -4,7 +4,9 @@ import dev.loompool.jdbc.BindObserver;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
@@ -33,6 +35,8 @@ final class PoolWiring implements BeanPostProcessor {
 
     /** The pools wired so far, by pool name. */
     private final Map<String, LoomPoolDataSource> wired = new HashMap<>();
+    /** Pool names by the name Boot's {@code jdbc.connections.*} meters give the bean. */
+    private final Map<String, String> bootMeterNames = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
 
     PoolWiring(ObjectProvider<BindObserver> bindObserver, ObjectProvider<PoolMeters> meters) {
@@ -64,6 +68,7 @@ final class PoolWiring implements BeanPostProcessor {
                 ds.setPoolName(beanName);
             }
             LoomPoolDataSource namesake = wired.putIfAbsent(ds.getPoolName(), ds);
+            bootMeterNames.putIfAbsent(bootMeterName(beanName), ds.getPoolName());
             if (namesake != null) {
                 throw new IllegalStateException("Two loompools are named '" + ds.getPoolName() + "' (the second is bean '"
                         + beanName + "'): their meters, health and endpoint entries would mix. Give each its own"
@@ -86,6 +91,23 @@ final class PoolWiring implements BeanPostProcessor {
             }
         }
         meters.ifAvailable(m -> ds.addPoolListener(m.add(ds)));
+    }
+
+    /**
+     * The pool's name for the {@code name} tag Boot's {@code jdbc.connections.*} meters derive from a
+     * bean name, or null when that bean is not a wired pool.
+     */
+    String poolNameForBootMeterName(String bootName) {
+        return bootName == null ? null : bootMeterNames.get(bootName);
+    }
+
+    /** As Boot's DataSourcePoolMetricsAutoConfiguration names a data source: its bean name without a "dataSource" suffix. */
+    private static String bootMeterName(String beanName) {
+        String suffix = "datasource";
+        if (beanName.length() > suffix.length() && beanName.toLowerCase(Locale.ROOT).endsWith(suffix)) {
+            return beanName.substring(0, beanName.length() - suffix.length());
+        }
+        return beanName;
     }
 
     /** Every data source bean that is, or wraps, a loompool, by bean name. */

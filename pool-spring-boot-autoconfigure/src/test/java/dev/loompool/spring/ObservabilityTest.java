@@ -72,8 +72,10 @@ class ObservabilityTest {
             assertThat(meter(registry, "loompool.circuitbreaker.rejected").counter().count()).isEqualTo(1);
             assertThat(meter(registry, "loompool.circuitbreaker.transitions").tag("from", "active").tag("to", "inactive")
                     .counter().count()).isEqualTo(1);
-            assertThat(registry.find("jdbc.connections.max").tag("name", "dataSource").gauge().value())
-                    .as("Boot's own jdbc.connections.* through the metadata provider").isEqualTo(4);
+            assertThat(registry.find("jdbc.connections.max").tag("name", "orders").gauge().value())
+                    .as("Boot's own jdbc.connections.*, through the metadata provider, named after the pool").isEqualTo(4);
+            assertThat(registry.find("jdbc.connections.max").tag("name", "dataSource").meters())
+                    .as("not after the bean").isEmpty();
 
             ds.close();
             context.getBean(LoomPoolMeters.class).destroy();
