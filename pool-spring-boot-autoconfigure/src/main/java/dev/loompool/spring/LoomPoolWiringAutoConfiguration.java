@@ -6,6 +6,8 @@ import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnCheckpointRestore;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.jdbc.DataSourceUnwrapper;
@@ -37,6 +39,13 @@ public final class LoomPoolWiringAutoConfiguration {
             LoomPoolDataSource loom = DataSourceUnwrapper.unwrap(dataSource, LoomPoolDataSource.class);
             return loom == null ? null : new LoomPoolDataSourceMetadata(loom);
         };
+    }
+
+    /** Only where checkpoint/restore can happen (org.crac on the class path), as for Boot's Hikari. */
+    @Bean
+    @ConditionalOnCheckpointRestore
+    CheckpointRestore loomPoolCheckpointRestore(ListableBeanFactory beans) {
+        return new CheckpointRestore(beans);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -1,0 +1,88 @@
+package dev.loompool.spring;
+
+import dev.loompool.CircuitBreakerState;
+import dev.loompool.Pool;
+import dev.loompool.jdbc.LoomPoolDataSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.context.Lifecycle;
+
+/**
+ * Checkpoint and restore (CRaC) for every loompool of the context, as Boot's
+ * {@code HikariCheckpointRestoreLifecycle} does for Hikari. Spring stops the context's lifecycle
+ * beans before a checkpoint and starts them after the restore. On stop each running pool stops
+ * handing out connections (its circuit is set INACTIVE, so a caller fails fast instead of opening a
+ * socket the checkpoint would freeze), waits up to its acquire timeout for the connections in use to
+ * come back, and closes every physical connection. On start it opens them again (min-size), with
+ * no restart of the context. A pool whose circuit was not ACTIVE before the checkpoint (held by an
+ * operator, or open in an outage) is left to whoever moves it.
+ */
+final class CheckpointRestore implements Lifecycle {
+
+    private static final Log logger = LogFactory.getLog(CheckpointRestore.class);
+    private static final long POLL_MILLIS = 10;
+
+    private final ListableBeanFactory beans;
+    /** The pools this lifecycle stopped and must start again; empty while running. */
+    private final List<LoomPoolDataSource> stopped = new ArrayList<>();
+    private volatile boolean running = true;
+
+    CheckpointRestore(ListableBeanFactory beans) {
+        this.beans = beans;
+    }
+
+    @Override
+    public void stop() {
+        for (LoomPoolDataSource ds : PoolWiring.pools(beans).values()) {
+            if (ds.isRunning() && ds.getPool().state() == CircuitBreakerState.ACTIVE) {
+                ds.getPool().deactivate();
+                stopped.add(ds);
+                closeEveryConnection(ds);
+            }
+        }
+        running = false;
+    }
+
+    @Override
+    public void start() {
+        for (LoomPoolDataSource ds : stopped) {
+            if (ds.isRunning()) {
+                ds.getPool().activate(); // refills to min-size
+            }
+        }
+        stopped.clear();
+        running = true;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    private static void closeEveryConnection(LoomPoolDataSource ds) {
+        Pool<?> pool = ds.getPool();
+        Duration timeout = ds.getAcquireTimeout();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        ds.evictIdle();
+        try {
+            while (pool.stats().total() > 0 && System.nanoTime() - deadline < 0) {
+                TimeUnit.MILLISECONDS.sleep(POLL_MILLIS);
+                ds.evictIdle(); // the ones given back since
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (pool.stats().total() > 0) {
+            logger.warn("loompool '" + ds.getPoolName() + "': " + pool.stats().inUse() + " connection(s) still in use "
+                    + timeout.toMillis() + " ms after the checkpoint began (" + pool.stats() + "); they stay open,"
+                    + " and the checkpoint may fail on their sockets");
+        } else {
+            logger.info("loompool '" + ds.getPoolName() + "': every connection closed for the checkpoint");
+        }
+    }
+}

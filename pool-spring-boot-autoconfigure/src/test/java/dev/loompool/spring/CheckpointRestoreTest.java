@@ -1,0 +1,121 @@
+package dev.loompool.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.loompool.CircuitBreakerState;
+import dev.loompool.jdbc.LoomPoolDataSource;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * Checkpoint/restore (CRaC) on the real PostgreSQL, driven the way Spring drives it: the lifecycle
+ * is stopped before the checkpoint and started after the restore. Borrower A holds a transaction
+ * when the checkpoint begins: the checkpoint waits for it, A's commit lands, no backend of the pool
+ * survives the checkpoint, and after the restore B reads A's row through the same bean.
+ */
+class CheckpointRestoreTest {
+
+    static final String URL = System.getenv().getOrDefault("LOOMPOOL_TEST_POSTGRES_URL",
+            "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+
+    private final String app = "loompool-crac-" + UUID.randomUUID().toString().substring(0, 8);
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(LoomPoolWiringAutoConfiguration.class, LoomPoolAutoConfiguration.class,
+                    DataSourceAutoConfiguration.class))
+            .withPropertyValues("spring.datasource.url=" + URL, "loompool.min-size=2",
+                    "loompool.data-source-properties.ApplicationName=" + app);
+
+    @BeforeAll
+    static void postgres() {
+        try (Connection c = DriverManager.getConnection(URL); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS loompool_crac (note text)");
+        } catch (SQLException e) {
+            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+                throw new AssertionError("PostgreSQL is not reachable", e);
+            }
+            Assumptions.abort("PostgreSQL is not reachable: " + e.getMessage());
+        }
+    }
+
+    @Test
+    void theCheckpointWaitsForWorkInUseClosesEveryBackendAndTheRestoreReopens() throws Exception {
+        runner.run(context -> {
+            LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
+            CheckpointRestore lifecycle = context.getBean(CheckpointRestore.class);
+            assertThat(backends()).isEqualTo(2);
+            String note = UUID.randomUUID().toString();
+
+            Connection a = ds.getConnection();
+            a.setAutoCommit(false);
+            try (Statement s = a.createStatement()) {
+                s.executeUpdate("INSERT INTO loompool_crac VALUES ('" + note + "')");
+            }
+            CompletableFuture<Void> checkpoint = CompletableFuture.runAsync(lifecycle::stop);
+            while (ds.getPool().state() != CircuitBreakerState.INACTIVE) {
+                Thread.onSpinWait();
+            }
+            assertThatThrownBy(() -> {
+                try (Connection b = ds.getConnection(); Statement s = b.createStatement()) {
+                    s.executeQuery("SELECT 1");
+                }
+            }).as("nothing new is handed out").isInstanceOf(SQLTransientConnectionException.class);
+            assertThat(checkpoint).as("still waiting for A's transaction").isNotDone();
+            a.commit();
+            a.close();
+            checkpoint.get(30, TimeUnit.SECONDS);
+            assertThat(ds.getPool().stats().total()).isZero();
+            assertThat(backends()).as("no backend of the pool survives the checkpoint").isZero();
+            assertThat(lifecycle.isRunning()).isFalse();
+
+            lifecycle.start();
+            assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.ACTIVE);
+            try (Connection b = ds.getConnection(); Statement s = b.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT count(*) FROM loompool_crac WHERE note = '" + note + "'")) {
+                rs.next();
+                assertThat(rs.getInt(1)).as("A's commit landed").isEqualTo(1);
+            }
+            assertThat(ds.isRunning()).as("the same pool, no restart").isTrue();
+        });
+    }
+
+    @Test
+    void aPoolHeldInactiveByAnOperatorStaysSoAfterTheRestore() {
+        runner.run(context -> {
+            LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
+            CheckpointRestore lifecycle = context.getBean(CheckpointRestore.class);
+            ds.getPool().deactivate();
+            lifecycle.stop();
+            lifecycle.start();
+            assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.INACTIVE);
+        });
+    }
+
+    @Test
+    void withoutCracOnTheClassPathThereIsNoCheckpointSupport() {
+        runner.withClassLoader(new FilteredClassLoader("org.crac"))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(CheckpointRestore.class));
+    }
+
+    private int backends() throws SQLException {
+        try (Connection c = DriverManager.getConnection(URL); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + app + "'")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+}
