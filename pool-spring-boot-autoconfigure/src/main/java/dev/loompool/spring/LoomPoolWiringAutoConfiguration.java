@@ -14,6 +14,7 @@ import org.springframework.boot.jdbc.DataSourceUnwrapper;
 import org.springframework.boot.jdbc.metadata.DataSourcePoolMetadataProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 
 /**
@@ -24,6 +25,7 @@ import org.springframework.context.annotation.Role;
  */
 @AutoConfiguration
 @ConditionalOnClass({DataSource.class, LoomPoolDataSource.class})
+@ImportRuntimeHints(LoomPoolRuntimeHints.class)
 public final class LoomPoolWiringAutoConfiguration {
 
     /** Static, and dependencies through providers: a post-processor is made before the other beans. */

@@ -1,0 +1,48 @@
+package dev.loompool.spring;
+
+import dev.loompool.jdbc.LoomPoolDataSource;
+import org.springframework.aot.hint.MemberCategory;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.aot.hint.TypeReference;
+import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegistrar;
+
+/**
+ * What loompool looks up by name at run time, declared for a native image: the fields behind its
+ * VarHandles, the drivers' own methods it reads the transaction state and resets sessions with
+ * (looked up by name, so that the core depends on no driver), the driver classes a
+ * {@code driver-class-name} may name, and the bean properties {@code loompool.*} binds onto.
+ */
+final class LoomPoolRuntimeHints implements RuntimeHintsRegistrar {
+
+    /** Classes of the core with a VarHandle on a field of their own. */
+    static final String[] VAR_HANDLE_HOLDERS = {"dev.loompool.PooledLease", "dev.loompool.jdbc.HandleLife",
+        "dev.loompool.jdbc.HandleWatch", "dev.loompool.jdbc.PhysicalConnection"};
+
+    /** Driver types whose public methods the core finds by name (WireState, SessionReset). */
+    static final String[] DRIVER_TYPES = {
+        "org.postgresql.core.BaseConnection", "org.postgresql.PGConnection", "org.postgresql.jdbc.PgConnection",
+        "org.mariadb.jdbc.Connection", "org.mariadb.jdbc.client.Context",
+        "com.mysql.cj.jdbc.JdbcConnection", "com.mysql.cj.jdbc.ConnectionImpl", "com.mysql.cj.Session",
+        "com.mysql.cj.protocol.ServerSession"};
+
+    /** Drivers a driver-class-name may name, made by their public constructor. */
+    static final String[] DRIVERS = {"org.postgresql.Driver", "org.mariadb.jdbc.Driver", "com.mysql.cj.jdbc.Driver",
+        "org.h2.Driver", "org.hsqldb.jdbc.JDBCDriver"};
+
+    @Override
+    public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
+        for (String type : VAR_HANDLE_HOLDERS) {
+            hints.reflection().registerType(TypeReference.of(type), MemberCategory.ACCESS_DECLARED_FIELDS);
+        }
+        for (String type : DRIVER_TYPES) {
+            hints.reflection().registerType(TypeReference.of(type), MemberCategory.INVOKE_PUBLIC_METHODS);
+        }
+        for (String type : DRIVERS) {
+            hints.reflection().registerType(TypeReference.of(type), MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
+        }
+        BindableRuntimeHintsRegistrar.forTypes(LoomPoolDataSource.class).registerHints(hints, classLoader);
+        // Bound as an instance, but its constructor would make Boot's registrar take it for a value object.
+        hints.reflection().registerType(PoolKeys.CircuitBreakerKeys.class, MemberCategory.INVOKE_PUBLIC_METHODS);
+    }
+}
