@@ -336,6 +336,12 @@ final class DefaultPool<T> implements Pool<T> {
     public void deactivate() {
         circuit.moveTo(CircuitBreakerState.INACTIVE);
         slots.wakeAll(Signal.UNAVAILABLE);
+        if (housekeeper != null) {
+            // As after a failure: the idle resources are checked at once, not at the next interval.
+            // Nothing else reaches them while the circuit is open (an acquire is refused), so this is
+            // also how the ones marked for eviction go (checkpoint/restore closes every connection so).
+            housekeeper.checkIdleSoon();
+        }
     }
 
     ServiceUnavailableException unavailable(CircuitBreakerState state) {

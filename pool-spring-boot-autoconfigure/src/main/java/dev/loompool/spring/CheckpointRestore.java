@@ -10,7 +10,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.Lifecycle;
+import org.springframework.context.event.ContextClosedEvent;
 
 /**
  * Checkpoint and restore (CRaC) for every loompool of the context, as Boot's
@@ -22,7 +24,7 @@ import org.springframework.context.Lifecycle;
  * no restart of the context. A pool whose circuit was not ACTIVE before the checkpoint (held by an
  * operator, or open in an outage) is left to whoever moves it.
  */
-final class CheckpointRestore implements Lifecycle {
+final class CheckpointRestore implements Lifecycle, ApplicationListener<ContextClosedEvent> {
 
     private static final Log logger = LogFactory.getLog(CheckpointRestore.class);
     private static final long POLL_MILLIS = 10;
@@ -31,13 +33,24 @@ final class CheckpointRestore implements Lifecycle {
     /** The pools this lifecycle stopped and must start again; empty while running. */
     private final List<LoomPoolDataSource> stopped = new ArrayList<>();
     private volatile boolean running = true;
+    /** The context is closing: its pools close right after, with nothing to wait for here. */
+    private volatile boolean closing;
 
     CheckpointRestore(ListableBeanFactory beans) {
         this.beans = beans;
     }
 
     @Override
+    public void onApplicationEvent(ContextClosedEvent event) {
+        closing = true; // published before the lifecycle beans are stopped
+    }
+
+    @Override
     public void stop() {
+        if (closing) {
+            running = false;
+            return;
+        }
         for (LoomPoolDataSource ds : PoolWiring.pools(beans).values()) {
             if (ds.isRunning() && ds.getPool().state() == CircuitBreakerState.ACTIVE) {
                 ds.getPool().deactivate();
@@ -64,15 +77,24 @@ final class CheckpointRestore implements Lifecycle {
         return running;
     }
 
+    /**
+     * Marks the idle connections for eviction and has them checked: with the circuit open no
+     * acquire reaches them, and opening it (again) by hand checks the idle ones at once.
+     */
+    private static void evictIdle(LoomPoolDataSource ds) {
+        ds.evictIdle();
+        ds.getPool().deactivate();
+    }
+
     private static void closeEveryConnection(LoomPoolDataSource ds) {
         Pool<?> pool = ds.getPool();
         Duration timeout = ds.getAcquireTimeout();
         long deadline = System.nanoTime() + timeout.toNanos();
-        ds.evictIdle();
+        evictIdle(ds);
         try {
             while (pool.stats().total() > 0 && System.nanoTime() - deadline < 0) {
                 TimeUnit.MILLISECONDS.sleep(POLL_MILLIS);
-                ds.evictIdle(); // the ones given back since
+                evictIdle(ds); // the ones given back since
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

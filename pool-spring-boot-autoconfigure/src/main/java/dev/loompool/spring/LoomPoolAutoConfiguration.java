@@ -6,15 +6,18 @@ import dev.loompool.jdbc.LoomPoolDataSource;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
 import org.springframework.core.env.Environment;
 
 /**
@@ -31,6 +34,24 @@ import org.springframework.core.env.Environment;
 @Conditional(OnBootWouldBuildAPool.class)
 @EnableConfigurationProperties(DataSourceProperties.class)
 public final class LoomPoolAutoConfiguration {
+
+    /**
+     * Boot's own {@code spring.datasource.connection-fetch=lazy}, which Boot applies only to a pool
+     * of its own making: the auto-configured loompool is wrapped in the same
+     * {@code LazyConnectionDataSourceProxy}. Redundant with loompool's own lazy binding, but the
+     * user asked for it.
+     */
+    @Bean
+    @ConditionalOnProperty(name = "spring.datasource.connection-fetch", havingValue = "lazy")
+    static BeanPostProcessor loomPoolLazyConnectionFetch() {
+        return new BeanPostProcessor() {
+            @Override
+            public Object postProcessAfterInitialization(Object bean, String beanName) {
+                return "dataSource".equals(beanName) && bean instanceof LoomPoolDataSource ds
+                        ? new LazyConnectionDataSourceProxy(ds) : bean;
+            }
+        };
+    }
 
     /**
      * {@code loompool.*} is bound onto the pool itself; the connection comes from the connection

@@ -19,6 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.support.AbstractBeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.DataSourceBuilder;
+import org.springframework.boot.jdbc.DataSourceUnwrapper;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcClientAutoConfiguration;
@@ -38,7 +39,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * A connection used inside a Spring transaction stays on one physical connection until the
  * transaction completes, for @Transactional, JdbcTemplate, JdbcClient and TransactionTemplate; and
  * REQUIRES_NEW gets a physical connection of its own. On H2, and on PostgreSQL when it answers; on
- * the auto-configured pool and on one the application builds itself with DataSourceBuilder.
+ * the auto-configured pool, on one the application builds itself with DataSourceBuilder, and with
+ * Boot's own lazy connection fetch wrapped around the pool.
  */
 class TransactionPinningTest {
 
@@ -47,6 +49,8 @@ class TransactionPinningTest {
 
     /** The suffix of the runs on a pool the application defines itself instead of the auto-configured one. */
     private static final String OWN_POOL = "-own-pool";
+    /** The suffix of the runs with Boot's own lazy connection fetch on top (spring.datasource.connection-fetch=lazy). */
+    private static final String LAZY_FETCH = "-lazy-fetch";
 
     private ApplicationContextRunner runner(String database) {
         String url;
@@ -69,6 +73,9 @@ class TransactionPinningTest {
                 .withBean("sessionSql", String.class, () -> sessionSql)
                 .withBean("table", String.class, () -> table)
                 .withPropertyValues("spring.datasource.url=" + url, "loompool.max-size=4", "loompool.min-size=0");
+        if (database.endsWith(LAZY_FETCH)) {
+            return runner.withPropertyValues("spring.datasource.connection-fetch=lazy");
+        }
         if (!database.endsWith(OWN_POOL)) {
             return runner;
         }
@@ -79,6 +86,15 @@ class TransactionPinningTest {
             own.setMinSize(0);
             return own;
         }, definition -> ((AbstractBeanDefinition) definition).setDestroyMethodName("close"));
+    }
+
+    /** The pool behind the data source bean, which Boot's lazy connection fetch wraps in a proxy. */
+    private static LoomPoolDataSource pool(org.springframework.context.ApplicationContext context, String database) {
+        DataSource bean = context.getBean(DataSource.class);
+        assertThat(bean instanceof org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy)
+                .as("the data source bean is Boot's lazy proxy exactly in the lazy-fetch runs")
+                .isEqualTo(database.endsWith(LAZY_FETCH));
+        return DataSourceUnwrapper.unwrap(bean, LoomPoolDataSource.class);
     }
 
     private static void requirePostgres(String url) {
@@ -93,7 +109,7 @@ class TransactionPinningTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres", "h2" + OWN_POOL, "postgres" + OWN_POOL})
+    @ValueSource(strings = {"h2", "postgres", "h2" + OWN_POOL, "postgres" + OWN_POOL, "h2" + LAZY_FETCH, "postgres" + LAZY_FETCH})
     void transactionalMethodsStayOnOnePhysicalConnectionAndPinForTheFramework(String database) {
         runner(database).run(context -> {
             Services services = context.getBean(Services.class);
@@ -102,13 +118,13 @@ class TransactionPinningTest {
             assertThat(seen.get(0)).as("both statements on one session").isEqualTo(seen.get(1));
             assertThat(seen.get(2)).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.iterable(PinReason.class))
                     .contains(PinReason.FRAMEWORK_TRANSACTION, PinReason.TRANSACTION);
-            assertThat(context.getBean(LoomPoolDataSource.class).getPool().stats().inUse()).isZero();
+            assertThat(pool(context, database).getPool().stats().inUse()).isZero();
             assertThat(services.count()).isEqualTo(1);
         });
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres", "h2" + OWN_POOL, "postgres" + OWN_POOL})
+    @ValueSource(strings = {"h2", "postgres", "h2" + OWN_POOL, "postgres" + OWN_POOL, "h2" + LAZY_FETCH, "postgres" + LAZY_FETCH})
     void requiresNewSuspendsTheOuterTransactionAndGetsAnotherPhysicalConnection(String database) {
         runner(database).run(context -> {
             Services services = context.getBean(Services.class);
@@ -121,7 +137,7 @@ class TransactionPinningTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres", "h2" + OWN_POOL, "postgres" + OWN_POOL})
+    @ValueSource(strings = {"h2", "postgres", "h2" + OWN_POOL, "postgres" + OWN_POOL, "h2" + LAZY_FETCH, "postgres" + LAZY_FETCH})
     void transactionTemplateAndJdbcClientPinToo(String database) {
         runner(database).run(context -> {
             Services services = context.getBean(Services.class);
@@ -141,14 +157,14 @@ class TransactionPinningTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres", "h2" + OWN_POOL, "postgres" + OWN_POOL})
+    @ValueSource(strings = {"h2", "postgres", "h2" + OWN_POOL, "postgres" + OWN_POOL, "h2" + LAZY_FETCH, "postgres" + LAZY_FETCH})
     void aRolledBackTransactionLeavesNothingBehind(String database) {
         runner(database).run(context -> {
             Services services = context.getBean(Services.class);
             services.createTable();
             assertThatThrownBy(services::failing).isInstanceOf(IllegalStateException.class);
             assertThat(services.count()).isZero();
-            assertThat(context.getBean(LoomPoolDataSource.class).getPool().stats().inUse()).isZero();
+            assertThat(pool(context, database).getPool().stats().inUse()).isZero();
         });
     }
 
