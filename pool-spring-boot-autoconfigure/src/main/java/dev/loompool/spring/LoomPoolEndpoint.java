@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -76,7 +77,8 @@ public class LoomPoolEndpoint {
         try {
             target = CircuitBreakerState.valueOf(state.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException | NullPointerException e) {
-            throw new IllegalArgumentException("state must be one of ACTIVE, INACTIVE, RECOVERING, was " + state);
+            String reason = "state must be one of ACTIVE, INACTIVE, RECOVERING, was " + state;
+            throw new InvalidEndpointRequestException(reason, reason); // 400, not 500
         }
         switch (target) {
             case ACTIVE -> ds.getPool().activate();

@@ -110,7 +110,9 @@ class ObservabilityTest {
             assertThat(pool.toString()).doesNotContain("hunter2");
             assertThat(endpoint.pool("nope")).isNull();
             assertThat(endpoint.setState("orders", "inactive")).containsEntry("circuitBreaker", "INACTIVE");
-            assertThatThrownBy(() -> endpoint.setState("orders", "HALF_OPEN")).hasMessageContaining("ACTIVE, INACTIVE, RECOVERING");
+            assertThatThrownBy(() -> endpoint.setState("orders", "HALF_OPEN")).as("a 400 for the caller, not a 500")
+                    .isInstanceOf(org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException.class)
+                    .hasMessageContaining("ACTIVE, INACTIVE, RECOVERING");
             endpoint.setState("orders", "ACTIVE");
             assertThat(endpoint.evict("orders", "idle")).containsEntry("evicted", 2);
             assertThat(endpoint.evict("orders", "everything")).isNull();
