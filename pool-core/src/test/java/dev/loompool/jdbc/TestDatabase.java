@@ -8,10 +8,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * Where an integration test finds its real database (DESIGN.md §6): the environment variable,
- * else the local default. Without one the test is skipped, except under {@code CI=true}, where a
- * missing database fails the build. (Testcontainers, the third source, needs Docker, which this
- * project's machines do not run; it is not wired in yet.)
+ * Where an integration test finds its real database: the environment variable, else the local
+ * default, else a Testcontainers container when Docker answers ({@link TestContainers}). Without
+ * any the test is skipped, except under {@code CI=true}, where a missing database fails the build.
  */
 enum TestDatabase {
     POSTGRES("LOOMPOOL_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"),
@@ -42,8 +41,12 @@ enum TestDatabase {
             c.isValid(3);
             return url;
         } catch (SQLException e) {
+            String container = System.getenv(variable) == null ? TestContainers.url(this) : null;
+            if (container != null) {
+                return container;
+            }
             String why = name() + " is not reachable at " + JdbcUrls.redact(url) + " (" + e.getMessage()
-                    + "); set " + variable + " or start the server";
+                    + "), and Docker does not answer for a container; set " + variable + " or start the server";
             if ("true".equalsIgnoreCase(System.getenv("CI"))) {
                 throw new AssertionError(why, e);
             }
