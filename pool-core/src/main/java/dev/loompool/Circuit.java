@@ -33,8 +33,10 @@ final class Circuit {
     /** Failures since the last success, and the last one: for the log line when the circuit opens. */
     private final AtomicInteger failuresInRow = new AtomicInteger();
     private volatile Throwable lastFailure;
-    /** INACTIVE set by hand (no failure led to it): callers are told so, not of an outage. */
+    /** INACTIVE set by hand, not by the strategy after failures: callers are told so, not of an outage. */
     private volatile boolean heldByHand;
+    /** The thread inside the strategy's reportFailure: a deactivate() from it is the strategy's opening. */
+    private volatile Thread reportingFailure;
     /** Whether a strategy failure was logged at ERROR already; the later ones go to DEBUG. */
     private final AtomicBoolean strategyFailureLogged = new AtomicBoolean();
 
@@ -130,10 +132,13 @@ final class Circuit {
     }
 
     private void reportFailure(Throwable error) {
+        reportingFailure = Thread.currentThread();
         try {
             strategy.reportFailure(pool, error);
         } catch (RuntimeException | Error e) {
             strategyFailed("reportFailure", e);
+        } finally {
+            reportingFailure = null;
         }
     }
 
@@ -154,8 +159,10 @@ final class Circuit {
         }
         heldByHand = false;
         if (to == CircuitBreakerState.INACTIVE) {
-            Throwable cause = lastFailure;
-            heldByHand = cause == null;
+            // Decided by who opens it, not by whether a failure was seen: lastFailure may be an old
+            // one (a retired connection) that the strategy did not count.
+            heldByHand = reportingFailure != Thread.currentThread();
+            Throwable cause = heldByHand ? null : lastFailure;
             outageLog.opened(from, failuresInRow.getAndSet(0), cause);
             lastFailure = null;
         } else if (to == CircuitBreakerState.ACTIVE) {

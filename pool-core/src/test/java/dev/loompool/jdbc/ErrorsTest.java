@@ -133,6 +133,29 @@ class ErrorsTest extends StubSupport {
     }
 
     @Test
+    void aCircuitOpenedByHandAfterAConnectionWasRetiredStillSaysByHand() throws SQLException {
+        dev.loompool.ManualClockAccess clock = new dev.loompool.ManualClockAccess();
+        LoomPoolDataSource ds = dataSource();
+        ds.setClock(clock);
+        ds.setMaxLifetime(Duration.ofSeconds(1));
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            BindingTest.query(c, "SELECT 1");
+            clock.advance(Duration.ofSeconds(2));
+            c.commit(); // given back past its lifetime: retired, which the breaker does not count
+        }
+        try (Connection c = ds.getConnection()) {
+            BindingTest.query(c, "SELECT 1");
+        }
+        ds.getPool().deactivate();
+        assertThatThrownBy(() -> {
+            try (Connection c = ds.getConnection()) {
+                BindingTest.query(c, "SELECT 1");
+            }
+        }).hasMessageContaining("set INACTIVE by hand").hasMessageNotContaining("connection failures");
+    }
+
+    @Test
     void anAcquireTimeoutNamesThePoolAndItsCounts() throws SQLException {
         LoomPoolDataSource ds = dataSource();
         ds.setMaxSize(1);

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.Lifecycle;
 import org.springframework.context.event.ContextClosedEvent;
@@ -19,8 +19,8 @@ import org.springframework.context.event.ContextClosedEvent;
  * {@code HikariCheckpointRestoreLifecycle} does for Hikari. Spring stops the context's lifecycle
  * beans before a checkpoint and starts them after the restore. On stop each running pool stops
  * handing out connections (its circuit is set INACTIVE, so a caller fails fast instead of opening a
- * socket the checkpoint would freeze), waits up to its acquire timeout for the connections in use to
- * come back, and closes every physical connection. On start it opens them again (min-size), with
+ * socket the checkpoint would freeze), waits up to its acquire timeout (at least its validation
+ * timeout) for the connections in use to come back, and closes every physical connection. On start it opens them again (min-size), with
  * no restart of the context. A pool whose circuit was not ACTIVE before the checkpoint (held by an
  * operator, or open in an outage) is left to whoever moves it.
  */
@@ -29,20 +29,22 @@ final class CheckpointRestore implements Lifecycle, ApplicationListener<ContextC
     private static final Log logger = LogFactory.getLog(CheckpointRestore.class);
     private static final long POLL_MILLIS = 10;
 
-    private final ListableBeanFactory beans;
+    private final ApplicationContext context;
     /** The pools this lifecycle stopped and must start again; empty while running. */
     private final List<LoomPoolDataSource> stopped = new ArrayList<>();
     private volatile boolean running = true;
     /** The context is closing: its pools close right after, with nothing to wait for here. */
     private volatile boolean closing;
 
-    CheckpointRestore(ListableBeanFactory beans) {
-        this.beans = beans;
+    CheckpointRestore(ApplicationContext context) {
+        this.context = context;
     }
 
     @Override
     public void onApplicationEvent(ContextClosedEvent event) {
-        closing = true; // published before the lifecycle beans are stopped
+        if (event.getApplicationContext() == context) { // a child context's close reaches us too
+            closing = true; // published before the lifecycle beans are stopped
+        }
     }
 
     @Override
@@ -51,7 +53,7 @@ final class CheckpointRestore implements Lifecycle, ApplicationListener<ContextC
             running = false;
             return;
         }
-        for (LoomPoolDataSource ds : PoolWiring.pools(beans).values()) {
+        for (LoomPoolDataSource ds : PoolWiring.pools(context).values()) {
             if (ds.isRunning() && ds.getPool().state() == CircuitBreakerState.ACTIVE) {
                 ds.getPool().deactivate();
                 stopped.add(ds);
@@ -88,7 +90,9 @@ final class CheckpointRestore implements Lifecycle, ApplicationListener<ContextC
 
     private static void closeEveryConnection(LoomPoolDataSource ds) {
         Pool<?> pool = ds.getPool();
-        Duration timeout = ds.getAcquireTimeout();
+        // At least the validation timeout: closing an idle connection goes through the idle check.
+        Duration timeout = ds.getAcquireTimeout().compareTo(ds.getValidationTimeout()) > 0
+                ? ds.getAcquireTimeout() : ds.getValidationTimeout();
         long deadline = System.nanoTime() + timeout.toNanos();
         evictIdle(ds);
         try {
@@ -100,9 +104,9 @@ final class CheckpointRestore implements Lifecycle, ApplicationListener<ContextC
             Thread.currentThread().interrupt();
         }
         if (pool.stats().total() > 0) {
-            logger.warn("loompool '" + ds.getPoolName() + "': " + pool.stats().inUse() + " connection(s) still in use "
-                    + timeout.toMillis() + " ms after the checkpoint began (" + pool.stats() + "); they stay open,"
-                    + " and the checkpoint may fail on their sockets");
+            logger.warn("loompool '" + ds.getPoolName() + "': " + pool.stats().total() + " connection(s) still open "
+                    + timeout.toMillis() + " ms after the checkpoint began (" + pool.stats() + "); the checkpoint may"
+                    + " fail on their sockets");
         } else {
             logger.info("loompool '" + ds.getPoolName() + "': every connection closed for the checkpoint");
         }

@@ -6,7 +6,11 @@ import dev.loompool.jdbc.LoomPoolDataSource;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -43,14 +47,30 @@ public final class LoomPoolAutoConfiguration {
      */
     @Bean
     @ConditionalOnProperty(name = "spring.datasource.connection-fetch", havingValue = "lazy")
-    static BeanPostProcessor loomPoolLazyConnectionFetch() {
-        return new BeanPostProcessor() {
-            @Override
-            public Object postProcessAfterInitialization(Object bean, String beanName) {
-                return "dataSource".equals(beanName) && bean instanceof LoomPoolDataSource ds
-                        ? new LazyConnectionDataSourceProxy(ds) : bean;
+    static LazyConnectionFetch loomPoolLazyConnectionFetch() {
+        return new LazyConnectionFetch();
+    }
+
+    /** Wraps the auto-configured pool only: a pool the application defines is its own business, as with Boot. */
+    static final class LazyConnectionFetch implements BeanPostProcessor, BeanFactoryAware {
+
+        private ConfigurableListableBeanFactory beans;
+
+        @Override
+        public void setBeanFactory(BeanFactory beanFactory) {
+            beans = (ConfigurableListableBeanFactory) beanFactory;
+        }
+
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            if (bean instanceof LoomPoolDataSource ds && beans.containsBeanDefinition(beanName)
+                    && beans.getMergedBeanDefinition(beanName) instanceof RootBeanDefinition definition
+                    && definition.getResolvedFactoryMethod() != null
+                    && definition.getResolvedFactoryMethod().getDeclaringClass() == LoomPoolAutoConfiguration.class) {
+                return new LazyConnectionDataSourceProxy(ds);
             }
-        };
+            return bean;
+        }
     }
 
     /**

@@ -4,6 +4,11 @@ import dev.loompool.jdbc.LoomPoolDataSource;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.config.MeterFilter;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -26,10 +31,12 @@ public final class LoomPoolMetricsAutoConfiguration {
 
     /**
      * Boot's own {@code jdbc.connections.*} gauges name a data source after its bean ({@code dataSource});
-     * a loompool's carry the pool's name instead, as its {@code db.client.connection.*} meters do.
+     * a loompool's carry the pool's name instead, as its {@code db.client.connection.*} meters do. Only
+     * where that is unambiguous: never onto a name another data source's gauges already use, and
+     * not when Boot gives two beans the same name ({@code orders} and {@code ordersDataSource}).
      */
     @Bean
-    MeterFilter loomPoolJdbcConnectionsName(ObjectProvider<PoolWiring> wiring) {
+    MeterFilter loomPoolJdbcConnectionsName(ObjectProvider<PoolWiring> wiring, ListableBeanFactory beans) {
         return new MeterFilter() {
             @Override
             public Meter.Id map(Meter.Id id) {
@@ -39,7 +46,15 @@ public final class LoomPoolMetricsAutoConfiguration {
                 PoolWiring pools = wiring.getIfAvailable();
                 String bootName = id.getTag("name");
                 String poolName = pools == null ? null : pools.poolNameForBootMeterName(bootName);
-                return poolName == null || poolName.equals(bootName) ? id : id.replaceTags(Tags.of(id.getTags()).and("name", poolName));
+                if (poolName == null || poolName.equals(bootName)) {
+                    return id;
+                }
+                List<String> bootNames = Arrays.stream(beans.getBeanNamesForType(DataSource.class, true, false))
+                        .map(PoolWiring::bootMeterName).toList();
+                if (Collections.frequency(bootNames, bootName) != 1 || bootNames.contains(poolName)) {
+                    return id;
+                }
+                return id.replaceTags(Tags.of(id.getTags()).and("name", poolName));
             }
         };
     }

@@ -6,12 +6,12 @@ import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnCheckpointRestore;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.jdbc.DataSourceUnwrapper;
 import org.springframework.boot.jdbc.metadata.DataSourcePoolMetadataProvider;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ImportRuntimeHints;
@@ -46,8 +46,8 @@ public final class LoomPoolWiringAutoConfiguration {
     /** Only where checkpoint/restore can happen (org.crac on the class path), as for Boot's Hikari. */
     @Bean
     @ConditionalOnCheckpointRestore
-    CheckpointRestore loomPoolCheckpointRestore(ListableBeanFactory beans) {
-        return new CheckpointRestore(beans);
+    CheckpointRestore loomPoolCheckpointRestore(ApplicationContext context) {
+        return new CheckpointRestore(context);
     }
 
     @Configuration(proxyBeanMethods = false)

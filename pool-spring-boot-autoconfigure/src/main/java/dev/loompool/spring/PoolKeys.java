@@ -1,14 +1,22 @@
 package dev.loompool.spring;
 
 import dev.loompool.jdbc.LoomPoolDataSource;
+import java.beans.PropertyDescriptor;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import org.springframework.beans.BeanUtils;
 import org.springframework.boot.context.properties.bind.AbstractBindHandler;
 import org.springframework.boot.context.properties.bind.BindContext;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyState;
 import org.springframework.core.env.Environment;
 
 /**
@@ -24,11 +32,20 @@ final class PoolKeys {
     /**
      * Bean properties that are not {@code loompool.*} keys: the connection comes from
      * {@code spring.datasource.*} or a {@code JdbcConnectionDetails} bean, credentials from a bean,
-     * the breaker has its nested keys, and the rest is wiring.
+     * the breaker has its nested keys, and the rest is wiring. Setting one fails, naming where it goes.
      */
-    static final Set<String> NOT_KEYS = Set.of("jdbc-url", "url", "username", "password", "driver-class-name",
-            "credentials-supplier", "bind-observer", "log-writer", "login-timeout",
-            "circuit-breaker-failure-threshold", "circuit-breaker-open-duration");
+    static final Map<String, String> NOT_KEYS = Map.ofEntries(
+            Map.entry("jdbc-url", "spring.datasource.url"), Map.entry("url", "spring.datasource.url"),
+            Map.entry("username", "spring.datasource.username"), Map.entry("password", "spring.datasource.password"),
+            Map.entry("driver-class-name", "spring.datasource.driver-class-name"),
+            Map.entry("credentials-supplier", "a Supplier<Credentials> bean"),
+            Map.entry("bind-observer", "a BindObserver bean"), Map.entry("log-writer", "nothing (not used)"),
+            Map.entry("login-timeout", "spring.datasource.url (the driver's connect timeout)"),
+            Map.entry("circuit-breaker-failure-threshold", "loompool.circuit-breaker.failure-threshold"),
+            Map.entry("circuit-breaker-open-duration", "loompool.circuit-breaker.open-duration"));
+
+    /** The keys: the pool's writable bean properties, but for the ones above. Getters alone are never bound into. */
+    static final Set<String> KEYS = keys();
 
     private PoolKeys() {
     }
@@ -63,15 +80,48 @@ final class PoolKeys {
         return names.toString();
     }
 
-    /** Leaves the bean properties that are not keys alone. */
+    private static Set<String> keys() {
+        Set<String> keys = new TreeSet<>();
+        for (PropertyDescriptor p : BeanUtils.getPropertyDescriptors(LoomPoolDataSource.class)) {
+            String key = DataObjectPropertyName.toDashedForm(p.getName());
+            if (p.getWriteMethod() != null && !NOT_KEYS.containsKey(key)) {
+                keys.add(key);
+            }
+        }
+        return Collections.unmodifiableSet(keys);
+    }
+
+    /**
+     * Binds the keys only: a getter-only property ({@code connection}, {@code pool}) must never be
+     * bound into (the binder would call the getter), and a property that is not a key, set under
+     * {@code loompool.}, fails instead of being ignored.
+     */
     private static final class OnlyPoolKeys extends AbstractBindHandler {
 
         @Override
         public <T> Bindable<T> onStart(ConfigurationPropertyName name, Bindable<T> target, BindContext context) {
-            if (context.getDepth() == 1 && NOT_KEYS.contains(name.getLastElement(ConfigurationPropertyName.Form.DASHED))) {
-                return null;
+            if (context.getDepth() != 1) {
+                return target;
             }
-            return target;
+            String key = name.getLastElement(ConfigurationPropertyName.Form.DASHED);
+            if (KEYS.contains(key)) {
+                return target;
+            }
+            String instead = NOT_KEYS.get(key);
+            if (instead != null && isSet(name, context)) {
+                throw new IllegalArgumentException(name + " is not a loompool key; set " + instead + " instead");
+            }
+            return null;
+        }
+
+        private static boolean isSet(ConfigurationPropertyName name, BindContext context) {
+            for (ConfigurationPropertySource source : context.getSources()) {
+                if (source.getConfigurationProperty(name) != null
+                        || source.containsDescendantOf(name) == ConfigurationPropertyState.PRESENT) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 

@@ -102,7 +102,7 @@ final class PoolWiring implements BeanPostProcessor {
     }
 
     /** As Boot's DataSourcePoolMetricsAutoConfiguration names a data source: its bean name without a "dataSource" suffix. */
-    private static String bootMeterName(String beanName) {
+    static String bootMeterName(String beanName) {
         String suffix = "datasource";
         if (beanName.length() > suffix.length() && beanName.toLowerCase(Locale.ROOT).endsWith(suffix)) {
             return beanName.substring(0, beanName.length() - suffix.length());

@@ -21,6 +21,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
 /**
  * Checkpoint/restore (CRaC) on the real PostgreSQL, driven the way Spring drives it: the lifecycle
@@ -90,6 +91,21 @@ class CheckpointRestoreTest {
                 assertThat(rs.getInt(1)).as("A's commit landed").isEqualTo(1);
             }
             assertThat(ds.isRunning()).as("the same pool, no restart").isTrue();
+        });
+    }
+
+    @Test
+    void aChildContextClosingIsNotTheApplicationClosing() {
+        runner.run(context -> {
+            LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
+            try (AnnotationConfigApplicationContext child = new AnnotationConfigApplicationContext()) {
+                child.setParent(context.getSourceApplicationContext());
+                child.refresh();
+            } // its ContextClosedEvent reaches the parent's listeners too
+            context.getBean(CheckpointRestore.class).stop();
+            assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.INACTIVE);
+            assertThat(ds.getPool().stats().total()).isZero();
+            assertThat(backends()).isZero();
         });
     }
 

@@ -63,7 +63,7 @@ class ConfigurationMetadataTest {
         TreeSet<String> bindable = new TreeSet<>();
         for (PropertyDescriptor p : Introspector.getBeanInfo(LoomPoolDataSource.class).getPropertyDescriptors()) {
             String key = p.getName().replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase();
-            if (p.getWriteMethod() != null && !PoolKeys.NOT_KEYS.contains(key)) {
+            if (p.getWriteMethod() != null && !PoolKeys.NOT_KEYS.containsKey(key)) {
                 bindable.add("loompool." + key);
             }
         }

@@ -180,6 +180,29 @@ class LoomPoolAutoConfigurationTest {
     }
 
     @Test
+    void aSettingUnderLoompoolThatBelongsElsewhereFailsNamingWhereItGoes() {
+        runner.withPropertyValues("loompool.password=hunter2").run(context -> {
+            FailureAnalysis analysis = new LoomPoolFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("loompool.password is not a loompool key")
+                    .contains("spring.datasource.password").doesNotContain("hunter2");
+        });
+        runner.withPropertyValues("loompool.circuit-breaker-failure-threshold=3").run(context -> {
+            FailureAnalysis analysis = new LoomPoolFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("loompool.circuit-breaker.failure-threshold");
+        });
+    }
+
+    @Test
+    void aKeyUnderAGetterOnlyPropertyIsNeverBoundIntoIt() {
+        // "connection", "pool": the binder would call getConnection() or getPool() to bind into them
+        runner.withPropertyValues("loompool.connection.schema=x", "loompool.pool.name=y", "loompool.max-size=3")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(LoomPoolDataSource.class).getMaxSize()).isEqualTo(3);
+                });
+    }
+
+    @Test
     void aWrongReleaseModeFailsBindingNamingTheKey() {
         runner.withPropertyValues("loompool.release-mode=SOMETIMES").run(context -> {
             assertThat(context).hasFailed();

@@ -85,6 +85,30 @@ class ObservabilityTest {
     }
 
     @Test
+    void bootsJdbcConnectionsGaugesAreNeverRenamedOntoAnotherDataSourcesName() {
+        // A loompool bean "dataSource" named "orders" beside a Hikari bean "orders": both keep Boot's names.
+        runner.withClassLoader(new org.springframework.boot.test.context.FilteredClassLoader("org.crac"))
+                .withBean("dataSource", LoomPoolDataSource.class, () -> {
+                    LoomPoolDataSource ds = new LoomPoolDataSource();
+                    ds.setJdbcUrl(LoomPoolAutoConfigurationTest.h2());
+                    ds.setPoolName("orders");
+                    ds.setMaxSize(7);
+                    return ds;
+                }, d -> d.setPrimary(true))
+                .withBean("orders", com.zaxxer.hikari.HikariDataSource.class, () -> {
+                    com.zaxxer.hikari.HikariDataSource ds = new com.zaxxer.hikari.HikariDataSource();
+                    ds.setJdbcUrl(LoomPoolAutoConfigurationTest.h2());
+                    ds.setMaximumPoolSize(3);
+                    return ds;
+                })
+                .run(context -> {
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(registry.find("jdbc.connections.max").tag("name", "orders").gauge().value()).isEqualTo(3);
+                    assertThat(registry.find("jdbc.connections.max").tag("name", "dataSource").gauge().value()).isEqualTo(7);
+                });
+    }
+
+    @Test
     void healthIsDownWhileTheCircuitIsOpenAndShowsTheCounts() {
         runner.run(context -> {
             LoomPoolHealthIndicator indicator = context.getBean(LoomPoolHealthIndicator.class);

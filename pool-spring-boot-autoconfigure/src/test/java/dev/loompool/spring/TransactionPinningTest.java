@@ -97,6 +97,13 @@ class TransactionPinningTest {
         return DataSourceUnwrapper.unwrap(bean, LoomPoolDataSource.class);
     }
 
+    @org.junit.jupiter.api.Test
+    void lazyConnectionFetchLeavesAPoolTheApplicationDefinesAlone() {
+        runner("h2" + OWN_POOL).withPropertyValues("spring.datasource.connection-fetch=lazy")
+                .run(context -> assertThat(context).hasNotFailed().getBean("dataSource")
+                        .isInstanceOf(LoomPoolDataSource.class));
+    }
+
     private static void requirePostgres(String url) {
         try (Connection c = DriverManager.getConnection(url)) {
             c.isValid(2);
