@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Assumptions;
  * default, else a Testcontainers container when Docker answers ({@link TestContainers}). Without
  * any the test is skipped, except under {@code CI=true}, where a missing database fails the build.
  */
-enum TestDatabase {
+public enum TestDatabase {
     POSTGRES("LOOMPOOL_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"),
     MARIADB("LOOMPOOL_TEST_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test?user=root");
 
@@ -27,7 +27,7 @@ enum TestDatabase {
     }
 
     /** The URL of a database that answers, or the test is skipped (failed under CI). */
-    String url() {
+    public String url() {
         return REACHABLE.computeIfAbsent(this, db -> db.find());
     }
 
@@ -56,7 +56,7 @@ enum TestDatabase {
     }
 
     /** A plain connection beside the pool, for looking at the server from outside. */
-    Connection admin() throws SQLException {
+    public Connection admin() throws SQLException {
         return DriverManager.getConnection(url());
     }
 }

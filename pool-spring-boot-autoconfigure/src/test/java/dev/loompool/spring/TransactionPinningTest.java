@@ -6,14 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.loompool.jdbc.LoomConnection;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.PinReason;
+import dev.loompool.jdbc.TestDatabase;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.support.AbstractBeanDefinition;
@@ -44,9 +43,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 class TransactionPinningTest {
 
-    private static final String POSTGRES = System.getenv().getOrDefault("LOOMPOOL_TEST_POSTGRES_URL",
-            "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
-
     /** The suffix of the runs on a pool the application defines itself instead of the auto-configured one. */
     private static final String OWN_POOL = "-own-pool";
     /** The suffix of the runs with Boot's own lazy connection fetch on top (spring.datasource.connection-fetch=lazy). */
@@ -59,8 +55,7 @@ class TransactionPinningTest {
             url = LoomPoolAutoConfigurationTest.h2();
             sessionSql = "SELECT SESSION_ID()";
         } else {
-            url = POSTGRES;
-            requirePostgres(url);
+            url = TestDatabase.POSTGRES.url(); // skipped without PostgreSQL, failed under CI
             sessionSql = "SELECT pg_backend_pid()";
         }
         String table = "pin_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
@@ -102,17 +97,6 @@ class TransactionPinningTest {
         runner("h2" + OWN_POOL).withPropertyValues("spring.datasource.connection-fetch=lazy")
                 .run(context -> assertThat(context).hasNotFailed().getBean("dataSource")
                         .isInstanceOf(LoomPoolDataSource.class));
-    }
-
-    private static void requirePostgres(String url) {
-        try (Connection c = DriverManager.getConnection(url)) {
-            c.isValid(2);
-        } catch (SQLException e) {
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                throw new AssertionError("PostgreSQL is not reachable under CI: " + e.getMessage(), e);
-            }
-            Assumptions.abort("PostgreSQL is not reachable: " + e.getMessage());
-        }
     }
 
     @ParameterizedTest
