@@ -1,5 +1,7 @@
 package dev.loompool;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -35,8 +37,8 @@ final class Circuit {
     private volatile Throwable lastFailure;
     /** INACTIVE set by hand, not by the strategy after failures: callers are told so, not of an outage. */
     private volatile boolean heldByHand;
-    /** The thread inside the strategy's reportFailure: a deactivate() from it is the strategy's opening. */
-    private volatile Thread reportingFailure;
+    /** The threads inside the strategy's reportFailure: a deactivate() from one of them is the strategy's opening. */
+    private final Set<Thread> reportingFailure = ConcurrentHashMap.newKeySet();
     /** Whether a strategy failure was logged at ERROR already; the later ones go to DEBUG. */
     private final AtomicBoolean strategyFailureLogged = new AtomicBoolean();
 
@@ -132,13 +134,14 @@ final class Circuit {
     }
 
     private void reportFailure(Throwable error) {
-        reportingFailure = Thread.currentThread();
+        Thread current = Thread.currentThread();
+        reportingFailure.add(current);
         try {
             strategy.reportFailure(pool, error);
         } catch (RuntimeException | Error e) {
             strategyFailed("reportFailure", e);
         } finally {
-            reportingFailure = null;
+            reportingFailure.remove(current);
         }
     }
 
@@ -161,7 +164,7 @@ final class Circuit {
         if (to == CircuitBreakerState.INACTIVE) {
             // Decided by who opens it, not by whether a failure was seen: lastFailure may be an old
             // one (a retired connection) that the strategy did not count.
-            heldByHand = reportingFailure != Thread.currentThread();
+            heldByHand = !reportingFailure.contains(Thread.currentThread());
             Throwable cause = heldByHand ? null : lastFailure;
             outageLog.opened(from, failuresInRow.getAndSet(0), cause);
             lastFailure = null;

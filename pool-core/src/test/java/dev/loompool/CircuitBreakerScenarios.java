@@ -52,6 +52,48 @@ abstract class CircuitBreakerScenarios extends ScenarioSupport {
     }
 
     @Test
+    void theStrategysOpeningIsNeverTakenForAHandHoldWhileAnotherFailureIsReportedBeside() throws Exception {
+        // The first failure's report opens the circuit, but only after a second report has come and gone.
+        java.util.concurrent.CountDownLatch firstInside = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch secondDone = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger reports = new java.util.concurrent.atomic.AtomicInteger();
+        CircuitBreakerStrategy opensLate = new CircuitBreakerStrategy() {
+            @Override
+            public void reportSuccess(Pool<?> pool) {
+            }
+
+            @Override
+            public void reportFailure(Pool<?> pool, Throwable error) {
+                if (reports.incrementAndGet() == 1) {
+                    firstInside.countDown();
+                    try {
+                        secondDone.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    pool.deactivate();
+                } else {
+                    secondDone.countDown();
+                }
+            }
+        };
+        Pool<Res> pool = track(builder().maxSize(2).circuitBreakerStrategy(opensLate).build());
+        factory.failNext(new java.io.IOException("refused")).failNext(new java.io.IOException("refused"));
+        Actor<Lease<Res>> first = start(pool::acquire);
+        firstInside.await();
+        Actor<Lease<Res>> second = start(pool::acquire);
+        assertThat(first.failure()).isNotNull();
+        assertThat(second.failure()).isNotNull();
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
+        assertThatThrownBy(pool::tryAcquire).isInstanceOfSatisfying(ServiceUnavailableException.class,
+                e -> assertThat(e.heldByHand()).as("opened by the strategy, after failures").isFalse());
+        pool.activate();
+        pool.deactivate();
+        assertThatThrownBy(pool::tryAcquire).isInstanceOfSatisfying(ServiceUnavailableException.class,
+                e -> assertThat(e.heldByHand()).isTrue());
+    }
+
+    @Test
     void deactivateWakesTheWaitersWithServiceUnavailable() throws Exception {
         Pool<Res> pool = pool(1);
         Lease<Res> held = pool.acquire();

@@ -20,7 +20,7 @@ import org.springframework.context.event.ContextClosedEvent;
  * beans before a checkpoint and starts them after the restore. On stop each running pool stops
  * handing out connections (its circuit is set INACTIVE, so a caller fails fast instead of opening a
  * socket the checkpoint would freeze), waits up to its acquire timeout (at least its validation
- * timeout) for the connections in use to come back, and closes every physical connection. On start it opens them again (min-size), with
+ * timeout, one second at least) for the connections in use to come back, and closes every physical connection. On start it opens them again (min-size), with
  * no restart of the context. A pool whose circuit was not ACTIVE before the checkpoint (held by an
  * operator, or open in an outage) is left to whoever moves it.
  */
@@ -90,9 +90,10 @@ final class CheckpointRestore implements Lifecycle, ApplicationListener<ContextC
 
     private static void closeEveryConnection(LoomPoolDataSource ds) {
         Pool<?> pool = ds.getPool();
-        // At least the validation timeout: closing an idle connection goes through the idle check.
-        Duration timeout = ds.getAcquireTimeout().compareTo(ds.getValidationTimeout()) > 0
-                ? ds.getAcquireTimeout() : ds.getValidationTimeout();
+        // At least the idle check's own timeout (isValid's, in whole seconds, one at least): closing
+        // an idle connection goes through that check.
+        Duration check = Duration.ofSeconds(Math.max(1, (ds.getValidationTimeout().toMillis() + 999) / 1000));
+        Duration timeout = ds.getAcquireTimeout().compareTo(check) > 0 ? ds.getAcquireTimeout() : check;
         long deadline = System.nanoTime() + timeout.toNanos();
         evictIdle(ds);
         try {

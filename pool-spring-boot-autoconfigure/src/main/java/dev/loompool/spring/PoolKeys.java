@@ -108,7 +108,10 @@ final class PoolKeys {
                 return target;
             }
             String instead = NOT_KEYS.get(key);
-            if (instead != null && isSet(name, context)) {
+            // LOOMPOOL_CIRCUIT_BREAKER_FAILURE_THRESHOLD reads as both the flat and the nested key: the nested one binds it.
+            boolean alsoTheRightKey = instead != null && instead.startsWith(PREFIX + ".")
+                    && isSet(ConfigurationPropertyName.of(instead), context);
+            if (instead != null && !alsoTheRightKey && isSet(name, context)) {
                 throw new IllegalArgumentException(name + " is not a loompool key; set " + instead + " instead");
             }
             return null;

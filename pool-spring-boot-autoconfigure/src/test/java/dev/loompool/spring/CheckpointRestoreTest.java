@@ -106,6 +106,21 @@ class CheckpointRestoreTest {
     }
 
     @Test
+    void withZeroTimeoutsTheCheckpointStillWaitsForTheIdleCheckThatClosesTheConnections() {
+        runner.withPropertyValues("loompool.acquire-timeout=0", "loompool.validation-timeout=0", "loompool.min-size=5")
+                .run(context -> {
+                    LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
+                    CheckpointRestore lifecycle = context.getBean(CheckpointRestore.class);
+                    for (int cycle = 0; cycle < 5; cycle++) {
+                        lifecycle.stop();
+                        assertThat(ds.getPool().stats().total()).as("cycle " + cycle).isZero();
+                        assertThat(backends()).as("cycle " + cycle).isZero();
+                        lifecycle.start();
+                    }
+                });
+    }
+
+    @Test
     void aPoolHeldInactiveByAnOperatorStaysSoAfterTheRestore() {
         runner.run(context -> {
             LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);

@@ -193,6 +193,20 @@ class LoomPoolAutoConfigurationTest {
     }
 
     @Test
+    void theNestedCircuitBreakerKeysBindFromEnvironmentVariablesInBothSpellings() {
+        for (String variable : new String[] {"LOOMPOOL_CIRCUIT_BREAKER_FAILURE_THRESHOLD", "LOOMPOOL_CIRCUITBREAKER_FAILURETHRESHOLD"}) {
+            runner.withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+                    new org.springframework.core.env.SystemEnvironmentPropertySource("test-systemEnvironment",
+                            java.util.Map.of(variable, "3"))))
+                    .run(context -> {
+                        assertThat(context).as(variable).hasNotFailed();
+                        assertThat(context.getBean(LoomPoolDataSource.class).getCircuitBreakerFailureThreshold())
+                                .as(variable).isEqualTo(3);
+                    });
+        }
+    }
+
+    @Test
     void aKeyUnderAGetterOnlyPropertyIsNeverBoundIntoIt() {
         // "connection", "pool": the binder would call getConnection() or getPool() to bind into them
         runner.withPropertyValues("loompool.connection.schema=x", "loompool.pool.name=y", "loompool.max-size=3")
