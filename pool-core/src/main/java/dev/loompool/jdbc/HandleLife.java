@@ -186,7 +186,7 @@ abstract class HandleLife extends HandleBasics {
     private SQLException endedError(HandleState s) {
         return s == HandleState.RECLAIMED
                 ? new SQLException("connection was reclaimed: its owner thread " + ownerThread().getName() + " ended and "
-                        + "no other thread used it for " + Housekeeping.PERIOD_MILLIS + " ms (pool '" + pool.name
+                        + "no other thread used it for " + Reclaimer.PERIOD_MILLIS + " ms (pool '" + pool.name
                         + "' has reclaimOnOwnerExit on); its transaction was rolled back", "08003")
                 : new SQLException("connection is closed", "08003");
     }

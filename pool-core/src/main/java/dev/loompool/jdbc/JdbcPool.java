@@ -43,7 +43,7 @@ final class JdbcPool {
     /** Reads SQL by the rules of this pool's database. */
     final SqlClassifier classifier;
     final Pool<PhysicalConnection> pool;
-    /** Every physical connection alive: what housekeeping scans, a registration per connect, not per handle. */
+    /** Every physical connection alive: what the reclaimer scans, a registration per connect, not per handle. */
     final Set<PhysicalConnection> connections = ConcurrentHashMap.newKeySet();
     /** Handles that have used a connection and have not ended: see {@link LoomPoolDataSource#getOpenHandles()}. */
     final LongAdder openHandles = new LongAdder();
@@ -57,7 +57,7 @@ final class JdbcPool {
     private final long idleTimeoutNanos;
     private final int minSize;
     private final String acquireTimeoutText;
-    private final Housekeeping housekeeping;
+    private final Reclaimer reclaimer;
 
     JdbcPool(LoomPoolDataSource config, ConnectionFactory factory, PoolClock clock) throws SQLException {
         this.name = config.getPoolName();
@@ -97,7 +97,7 @@ final class JdbcPool {
                     + e.getCause().getMessage(), e.getCause() instanceof SQLException s ? s.getSQLState() : "08001",
                     e.getCause()));
         }
-        this.housekeeping = new Housekeeping(this);
+        this.reclaimer = new Reclaimer(this);
     }
 
     // ---- callbacks of the generic pool ---------------------------------------------------------
@@ -364,9 +364,9 @@ final class JdbcPool {
         return marked;
     }
 
-    /** One housekeeping scan now (for tests). */
+    /** One reclaimer scan now (for tests). */
     void scanNow() {
-        housekeeping.scan();
+        reclaimer.scan();
     }
 
     SQLException closed(Throwable cause) {
@@ -374,7 +374,7 @@ final class JdbcPool {
     }
 
     void close() {
-        housekeeping.stop();
+        reclaimer.stop();
         try {
             pool.close();
         } catch (PoolException e) {

@@ -151,7 +151,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         return p == null ? 0 : p.reclaimed.get();
     }
 
-    /** Runs one housekeeping scan now, as the housekeeper's own would (for tests). */
+    /** Runs one reclaimer scan now, as its own periodic one would (for tests). */
     void scanNow() {
         JdbcPool p = running;
         if (p != null) {

@@ -72,7 +72,7 @@ final class PhysicalConnection {
     /** The housekeeper's own note: the lease it saw at its last scan while lent, the last holder while idle. */
     Object seenAtLastScan;
     /** The housekeeper's own note: the lent connection's handle's last user was seen ended. */
-    Housekeeping.OwnerExit ownerExit;
+    Reclaimer.OwnerExit ownerExit;
     volatile Throwable boundFrom;
     volatile boolean leakReported;
 

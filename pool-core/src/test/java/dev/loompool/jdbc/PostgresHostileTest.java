@@ -654,8 +654,8 @@ class PostgresHostileTest extends HostileSupport {
         LoomPoolDataSource ds = pg(1);
         ds.setAcquireTimeout(java.time.Duration.ofMillis(300));
         Connection raw = dropHandleKeepRaw(ds);
-        long scans = Housekeeping.scans.get();
-        for (int i = 0; i < 40 && Housekeeping.scans.get() < scans + 6; i++) {
+        long scans = Reclaimer.scans.get();
+        for (int i = 0; i < 40 && Reclaimer.scans.get() < scans + 6; i++) {
             System.gc();
             Thread.sleep(100);
         }

@@ -6,7 +6,7 @@ import java.time.Duration;
 /** The stub database with owner-exit reclaim on, its housekeeping period measured on a manual clock. */
 abstract class ReclaimSupport extends StubSupport {
 
-    static final Duration PERIOD = Duration.ofMillis(Housekeeping.PERIOD_MILLIS);
+    static final Duration PERIOD = Duration.ofMillis(Reclaimer.PERIOD_MILLIS);
 
     final ManualClockAccess clock = new ManualClockAccess();
 

@@ -1,8 +1,8 @@
 package dev.loompool.jdbc;
 
 import static dev.loompool.jdbc.BindingTest.query;
-import static dev.loompool.jdbc.HousekeepingWaits.awaitScans;
-import static dev.loompool.jdbc.HousekeepingWaits.gcUntil;
+import static dev.loompool.jdbc.ReclaimerWaits.awaitScans;
+import static dev.loompool.jdbc.ReclaimerWaits.gcUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

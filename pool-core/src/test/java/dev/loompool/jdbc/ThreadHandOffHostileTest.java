@@ -1,6 +1,6 @@
 package dev.loompool.jdbc;
 
-import static dev.loompool.jdbc.HousekeepingWaits.awaitScans;
+import static dev.loompool.jdbc.ReclaimerWaits.awaitScans;
 import static dev.loompool.jdbc.ReclaimTest.onThreadThatEnds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  *     and a watched handle the collector found dropped is counted down.</li>
  * </ul>
  */
-final class Housekeeping {
+final class Reclaimer {
 
-    private static final Logger log = LoggerFactory.getLogger(Housekeeping.class);
+    private static final Logger log = LoggerFactory.getLogger(Reclaimer.class);
     static final long PERIOD_MILLIS = 500;
     private static final long PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(PERIOD_MILLIS);
     /** Scans run, over all pools: lets tests wait for a scan instead of sleeping. */
@@ -46,7 +46,7 @@ final class Housekeeping {
     private final List<HandleWatch> watches = new ArrayList<>();
     private long scanNumber;
 
-    Housekeeping(JdbcPool pool) {
+    Reclaimer(JdbcPool pool) {
         this.pool = pool;
         this.executor = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread t = new Thread(task, "loompool-reclaimer-" + pool.name);
@@ -69,12 +69,12 @@ final class Housekeeping {
                 try {
                     look(p, now);
                 } catch (RuntimeException e) {
-                    log.error("pool '{}': housekeeping failed on {}", pool.name, p, pool.factory.secrets().mask(e));
+                    log.error("pool '{}': the reclaimer's scan failed on {}", pool.name, p, pool.factory.secrets().mask(e));
                 }
             }
             pollWatches();
         } catch (RuntimeException e) {
-            log.error("pool '{}': housekeeping failed", pool.name, pool.factory.secrets().mask(e));
+            log.error("pool '{}': the reclaimer's scan failed", pool.name, pool.factory.secrets().mask(e));
         } finally {
             scanning.unlock();
         }

@@ -5,16 +5,16 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /** Waits on the housekeeper and the collector instead of sleeping for a guessed time. */
-final class HousekeepingWaits {
+final class ReclaimerWaits {
 
-    private HousekeepingWaits() {
+    private ReclaimerWaits() {
     }
 
     /** Returns once {@code n} more housekeeping scans have run (over all pools). */
     static void awaitScans(int n) {
-        long target = Housekeeping.scans.get() + n;
+        long target = Reclaimer.scans.get() + n;
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (Housekeeping.scans.get() < target) {
+        while (Reclaimer.scans.get() < target) {
             if (System.nanoTime() - deadline > 0) {
                 throw new AssertionError("timed out waiting for " + n + " housekeeping scans");
             }

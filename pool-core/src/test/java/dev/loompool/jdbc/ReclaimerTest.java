@@ -9,7 +9,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** Idle timeout, max lifetime, validation before hand-out, leak detection, and the pin views. */
-class HousekeepingTest extends StubSupport {
+class ReclaimerTest extends StubSupport {
 
     private final ManualClockAccess clock = new ManualClockAccess();
 
@@ -84,8 +84,8 @@ class HousekeepingTest extends StubSupport {
             c.setAutoCommit(false);
             BindingTest.query(c, "SELECT 1");
             clock.advance(Duration.ofSeconds(11));
-            long scans = Housekeeping.scans.get();
-            eventually("two scans ran", () -> Housekeeping.scans.get() >= scans + 2);
+            long scans = Reclaimer.scans.get();
+            eventually("two scans ran", () -> Reclaimer.scans.get() >= scans + 2);
             c.commit();
         }
         eventually("the leak is reported", () -> leaks(ds) == 1);
