@@ -32,6 +32,22 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
     static final String POOL_NAME = "db.client.connection.pool.name";
     static final String STATE = "db.client.connection.state";
 
+    // The meters: OpenTelemetry's database-client names, then loompool's own (README, "Metrics").
+    static final String COUNT = "db.client.connection.count";
+    static final String MAX = "db.client.connection.max";
+    static final String IDLE_MIN = "db.client.connection.idle.min";
+    static final String PENDING_REQUESTS = "db.client.connection.pending_requests";
+    static final String CREATE_TIME = "db.client.connection.create_time";
+    static final String WAIT_TIME = "db.client.connection.wait_time";
+    static final String USE_TIME = "db.client.connection.use_time";
+    static final String TIMEOUTS = "db.client.connection.timeouts";
+    static final String HANDLES_OPEN = "loompool.handles.open";
+    static final String PINNED = "loompool.connections.pinned";
+    static final String RECLAIMED = "loompool.connections.reclaimed";
+    static final String BREAKER_STATE = "loompool.circuitbreaker.state";
+    static final String BREAKER_TRANSITIONS = "loompool.circuitbreaker.transitions";
+    static final String BREAKER_REJECTED = "loompool.circuitbreaker.rejected";
+
     private final LoomPoolDataSource dataSource;
     private final List<Meter> registered = new CopyOnWriteArrayList<>();
     private volatile MeterRegistry registry;
@@ -53,46 +69,46 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
         LoomPoolDataSource ds = dataSource;
         Tags poolTags = Tags.of(POOL_NAME, ds.getPoolName());
         tags = poolTags;
-        gauge(meterRegistry, "db.client.connection.count", "Connections by state", Tags.of(STATE, "idle"), ds,
+        gauge(meterRegistry, COUNT, "Connections by state", Tags.of(STATE, "idle"), ds,
                 d -> d.getPool().stats().idle());
-        gauge(meterRegistry, "db.client.connection.count", "Connections by state", Tags.of(STATE, "used"), ds,
+        gauge(meterRegistry, COUNT, "Connections by state", Tags.of(STATE, "used"), ds,
                 d -> d.getPool().stats().inUse());
-        gauge(meterRegistry, "db.client.connection.max", "The most connections allowed", Tags.empty(), ds,
+        gauge(meterRegistry, MAX, "The most connections allowed", Tags.empty(), ds,
                 d -> d.getPool().stats().maxSize());
-        gauge(meterRegistry, "db.client.connection.idle.min", "Connections kept even when idle", Tags.empty(), ds,
+        gauge(meterRegistry, IDLE_MIN, "Connections kept even when idle", Tags.empty(), ds,
                 d -> d.getPool().stats().minSize());
-        gauge(meterRegistry, "db.client.connection.pending_requests", "Requests waiting for a connection",
+        gauge(meterRegistry, PENDING_REQUESTS, "Requests waiting for a connection",
                 Tags.empty(), ds, d -> d.getPool().stats().pending());
-        gauge(meterRegistry, "loompool.handles.open",
+        gauge(meterRegistry, HANDLES_OPEN,
                 "Logical connections open that have used a physical connection, bound or not", Tags.empty(), ds,
                 LoomPoolDataSource::getOpenHandles);
         for (PinReason reason : PinReason.values()) {
-            gauge(meterRegistry, "loompool.connections.pinned", "Physical connections pinned, by reason",
+            gauge(meterRegistry, PINNED, "Physical connections pinned, by reason",
                     Tags.of("reason", lower(reason)), ds,
                     d -> d.getPinnedConnections().get(reason));
         }
         for (CircuitBreakerState state : CircuitBreakerState.values()) {
-            gauge(meterRegistry, "loompool.circuitbreaker.state", "1 for the circuit breaker's current state",
+            gauge(meterRegistry, BREAKER_STATE, "1 for the circuit breaker's current state",
                     Tags.of("state", lower(state)), ds, d -> d.getPool().state() == state ? 1 : 0);
         }
-        registered.add(FunctionCounter.builder("loompool.connections.reclaimed", ds,
+        registered.add(FunctionCounter.builder(RECLAIMED, ds,
                         LoomPoolDataSource::getReclaimedConnections)
                 .description("Connections reclaimed from handles dropped without close, "
                         + "or (reclaimOnOwnerExit) whose last user's thread ended")
                 .tags(poolTags).register(meterRegistry));
-        createTime = keep(Timer.builder("db.client.connection.create_time").description("Time to open a connection")
+        createTime = keep(Timer.builder(CREATE_TIME).description("Time to open a connection")
                 .tags(poolTags).register(meterRegistry));
-        waitTime = keep(Timer.builder("db.client.connection.wait_time").description("Time to get a connection")
+        waitTime = keep(Timer.builder(WAIT_TIME).description("Time to get a connection")
                 .tags(poolTags).register(meterRegistry));
         Long early;
         while ((early = createdBeforeBinding.poll()) != null) {
             createTime.record(early, TimeUnit.NANOSECONDS);
         }
-        useTime = keep(Timer.builder("db.client.connection.use_time").description("Time a connection stays bound")
+        useTime = keep(Timer.builder(USE_TIME).description("Time a connection stays bound")
                 .tags(poolTags).register(meterRegistry));
-        timeouts = keep(Counter.builder("db.client.connection.timeouts").description("Acquire timeouts")
+        timeouts = keep(Counter.builder(TIMEOUTS).description("Acquire timeouts")
                 .tags(poolTags).register(meterRegistry));
-        rejected = keep(Counter.builder("loompool.circuitbreaker.rejected")
+        rejected = keep(Counter.builder(BREAKER_REJECTED)
                 .description("Requests failed at once by the open circuit breaker").tags(poolTags).register(meterRegistry));
         // Every legal pair up front: dashboards can rate() them from zero, before the first change.
         for (CircuitBreakerState from : CircuitBreakerState.values()) {
@@ -106,7 +122,7 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
     }
 
     private Counter transitions(MeterRegistry r, CircuitBreakerState from, CircuitBreakerState to) {
-        return Counter.builder("loompool.circuitbreaker.transitions").description("Circuit breaker state changes")
+        return Counter.builder(BREAKER_TRANSITIONS).description("Circuit breaker state changes")
                 .tags(tags.and("from", lower(from), "to", lower(to))).register(r);
     }
 
