@@ -8,8 +8,8 @@ import java.sql.SQLException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** Idle timeout, max lifetime, validation before hand-out, leak detection, and the pin views. */
-class ReclaimerTest extends StubSupport {
+/** Housekeeping as seen through the JDBC layer: idle timeout, max lifetime, validation before hand-out, leak detection, and the pin views. */
+class HousekeepingTest extends StubSupport {
 
     private final ManualClockAccess clock = new ManualClockAccess();
 
