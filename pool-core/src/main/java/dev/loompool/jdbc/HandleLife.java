@@ -23,9 +23,9 @@ import java.util.concurrent.locks.LockSupport;
  * thread that starts using it changes the owner by compare-and-set too, so exactly one of them
  * wins: a reclaim never starts under a call, and a call never starts under a reclaim.
  */
-abstract class HandleLife extends HandleBasics {
+abstract class HandleLife {
 
-    private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", Object.class);
+    private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", HandleStage.class);
     private static final VarHandle OWNER = Fields.varHandle(MethodHandles.lookup(), "owner", Object.class);
     private static final VarHandle PHYSICAL = Fields.varHandle(MethodHandles.lookup(), "physical", PhysicalConnection.class);
 
@@ -38,25 +38,38 @@ abstract class HandleLife extends HandleBasics {
     @SuppressWarnings("unused") // accessed through OWNER
     private volatile Object owner;
     /**
-     * Null while open, so the constructor writes no fence; a {@link HandleWatch} while open and
-     * under watch; then {@link HandleState#CLOSED} or {@link HandleState#RECLAIMED}. Through STATE.
+     * {@link HandleState#OPEN}, then {@link HandleWatch} (open, under watch), then
+     * {@link HandleState#CLOSED} or {@link HandleState#RECLAIMED}; moved by compare-and-set through STATE.
      */
     @SuppressWarnings("unused")
-    private Object state;
+    private HandleStage state = HandleState.OPEN;
     /** The connection bound now: plain for its own thread; read and cleared through PHYSICAL by close and the reclaimer. */
     PhysicalConnection physical;
     /** It has used a connection, and so counts in the pool's open handles until it ends. */
     private boolean counted;
     /** The reclaimer took its connection from under it: the next call settles that (reclaimedUnderUse). */
     private boolean lost;
+    /** What keeps the physical connection, and the rules for it: the pin table in one place. */
+    final Pins pins = new Pins();
+    /** The connection broke inside a transaction: refuse to go on until the caller rolls back. */
+    boolean lostTransaction;
+    /**
+     * A statement asked the driver to close it with its last result set, which ends its pin:
+     * result sets look then (a flag here, not in {@link Pins}, where it would cost 8 bytes a handle).
+     */
+    boolean closeOnCompletion;
 
     HandleLife(JdbcPool pool) {
         this.pool = pool;
         OWNER.set(this, Thread.currentThread()); // plain: published with the binding, like the other fields
     }
 
-    /** Closes what the handle tracks and drops its pins: it is ending. */
-    abstract void dropPins();
+    /** Closes what the handle tracks (its statements) and drops its pins: it is ending. */
+    private void dropPins() {
+        pins.clear();
+        closeOnCompletion = false;
+        lostTransaction = false;
+    }
 
     /** A handle counts from its first use: one dropped unused holds nothing to count down. */
     final void countFromFirstUse() {
@@ -101,7 +114,8 @@ abstract class HandleLife extends HandleBasics {
         for (int spins = 0; ; spins++) {
             Object o = OWNER.getVolatile(this);
             if (o instanceof Claim) {
-                if (STATE.getAcquire(this) instanceof HandleState ended && PHYSICAL.getAcquire(this) == null) {
+                HandleState ended = HandleStage.ended((HandleStage) STATE.getAcquire(this));
+                if (ended != null && PHYSICAL.getAcquire(this) == null) {
                     return ended;
                 }
                 if (spins < 100) {
@@ -146,19 +160,19 @@ abstract class HandleLife extends HandleBasics {
 
     /** Puts this handle under watch, once; its watch, or null if it has ended. */
     final HandleWatch watch() {
-        Object s = STATE.getAcquire(this);
+        HandleStage s = (HandleStage) STATE.getAcquire(this);
         if (s instanceof HandleWatch w) {
             return w;
         }
-        if (s != null) {
+        if (s != HandleState.OPEN) {
             return null;
         }
         HandleWatch w = new HandleWatch(this);
-        if (STATE.compareAndSet(this, null, w)) {
+        if (STATE.compareAndSet(this, HandleState.OPEN, w)) {
             pool.watches.add(w);
             return w;
         }
-        s = STATE.getAcquire(this);
+        s = (HandleStage) STATE.getAcquire(this);
         return s instanceof HandleWatch other ? other : null;
     }
 
@@ -171,10 +185,9 @@ abstract class HandleLife extends HandleBasics {
     }
 
     /** Refuses a closed or reclaimed handle; otherwise notes the calling thread as its user. */
-    @Override
-    void ensureOpen() throws SQLException {
-        Object s = STATE.getOpaque(this);
-        if (s instanceof HandleState ended) {
+    final void ensureOpen() throws SQLException {
+        HandleState ended = HandleStage.ended((HandleStage) STATE.getOpaque(this));
+        if (ended != null) {
             throw endedError(ended);
         }
         if (lost) {
@@ -193,16 +206,15 @@ abstract class HandleLife extends HandleBasics {
 
     /** The reclaimer took the connection as this handle let go of it: the handle ends as reclaimed. */
     private SQLException reclaimedUnderUse() {
-        Object was = end(HandleState.RECLAIMED);
-        if (!(was instanceof HandleState)) {
+        HandleStage was = end(HandleState.RECLAIMED);
+        if (was.isOpen()) {
             finish(was); // its connection is the reclaimer's; the rest of the handle is for this thread to close
         }
         return endedError(HandleState.RECLAIMED);
     }
 
-    @Override
-    boolean isOpen() {
-        return !(STATE.getOpaque(this) instanceof HandleState);
+    final boolean isOpen() {
+        return ((HandleStage) STATE.getOpaque(this)).isOpen();
     }
 
     /**
@@ -210,11 +222,10 @@ abstract class HandleLife extends HandleBasics {
      * the reclaimer only takes a bound handle, and clears {@code physical} only after it has moved
      * the state, so a plain store settles it. Bound, the connection's lease decides.
      */
-    @Override
-    public void close() {
+    public final void close() {
         PhysicalConnection p = (PhysicalConnection) PHYSICAL.getAcquire(this);
-        Object s = STATE.getAcquire(this);
-        if (s instanceof HandleState) {
+        HandleStage s = (HandleStage) STATE.getAcquire(this);
+        if (!s.isOpen()) {
             return;
         }
         if (p == null && !lost) {
@@ -224,7 +235,7 @@ abstract class HandleLife extends HandleBasics {
         }
         Lease<PhysicalConnection> lease = p == null ? null : p.takeLease();
         if (lease != null) { // still ours, so no reclaim can take the handle any more: a plain store settles it
-            s = STATE.getAcquire(this);
+            s = (HandleStage) STATE.getAcquire(this);
             STATE.setRelease(this, HandleState.CLOSED);
             physical = null;
             finish(s); // its statements close before the connection goes back
@@ -232,8 +243,8 @@ abstract class HandleLife extends HandleBasics {
             return;
         }
         physical = null; // the reclaimer has the connection: whoever moves the state closes the handle
-        Object was = end(HandleState.CLOSED);
-        if (!(was instanceof HandleState)) {
+        HandleStage was = end(HandleState.CLOSED);
+        if (was.isOpen()) {
             finish(was);
         }
     }
@@ -245,9 +256,9 @@ abstract class HandleLife extends HandleBasics {
      *
      * @return whether this call ended the handle
      */
-    boolean reclaimTaken(PhysicalConnection p) {
-        Object was = end(HandleState.RECLAIMED);
-        if (was instanceof HandleState) {
+    final boolean reclaimTaken(PhysicalConnection p) {
+        HandleStage was = end(HandleState.RECLAIMED);
+        if (!was.isOpen()) {
             return false;
         }
         try {
@@ -260,28 +271,28 @@ abstract class HandleLife extends HandleBasics {
     }
 
     /**
-     * Moves an open handle (plain or under watch) to {@code target}: what it was (null or its
+     * Moves an open handle (plain or under watch) to {@code target}: what it was (OPEN or its
      * watch), or the ended state it already had, in which case another caller ended it.
      */
-    private Object end(HandleState target) {
-        Object s;
+    private HandleStage end(HandleState target) {
+        HandleStage s;
         do {
-            s = STATE.getAcquire(this);
-            if (s instanceof HandleState) {
+            s = (HandleStage) STATE.getAcquire(this);
+            if (!s.isOpen()) {
                 return s;
             }
         } while (!STATE.compareAndSet(this, s, target));
         return s;
     }
 
-    /** What ending the handle leaves to do but return its connection; {@code was}: null or its watch. */
-    private void finish(Object was) {
+    /** What ending the handle leaves to do but return its connection; {@code was}: OPEN or its watch. */
+    private void finish(HandleStage was) {
         dropPins();
         countDown(was);
     }
 
     /** Takes the handle off the open count, if it was on it: through its watch, if any, so exactly once. */
-    private void countDown(Object was) {
+    private void countDown(HandleStage was) {
         if (counted) {
             counted = false;
             if (!(was instanceof HandleWatch w) || w.countDown()) {
@@ -290,15 +301,13 @@ abstract class HandleLife extends HandleBasics {
         }
     }
 
-    @Override
-    public boolean isClosed() {
+    public final boolean isClosed() {
         return !touchOwnerQuietly() || !isOpen();
     }
 
-    @Override
-    public void abort(Executor executor) throws SQLException {
-        Object was = end(HandleState.CLOSED);
-        if (was instanceof HandleState) {
+    public final void abort(Executor executor) throws SQLException {
+        HandleStage was = end(HandleState.CLOSED);
+        if (!was.isOpen()) {
             return;
         }
         PhysicalConnection p = physical;
@@ -316,24 +325,19 @@ abstract class HandleLife extends HandleBasics {
         }
     }
 
-    @Override
-    PhysicalConnection physical() {
-        return physical;
-    }
-
     /** {@link LoomConnection#isBound()}. */
-    public boolean isBound() {
+    public final boolean isBound() {
         return physical != null;
     }
 
     /** {@link LoomConnection#ownerThread()}; the ended one while the reclaimer holds it, or took it. */
-    public Thread ownerThread() {
+    public final Thread ownerThread() {
         Object o = OWNER.getVolatile(this);
         return o instanceof Claim c ? c.ended() : (Thread) o;
     }
 
     /** CLOSED or RECLAIMED once ended, else null. */
     final HandleState ended() {
-        return STATE.getOpaque(this) instanceof HandleState s ? s : null;
+        return HandleStage.ended((HandleStage) STATE.getOpaque(this));
     }
 }

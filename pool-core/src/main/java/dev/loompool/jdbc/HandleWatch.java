@@ -20,7 +20,7 @@ import java.lang.ref.WeakReference;
  * later that close is visible, and the housekeeper drops the watch instead of counting the handle
  * down a second time.
  */
-final class HandleWatch extends WeakReference<HandleLife> {
+final class HandleWatch extends WeakReference<HandleLife> implements HandleStage {
 
     private static final VarHandle COUNTED = Fields.varHandle(MethodHandles.lookup(), "counted", boolean.class);
 
@@ -34,6 +34,12 @@ final class HandleWatch extends WeakReference<HandleLife> {
     HandleWatch(HandleLife handle) {
         super(handle);
         this.pending = handle;
+    }
+
+    /** A handle under watch is open: the watch is its stage until it ends. */
+    @Override
+    public boolean isOpen() {
+        return true;
     }
 
     /** Takes the handle off the count: true for the one caller that must decrement it. */

@@ -4,10 +4,15 @@ import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
+import java.sql.SQLClientInfoException;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.util.EnumSet;
+import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.Executor;
 
 /**
  * The {@link Connection} handle {@code getConnection()} returns. It binds a physical connection
@@ -16,18 +21,15 @@ import java.util.Set;
  *
  * <p>Like any JDBC connection it is meant for one thread at a time, but it may pass from thread
  * to thread; its life (open, closed, reclaimed, counted, watched) is {@link HandleLife}'s.
+ *
+ * <p>This class holds every rule of the handle; {@code DelegatingConnection}, generated at build
+ * time (codegen/DelegateGenerator.java), is the final class that forwards the other
+ * {@link Connection} methods to the bound connection: {@code bind()}, the call, {@code done()}.
  */
-final class LogicalConnection extends HandleLife implements LoomConnection {
+abstract class LogicalConnection extends HandleLife implements Connection, LoomConnection {
 
-    /** What keeps the physical connection, and the rules for it: the pin table in one place. */
-    final Pins pins = new Pins();
-    /** The connection broke inside a transaction: refuse to go on until the caller rolls back. */
-    private boolean lostTransaction;
-    /**
-     * A statement asked the driver to close it with its last result set, which ends its pin:
-     * result sets look then (a flag here, not in {@link Pins}, where it would cost 8 bytes a handle).
-     */
-    boolean closeOnCompletion;
+    /** The settings this handle chose; null until it chooses one (the common case costs nothing). */
+    Settings own;
 
     LogicalConnection(JdbcPool pool) {
         super(pool);
@@ -35,8 +37,8 @@ final class LogicalConnection extends HandleLife implements LoomConnection {
 
     // ---- binding ---------------------------------------------------------------------------------
 
-    @Override
-    Connection bind() throws SQLException {
+    /** The physical connection, bound now if it was not; the calling thread becomes the user. */
+    final Connection bind() throws SQLException {
         PhysicalConnection p = physical;
         if (p != null) {
             touchOwner();
@@ -75,16 +77,16 @@ final class LogicalConnection extends HandleLife implements LoomConnection {
         return p.raw;
     }
 
-    @Override
-    void done() {
+    /** After every bound call: the handle releases the physical connection if nothing pins it. */
+    final void done() {
         PhysicalConnection p = physical;
         if (p != null && !pins.hold(p, pool.releaseMode)) {
             unbind();
         }
     }
 
-    @Override
-    SQLException error(SQLException e) {
+    /** Every SQLException from the driver passes here: a lost connection is dropped. Returns what to throw. */
+    final SQLException error(SQLException e) {
         PhysicalConnection p = physical;
         if (p != null && BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
             p.markBroken();
@@ -128,24 +130,20 @@ final class LogicalConnection extends HandleLife implements LoomConnection {
 
     // ---- the wrappers the generated methods ask for ------------------------------------------------
 
-    @Override
-    Statement wrapStatement(Statement s) {
-        LogicalStatement<Statement> wrapped = new LogicalStatement<>(this, s, SqlEffect.NONE);
+    final Statement wrapStatement(Statement s) {
+        DelegatingStatement wrapped = new DelegatingStatement(this, s, SqlEffect.NONE);
         track(wrapped);
         return wrapped;
     }
 
-    @Override
-    PreparedStatement wrapPrepared(PreparedStatement s, String sql) {
-        LogicalPreparedStatement<PreparedStatement> wrapped =
-                new LogicalPreparedStatement<>(this, s, classifier().classify(sql));
+    final PreparedStatement wrapPrepared(PreparedStatement s, String sql) {
+        DelegatingPreparedStatement wrapped = new DelegatingPreparedStatement(this, s, classifier().classify(sql));
         track(wrapped);
         return wrapped;
     }
 
-    @Override
-    CallableStatement wrapCallable(CallableStatement s, String sql) {
-        LogicalCallableStatement wrapped = new LogicalCallableStatement(this, s, classifier().classify(sql));
+    final CallableStatement wrapCallable(CallableStatement s, String sql) {
+        DelegatingCallableStatement wrapped = new DelegatingCallableStatement(this, s, classifier().classify(sql));
         track(wrapped);
         return wrapped;
     }
@@ -155,18 +153,16 @@ final class LogicalConnection extends HandleLife implements LoomConnection {
      * it returns do, until they are closed.
      */
     @Override
-    public DatabaseMetaData getMetaData() throws SQLException {
+    public final DatabaseMetaData getMetaData() throws SQLException {
         ensureOpen();
-        return new LogicalDatabaseMetaData(this);
+        return new DelegatingDatabaseMetaData(this);
     }
 
-    @Override
-    DatabaseMetaData wrapMetaData(DatabaseMetaData m) {
-        return new LogicalDatabaseMetaData(this);
+    final DatabaseMetaData wrapMetaData(DatabaseMetaData m) {
+        return new DelegatingDatabaseMetaData(this);
     }
 
-    @Override
-    <T> T pinned(T value) {
+    final <T> T pinned(T value) {
         pins.add(PinReason.EXPLICIT);
         physical.markLendingDriverObjects();
         return value;
@@ -176,8 +172,7 @@ final class LogicalConnection extends HandleLife implements LoomConnection {
      * The driver's own object is handed out: SQL and settings through it bypass the pool, so the
      * connection is pinned until close and then closed, not reused.
      */
-    @Override
-    <T> T exposed(T value) {
+    final <T> T exposed(T value) {
         pins.add(PinReason.EXPLICIT);
         physical.markExposed();
         return value;
@@ -186,7 +181,7 @@ final class LogicalConnection extends HandleLife implements LoomConnection {
     // ---- transactions ------------------------------------------------------------------------------
 
     @Override
-    public void commit() throws SQLException {
+    public final void commit() throws SQLException {
         ensureOpen();
         if (lostTransaction) {
             throw new SQLException("pool '" + pool.name + "': cannot commit, the transaction was lost when "
@@ -196,7 +191,7 @@ final class LogicalConnection extends HandleLife implements LoomConnection {
     }
 
     @Override
-    public void rollback() throws SQLException {
+    public final void rollback() throws SQLException {
         ensureOpen();
         lostTransaction = false;
         endTransaction(false);
@@ -221,15 +216,15 @@ final class LogicalConnection extends HandleLife implements LoomConnection {
     }
 
     @Override
-    public void setAutoCommit(boolean autoCommit) throws SQLException {
+    public final void setAutoCommit(boolean autoCommit) throws SQLException {
         if (autoCommit && lostTransaction) { // switching autocommit on would commit it: it cannot
             throw new SQLException("pool '" + pool.name + "': cannot commit, the transaction was lost when "
                     + "its connection broke; roll back", "08003");
         }
-        settings().autoCommit = autoCommit;
+        HandleSettings.chosen(this).autoCommit = autoCommit;
         PhysicalConnection p = physical;
         boolean before = p == null || p.current.autoCommit;
-        changed(Attr.AUTO_COMMIT); // switching it on commits, as the driver does
+        HandleSettings.changed(this, Attr.AUTO_COMMIT); // switching it on commits, as the driver does
         if (p == null || physical != p) {
             return;
         }
@@ -242,14 +237,14 @@ final class LogicalConnection extends HandleLife implements LoomConnection {
     }
 
     @Override
-    public boolean getAutoCommit() throws SQLException {
-        return view(Attr.AUTO_COMMIT).autoCommit;
+    public final boolean getAutoCommit() throws SQLException {
+        return HandleSettings.view(this, Attr.AUTO_COMMIT).autoCommit;
     }
 
     // ---- session state a setter leaves -------------------------------------------------------------
 
-    @Override
-    void sessionChanged() {
+    /** Something changed the session behind the handle: pin until close, and reset before reuse. */
+    final void sessionChanged() {
         pins.add(PinReason.SESSION_STATE);
         physical.sessionDirty = true;
     }
@@ -259,14 +254,14 @@ final class LogicalConnection extends HandleLife implements LoomConnection {
     // A reclaimed handle has no pins left to change (its next JDBC call says why).
 
     @Override
-    public void pin() {
+    public final void pin() {
         if (touchOwnerQuietly()) {
             pins.add(PinReason.EXPLICIT);
         }
     }
 
     @Override
-    public void unpin() {
+    public final void unpin() {
         if (touchOwnerQuietly()) {
             pins.remove(PinReason.EXPLICIT);
             done();
@@ -274,14 +269,14 @@ final class LogicalConnection extends HandleLife implements LoomConnection {
     }
 
     @Override
-    public void beginFrameworkTransaction() {
+    public final void beginFrameworkTransaction() {
         if (touchOwnerQuietly()) {
             pins.add(PinReason.FRAMEWORK_TRANSACTION);
         }
     }
 
     @Override
-    public void endFrameworkTransaction() {
+    public final void endFrameworkTransaction() {
         if (touchOwnerQuietly()) {
             pins.remove(PinReason.FRAMEWORK_TRANSACTION);
             done();
@@ -294,22 +289,137 @@ final class LogicalConnection extends HandleLife implements LoomConnection {
     }
 
     @Override
-    public Set<PinReason> pinReasons() {
+    public final Set<PinReason> pinReasons() {
         PhysicalConnection p = physical;
         return p == null ? EnumSet.noneOf(PinReason.class) : pins.reasons(p, pool.releaseMode);
     }
 
+
+    // ---- settings: remembered, applied if bound, replayed on every later binding ------------------
+
     @Override
-    Settings learnedDefaults() {
-        return pool.factory.learnedDefaults();
+    public final void setTransactionIsolation(int level) throws SQLException {
+        HandleSettings.chosen(this).isolation = level;
+        HandleSettings.changed(this, Attr.ISOLATION);
     }
 
-    /** Its statements close and its pins end: the handle is ending. */
     @Override
-    void dropPins() {
-        pins.clear();
-        closeOnCompletion = false;
-        lostTransaction = false;
+    public final int getTransactionIsolation() throws SQLException {
+        return HandleSettings.view(this, Attr.ISOLATION).isolation;
+    }
+
+    @Override
+    public final void setReadOnly(boolean readOnly) throws SQLException {
+        HandleSettings.chosen(this).readOnly = readOnly;
+        HandleSettings.changed(this, Attr.READ_ONLY);
+    }
+
+    @Override
+    public final boolean isReadOnly() throws SQLException {
+        return HandleSettings.view(this, Attr.READ_ONLY).readOnly;
+    }
+
+    @Override
+    public final void setCatalog(String catalog) throws SQLException {
+        HandleSettings.chosen(this).catalog = catalog;
+        HandleSettings.changed(this, Attr.CATALOG);
+    }
+
+    @Override
+    public final String getCatalog() throws SQLException {
+        return HandleSettings.view(this, Attr.CATALOG).catalog;
+    }
+
+    @Override
+    public final void setSchema(String schema) throws SQLException {
+        HandleSettings.chosen(this).schema = schema;
+        HandleSettings.changed(this, Attr.SCHEMA);
+    }
+
+    @Override
+    public final String getSchema() throws SQLException {
+        return HandleSettings.view(this, Attr.SCHEMA).schema;
+    }
+
+    @Override
+    public final void setHoldability(int holdability) throws SQLException {
+        HandleSettings.chosen(this).holdability = holdability;
+        HandleSettings.changed(this, Attr.HOLDABILITY);
+    }
+
+    @Override
+    public final int getHoldability() throws SQLException {
+        return HandleSettings.view(this, Attr.HOLDABILITY).holdability;
+    }
+
+    @Override
+    public final void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
+        Settings s = HandleSettings.chosen(this);
+        s.networkTimeout = milliseconds;
+        s.networkExecutor = executor;
+        HandleSettings.changed(this, Attr.NETWORK_TIMEOUT);
+    }
+
+    @Override
+    public final int getNetworkTimeout() throws SQLException {
+        return HandleSettings.view(this, Attr.NETWORK_TIMEOUT).networkTimeout;
+    }
+
+    // ---- calls that need a physical connection for a moment, or leave state on its session --------
+
+    @Override
+    public final SQLWarning getWarnings() throws SQLException {
+        ensureOpen();
+        PhysicalConnection p = physical;
+        return p == null ? null : p.raw.getWarnings();
+    }
+
+    @Override
+    public final void clearWarnings() throws SQLException {
+        ensureOpen();
+        PhysicalConnection p = physical;
+        if (p != null) {
+            p.raw.clearWarnings();
+        }
+    }
+
+    @Override
+    public final boolean isValid(int timeout) throws SQLException {
+        return SessionCalls.isValid(this, timeout);
+    }
+
+    /** The pool brackets requests itself; a caller's hints change nothing. */
+    @Override
+    public final void beginRequest() {
+    }
+
+    @Override
+    public final void endRequest() {
+    }
+
+    @Override
+    public final <T> T unwrap(Class<T> iface) throws SQLException {
+        return SessionCalls.unwrap(this, iface);
+    }
+
+    @Override
+    public final boolean isWrapperFor(Class<?> iface) throws SQLException {
+        return SessionCalls.isWrapperFor(this, iface);
+    }
+
+    @Override
+    public final void setTypeMap(Map<String, Class<?>> map) throws SQLException {
+        SessionCalls.setTypeMap(this, map);
+    }
+
+    @Override
+    public final void setClientInfo(String name, String value) throws SQLClientInfoException {
+        SessionCalls.clientInfo(this, c -> c.setClientInfo(name, value));
+    }
+
+    @Override
+    public final void setClientInfo(Properties properties) throws SQLClientInfoException {
+        SessionCalls.clientInfo(this, c -> c.setClientInfo(properties));
     }
 
     @Override

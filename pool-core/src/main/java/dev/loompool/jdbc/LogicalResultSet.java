@@ -5,68 +5,58 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * A result set of a logical statement: its statement pins the connection. One is allocated on
- * every query, so it holds no more than it must: the handle is the statement's.
- * {@link MetaDataResultSet} is the kind with no statement, which pins by itself.
+ * A result set of a logical statement or of the connection's metadata ({@link ResultSetOwner}):
+ * the rules of its close. One is allocated on every query, so it holds no more than it must. The
+ * final class {@code DelegatingResultSet}, generated at build time (codegen/DelegateGenerator.java),
+ * forwards the other methods to the driver's result set, each after {@link #touch()}.
  */
-class LogicalResultSet extends DelegatingResultSet implements Tracked {
+abstract class LogicalResultSet implements ResultSet, Tracked {
 
-    private final LogicalStatement<?> statement;
-    private boolean closed;
+    final ResultSet delegate;
+    private final ResultSetOwner owner;
+    private WrapperState state = WrapperState.OPEN;
 
-    LogicalResultSet(ResultSet delegate, LogicalStatement<?> statement) {
-        super(delegate);
-        this.statement = statement;
+    LogicalResultSet(ResultSet delegate, ResultSetOwner owner) {
+        this.delegate = delegate;
+        this.owner = owner;
     }
 
-    LogicalConnection owner() {
-        return statement.owner;
-    }
-
-    @Override
+    /** Every SQLException from the driver passes here; returns what to throw. */
     final SQLException error(SQLException e) {
-        return owner().error(e);
+        return owner.handle.error(e);
     }
 
-    @Override
+    /** The logical statement it came from, or null for metadata. */
     final Statement statement() {
-        return statement;
+        return owner.statementOf();
     }
 
-    /** Every call on it makes its thread the handle's user (DESIGN.md §4, "Coroutine end"). */
-    @Override
+    /** Before every call: its thread becomes the handle's user (DESIGN.md §4, "Coroutine end"). */
     final void touch() throws SQLException {
-        owner().touchOwner();
+        owner.handle.touchOwner();
     }
 
     @Override
     public final void close() throws SQLException {
-        if (closed) {
+        if (state == WrapperState.CLOSED) {
             return;
         }
-        closed = true;
-        if (!owner().touchOwnerQuietly()) {
+        state = WrapperState.CLOSED;
+        if (!owner.handle.touchOwnerQuietly()) {
             return; // reclaimed: the reclaimer closed it, or its statement
         }
         try {
             delegate.close();
         } catch (SQLException e) {
-            throw owner().error(e);
+            throw owner.handle.error(e);
         } finally {
-            closed();
-        }
-    }
-
-    /** After close: a statement the driver closes with its last result set no longer pins. */
-    void closed() {
-        if (statement.owner.closeOnCompletion) {
-            statement.resultSetClosed();
+            owner.resultSetClosed(this);
         }
     }
 
     @Override
     public final void closeQuietly() {
-        closed = true;
+        state = WrapperState.CLOSED;
         try {
             delegate.close();
         } catch (SQLException | RuntimeException ignored) {
@@ -76,13 +66,13 @@ class LogicalResultSet extends DelegatingResultSet implements Tracked {
 
     @Override
     public final boolean isClosed() throws SQLException {
-        if (closed || !owner().touchOwnerQuietly()) {
+        if (state == WrapperState.CLOSED || !owner.handle.touchOwnerQuietly()) {
             return true;
         }
         try {
             return delegate.isClosed();
         } catch (SQLException e) {
-            throw owner().error(e);
+            throw owner.handle.error(e);
         }
     }
 }

@@ -6,64 +6,64 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * A statement of a logical connection. It pins the physical connection while open, and reports
- * the SQL it runs so that {@code BEGIN}, {@code COMMIT} or {@code SET} pin or unpin. Prepared and
- * callable statements extend it (through their generated delegates), so this logic is written once.
+ * A statement of a logical connection: every rule of the plain, prepared and callable ones. It
+ * pins the physical connection while open, and reports the SQL it runs so that {@code BEGIN},
+ * {@code COMMIT} or {@code SET} pin or unpin. The final classes {@code DelegatingStatement},
+ * {@code DelegatingPreparedStatement} and {@code DelegatingCallableStatement}, generated at build
+ * time (codegen/DelegateGenerator.java), forward the other methods to the driver's statement:
+ * {@link #touch()} first, SQL between {@link #sqlBefore} and {@link #sqlAfter}, errors through
+ * {@link #error}, result sets through {@link #wrap}.
  */
-class LogicalStatement<S extends Statement> extends DelegatingStatement<S> implements Tracked {
+abstract class LogicalStatement<S extends Statement> extends ResultSetOwner implements Statement, Tracked {
 
-    final LogicalConnection owner;
-    /**
-     * For prepared and callable statements: what their SQL does, found at prepare time. Null once
-     * closed, which saves a field: this object is allocated on every prepare, the hot path.
-     */
-    private SqlEffect effect;
+    final S delegate;
+    /** What its SQL does, for prepared and callable statements: found once, at prepare time. */
+    private final SqlEffect effect;
+    private WrapperState state = WrapperState.OPEN;
 
-    LogicalStatement(LogicalConnection owner, S delegate, SqlEffect effect) {
-        super(delegate);
-        this.owner = owner;
+    LogicalStatement(LogicalConnection handle, S delegate, SqlEffect effect) {
+        super(handle);
+        this.delegate = delegate;
         this.effect = effect;
     }
 
-    @Override
+    /** Every SQLException from the driver passes here; returns what to throw. */
     final SQLException error(SQLException e) {
-        return owner.error(e);
+        return handle.error(e);
     }
 
-    @Override
+    /** Wraps a driver result set so that it never escapes unwrapped. */
     final ResultSet wrap(ResultSet rs) {
-        return rs == null ? null : new LogicalResultSet(rs, this);
+        return rs == null ? null : new DelegatingResultSet(rs, this);
     }
 
-    @Override
     final Connection connection() {
-        return owner;
+        return handle;
     }
 
-    /** Every call on it makes its thread the handle's user (DESIGN.md §4, "Coroutine end"). */
-    @Override
+    /** Before every call: its thread becomes the handle's user (DESIGN.md §4, "Coroutine end"). */
     final void touch() throws SQLException {
-        owner.touchOwner();
+        handle.touchOwner();
     }
 
     @Override
     public final void close() throws SQLException {
-        if (effect == null || !owner.touchOwnerQuietly()) {
+        if (state == WrapperState.CLOSED || !handle.touchOwnerQuietly()) {
             return; // closed, or reclaimed: the reclaimer closed it
         }
-        effect = null;
+        state = WrapperState.CLOSED;
         try {
             delegate.close();
         } catch (SQLException e) {
-            throw owner.error(e);
+            throw handle.error(e);
         } finally {
-            owner.untrack(this);
+            handle.untrack(this);
         }
     }
 
     @Override
     public final void closeQuietly() {
-        effect = null;
+        state = WrapperState.CLOSED;
         try {
             delegate.close();
         } catch (SQLException | RuntimeException ignored) {
@@ -74,13 +74,24 @@ class LogicalStatement<S extends Statement> extends DelegatingStatement<S> imple
     /** The driver will close this statement with its last result set: the handle must look then. */
     @Override
     public final void closeOnCompletion() throws SQLException {
-        super.closeOnCompletion();
-        owner.closeOnCompletion = true;
+        touch();
+        try {
+            delegate.closeOnCompletion();
+        } catch (SQLException e) {
+            throw error(e);
+        }
+        handle.closeOnCompletion = true;
+    }
+
+    @Override
+    final Statement statementOf() {
+        return this;
     }
 
     /** One of its result sets was closed: if that closed the statement too, its pin ends. */
-    final void resultSetClosed() {
-        if (effect == null) {
+    @Override
+    final void resultSetClosed(LogicalResultSet rs) {
+        if (!handle.closeOnCompletion || state == WrapperState.CLOSED) {
             return;
         }
         boolean closedByDriver;
@@ -90,46 +101,43 @@ class LogicalStatement<S extends Statement> extends DelegatingStatement<S> imple
             closedByDriver = false; // the next call on it will tell
         }
         if (closedByDriver) {
-            effect = null;
-            owner.untrack(this);
+            state = WrapperState.CLOSED;
+            handle.untrack(this);
         }
     }
 
     @Override
     public final boolean isClosed() throws SQLException {
-        if (effect == null || !owner.touchOwnerQuietly()) {
+        if (state == WrapperState.CLOSED || !handle.touchOwnerQuietly()) {
             return true;
         }
         try {
             return delegate.isClosed();
         } catch (SQLException e) {
-            throw owner.error(e);
+            throw handle.error(e);
         }
     }
 
-    /** Before SQL runs: a BEGIN or a SET pins at once, even if it then fails. */
-    @Override
+    /** Before SQL text runs: a BEGIN or a SET pins at once, even if it then fails. */
     final SqlEffect sqlBefore(String sql) throws SQLException {
-        return applyBefore(owner.classifier().classify(sql));
+        return applyBefore(handle.classifier().classify(sql));
     }
 
-    /** A prepared statement's SQL was classified once, at prepare time. */
-    @Override
+    /** Before a prepared statement runs, or a batch: its SQL was classified at prepare time. */
     final SqlEffect sqlBefore() throws SQLException {
         return applyBefore(effect);
     }
 
     private SqlEffect applyBefore(SqlEffect e) throws SQLException {
-        if (effect == null) {
+        if (state == WrapperState.CLOSED) {
             throw new SQLException("statement is closed", "HY010");
         }
-        owner.beforeSql(e);
+        handle.beforeSql(e);
         return e;
     }
 
     /** After SQL succeeded: a COMMIT or ROLLBACK unpins. */
-    @Override
     final void sqlAfter(SqlEffect e) {
-        owner.afterSql(e);
+        handle.afterSql(e);
     }
 }

@@ -79,7 +79,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         if (closed) {
             throw p.closed(null);
         }
-        LogicalConnection handle = new LogicalConnection(p); // counted from its first use, see getOpenHandles
+        LogicalConnection handle = new DelegatingConnection(p); // counted from its first use, see getOpenHandles
         if (p.releaseMode == ReleaseMode.CLOSE) {
             try {
                 handle.bind(); // classic behaviour: the handle holds a connection from the start

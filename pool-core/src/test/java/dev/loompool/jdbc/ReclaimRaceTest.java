@@ -96,7 +96,7 @@ class ReclaimRaceTest extends ReclaimSupport {
         }
 
         static Taken of(LogicalConnection handle) {
-            PhysicalConnection p = handle.physical();
+            PhysicalConnection p = handle.physical;
             Lease<PhysicalConnection> lease = p.lease();
             assertThat(p.takeLease(lease)).isTrue();
             return new Taken(handle, p, lease);

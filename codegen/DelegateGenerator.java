@@ -1,0 +1,177 @@
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.CallableStatement;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Set;
+
+/**
+ * Writes the generated leaves of the JDBC wrappers (DESIGN.md §4, "Wrappers"): one final class per
+ * interface that extends the hand-written class holding the rules and forwards every other method
+ * to the driver's object. The generated code holds no rule: it calls up, into hooks of its
+ * hand-written superclass, and nothing calls down into it.
+ *
+ * <pre>
+ *   HandleLife &lt;- LogicalConnection   &lt;- DelegatingConnection          (every call binds, then done())
+ *   LogicalStatement&lt;S&gt;               &lt;- DelegatingStatement, DelegatingPreparedStatement,
+ *                                        DelegatingCallableStatement   (touch(); SQL hooks around execute*)
+ *   LogicalResultSet                   &lt;- DelegatingResultSet           (touch())
+ *   LogicalDatabaseMetaData            &lt;- DelegatingDatabaseMetaData    (every call binds, then done())
+ * </pre>
+ *
+ * A method the hand-written class implements is listed in {@code HANDWRITTEN_*} and is not
+ * generated; the hand-written ones are final, so a wrong list fails to compile either way (a
+ * missing method, or an override of a final one). {@link JdbcMethods} writes the source; the build
+ * compiles {@code codegen/} and runs {@code DelegateGenerator OUTPUT_DIR} (pool-core/pom.xml).
+ */
+public final class DelegateGenerator {
+
+    private static final String PACKAGE = "dev.loompool.jdbc";
+    /** Objects that live on the physical connection that made them: handing one out pins. */
+    private static final Set<Class<?>> PINNING = Set.of(java.sql.Blob.class, java.sql.Clob.class,
+            java.sql.NClob.class, java.sql.SQLXML.class, java.sql.Array.class, java.sql.Struct.class);
+    /** What LogicalConnection and HandleLife implement themselves, by signature. */
+    private static final Set<String> HANDWRITTEN_CONNECTION = Set.of(
+            "close[]", "isClosed[]", "abort[interface java.util.concurrent.Executor]",
+            "commit[]", "rollback[]", "setAutoCommit[boolean]", "getAutoCommit[]", "getMetaData[]",
+            "setTransactionIsolation[int]", "getTransactionIsolation[]", "setReadOnly[boolean]", "isReadOnly[]",
+            "setCatalog[class java.lang.String]", "getCatalog[]", "setSchema[class java.lang.String]", "getSchema[]",
+            "setHoldability[int]", "getHoldability[]", "getNetworkTimeout[]",
+            "setNetworkTimeout[interface java.util.concurrent.Executor, int]",
+            "getWarnings[]", "clearWarnings[]", "isValid[int]", "beginRequest[]", "endRequest[]",
+            "unwrap[class java.lang.Class]", "isWrapperFor[class java.lang.Class]", "setTypeMap[interface java.util.Map]",
+            "setClientInfo[class java.lang.String, class java.lang.String]", "setClientInfo[class java.util.Properties]");
+    /** What LogicalStatement implements itself (LogicalResultSet: the first two). */
+    private static final Set<String> HANDWRITTEN_STATEMENT = Set.of("close[]", "isClosed[]", "closeOnCompletion[]");
+
+    public static void main(String[] args) throws IOException {
+        Path dir = Path.of(args[0], PACKAGE.split("\\."));
+        Files.createDirectories(dir);
+        writeConnection(dir);
+        writeStatement(dir, "DelegatingStatement", Statement.class);
+        writeStatement(dir, "DelegatingPreparedStatement", PreparedStatement.class);
+        writeStatement(dir, "DelegatingCallableStatement", CallableStatement.class);
+        writeResultSet(dir);
+        writeMetaData(dir);
+    }
+
+    /** Each call binds a physical connection, calls it, and reports the call done. */
+    private static void writeConnection(Path dir) throws IOException {
+        JdbcMethods out = leaf("DelegatingConnection", "LogicalConnection", Connection.class);
+        out.constructor("JdbcPool pool", "super(pool);");
+        for (Method m : JdbcMethods.of(Connection.class)) {
+            if (HANDWRITTEN_CONNECTION.contains(JdbcMethods.signature(m))) {
+                continue;
+            }
+            if (!JdbcMethods.throwsSql(m)) {
+                throw new IllegalStateException("decide by hand, in LogicalConnection: " + m);
+            }
+            String call = "bind()." + JdbcMethods.call(m);
+            Class<?> r = m.getReturnType();
+            String sql = m.getParameterCount() > 0 && m.getParameterTypes()[0] == String.class
+                    ? m.getParameters()[0].getName() : "null";
+            if (r == Statement.class) {
+                call = "wrapStatement(" + call + ")";
+            } else if (r == PreparedStatement.class) {
+                call = "wrapPrepared(" + call + ", " + sql + ")";
+            } else if (r == CallableStatement.class) {
+                call = "wrapCallable(" + call + ", " + sql + ")";
+            } else if (PINNING.contains(r)) {
+                call = "pinned(" + call + ")";
+            }
+            out.method(m, JdbcMethods.bound(call, r, "throw error(e);"));
+        }
+        out.write(dir);
+    }
+
+    /** Each call first makes its thread the handle's user; SQL runs between the pin hooks. */
+    private static void writeStatement(Path dir, String name, Class<?> iface) throws IOException {
+        JdbcMethods out = leaf(name, "LogicalStatement<" + iface.getName() + ">", iface);
+        out.constructor("LogicalConnection owner, " + iface.getName() + " delegate, SqlEffect effect",
+                "super(owner, delegate, effect);");
+        for (Method m : JdbcMethods.of(iface)) {
+            if (HANDWRITTEN_STATEMENT.contains(JdbcMethods.signature(m))) {
+                continue;
+            }
+            String call = "delegate." + JdbcMethods.call(m);
+            Class<?> r = m.getReturnType();
+            String body;
+            if (runsSql(m)) {
+                // What the SQL does to the handle's pins: before it runs, and after it succeeded.
+                String before = m.getParameterCount() > 0 && m.getParameterTypes()[0] == String.class
+                        ? "SqlEffect effect = sqlBefore(" + m.getParameters()[0].getName() + ");"
+                        : "SqlEffect effect = sqlBefore();";
+                String result = r == ResultSet.class ? "wrap(" + call + ")" : call;
+                // A batched COMMIT has not run yet when it is added: only the BEGIN side applies.
+                String after = m.getName().equals("addBatch") ? "" : "\n            sqlAfter(effect);";
+                body = before + "\n            "
+                        + (r == void.class ? result + ";" : r.getTypeName() + " result = " + result + ";")
+                        + after + (r == void.class ? "" : "\n            return result;");
+            } else if (r == ResultSet.class) {
+                body = "return wrap(" + call + ");";
+            } else if (r == Connection.class) {
+                body = "return connection();";
+            } else {
+                body = (r == void.class ? "" : "return ") + call + ";";
+            }
+            out.touching(m, body);
+        }
+        out.write(dir);
+    }
+
+    private static void writeResultSet(Path dir) throws IOException {
+        JdbcMethods out = leaf("DelegatingResultSet", "LogicalResultSet", ResultSet.class);
+        out.constructor("java.sql.ResultSet delegate, ResultSetOwner owner", "super(delegate, owner);");
+        for (Method m : JdbcMethods.of(ResultSet.class)) {
+            if (HANDWRITTEN_STATEMENT.contains(JdbcMethods.signature(m))) {
+                continue; // close() and isClosed()
+            }
+            Class<?> r = m.getReturnType();
+            String call = "delegate." + JdbcMethods.call(m);
+            out.touching(m, r == Statement.class ? "return statement();"
+                    : (r == void.class ? "" : "return ") + call + ";");
+        }
+        out.write(dir);
+    }
+
+    /** Metadata binds for each call, as the connection does: it must never outlive its binding. */
+    private static void writeMetaData(Path dir) throws IOException {
+        JdbcMethods out = leaf("DelegatingDatabaseMetaData", "LogicalDatabaseMetaData", DatabaseMetaData.class);
+        out.constructor("LogicalConnection owner", "super(owner);");
+        for (Method m : JdbcMethods.of(DatabaseMetaData.class)) {
+            String sig = JdbcMethods.signature(m);
+            if (sig.startsWith("unwrap[")) {
+                continue; // hand-written: the driver's own metadata object is exposed
+            }
+            Class<?> r = m.getReturnType();
+            if (r == Connection.class) {
+                out.method(m, "return connection();");
+                continue;
+            }
+            String call = "meta()." + JdbcMethods.call(m);
+            String onError = JdbcMethods.throwsSql(m) ? "throw error(e);"
+                    : "throw new IllegalStateException(\"no connection to ask the driver\", error(e));";
+            out.method(m, JdbcMethods.bound(r == ResultSet.class ? "wrap(" + call + ")" : call, r, onError));
+        }
+        out.write(dir);
+    }
+
+    private static JdbcMethods leaf(String name, String superclass, Class<?> iface) {
+        return new JdbcMethods(PACKAGE, name, "final class " + name + " extends " + superclass
+                + " implements " + iface.getName(), "DelegateGenerator");
+    }
+
+    /** execute*, executeQuery/Update/LargeUpdate/Batch and addBatch(String): they run SQL. */
+    private static boolean runsSql(Method m) {
+        String n = m.getName();
+        boolean sqlFirst = m.getParameterCount() > 0 && m.getParameterTypes()[0] == String.class;
+        return (n.startsWith("execute") && (sqlFirst || m.getParameterCount() == 0))
+                || (n.equals("addBatch") && sqlFirst);
+    }
+}

@@ -1,0 +1,17 @@
+package dev.loompool.jdbc;
+
+/**
+ * Where a logical connection is in its life: {@link HandleState#OPEN}; open under a
+ * {@link HandleWatch}, which is the watch itself; then {@link HandleState#CLOSED} or
+ * {@link HandleState#RECLAIMED}. Only {@link HandleLife} moves it, by compare-and-set.
+ */
+sealed interface HandleStage permits HandleState, HandleWatch {
+
+    /** Whether calls on the handle may go on. */
+    boolean isOpen();
+
+    /** The ended state of {@code s}, or null while it is open. */
+    static HandleState ended(HandleStage s) {
+        return s.isOpen() ? null : (HandleState) s;
+    }
+}

@@ -1,0 +1,91 @@
+package dev.loompool.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLClientInfoException;
+import java.sql.SQLException;
+import java.util.Map;
+
+/**
+ * The calls of a logical connection that need a physical connection only for a moment, or that
+ * hand out the driver's objects or leave state on the session where no reset reaches.
+ */
+final class SessionCalls {
+
+    private SessionCalls() {
+    }
+
+    static boolean isValid(LogicalConnection h, int timeout) throws SQLException {
+        if (timeout < 0) {
+            throw new SQLException("timeout must be >= 0, was " + timeout, "HY092");
+        }
+        if (!h.isOpen()) {
+            return false;
+        }
+        try {
+            return h.bind().isValid(timeout);
+        } catch (SQLException e) {
+            h.error(e);
+            return false;
+        } finally {
+            h.done();
+        }
+    }
+
+    static <T> T unwrap(LogicalConnection h, Class<T> iface) throws SQLException {
+        if (iface.isInstance(h)) {
+            h.touchOwner();
+            return iface.cast(h);
+        }
+        Connection raw = h.bind();
+        try {
+            // Whoever holds the driver's object relies on this physical connection: pin it.
+            return h.exposed(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+        } catch (SQLException e) {
+            throw h.error(e);
+        } finally {
+            h.done();
+        }
+    }
+
+    static boolean isWrapperFor(LogicalConnection h, Class<?> iface) throws SQLException {
+        if (iface.isInstance(h)) {
+            h.touchOwner();
+            return true;
+        }
+        try {
+            return h.bind().isWrapperFor(iface);
+        } catch (SQLException e) {
+            throw h.error(e);
+        } finally {
+            h.done();
+        }
+    }
+
+    static void setTypeMap(LogicalConnection h, Map<String, Class<?>> map) throws SQLException {
+        try {
+            h.bind().setTypeMap(map);
+            h.sessionChanged();
+            h.exposed(map); // the driver keeps it, where no session reset reaches
+        } catch (SQLException e) {
+            throw h.error(e);
+        }
+    }
+
+    @FunctionalInterface
+    interface ClientInfoCall {
+        void apply(Connection raw) throws SQLException;
+    }
+
+    /** Client info lives on the session, or in the driver where no reset reaches: the connection is not reused. */
+    static void clientInfo(LogicalConnection h, ClientInfoCall call) throws SQLClientInfoException {
+        try {
+            call.apply(h.bind());
+            h.sessionChanged();
+            h.exposed(call);
+        } catch (SQLClientInfoException e) {
+            throw e;
+        } catch (SQLException e) {
+            throw new SQLClientInfoException(e.getMessage(), e.getSQLState(), e.getErrorCode(), Map.of(), h.error(e));
+        }
+    }
+}
