@@ -88,18 +88,18 @@ final class DefaultPool<T> implements Pool<T> {
         }
         boolean probe = circuit.admit();
         try {
-            Object grant = slots.fastTake(); // the lock-free lane, while nobody waits
+            Reservation grant = slots.fastTake(); // the lock-free lane, while nobody waits
             if (grant == null) {
                 if (start == Long.MIN_VALUE) {
                     start = clock.nanoTime(); // before queueing: a queued waiter's deadline is already fixed
                 }
                 grant = slots.reserve(mayWait);
             }
-            if (grant instanceof Waiter) {
-                grant = await((Waiter) grant, start, timeoutNanos, timeout);
+            if (grant instanceof Waiter waiter) {
+                grant = await(waiter, start, timeoutNanos, timeout);
             } else if (grant == Signal.CLOSED) {
                 throw closedException();
-            } else if (grant == null) {
+            } else if (grant == Signal.NONE) {
                 return null;
             }
             Lease<T> lease = fulfil(grant, start, createBudget(timeoutNanos), probe);
@@ -114,13 +114,13 @@ final class DefaultPool<T> implements Pool<T> {
         }
     }
 
-    private Object await(Waiter waiter, long start, long timeoutNanos, Duration timeout) throws InterruptedException {
-        Object outcome;
-        while ((outcome = waiter.outcome) == null) {
+    private Reservation await(Waiter waiter, long start, long timeoutNanos, Duration timeout) throws InterruptedException {
+        Reservation outcome;
+        while ((outcome = waiter.outcome) == Signal.PENDING) {
             long remaining = timeoutNanos - (clock.nanoTime() - start);
             if (remaining <= 0) {
                 outcome = slots.cancel(waiter);
-                if (outcome != null) {
+                if (outcome != Signal.NONE) {
                     break; // handed over just as time ran out: take it
                 }
                 listener.onTimedOut(clock.nanoTime() - start);
@@ -152,7 +152,7 @@ final class DefaultPool<T> implements Pool<T> {
 
     /** A waiter that gives up after a grant reached it hands the grant on instead of losing it. */
     @SuppressWarnings("unchecked")
-    private void passOn(Object grant) {
+    private void passOn(Reservation grant) {
         if (grant instanceof Entry) {
             putBack((Entry<T>) grant, true);
         } else if (grant == Signal.CREATE) {
@@ -166,7 +166,7 @@ final class DefaultPool<T> implements Pool<T> {
      * for its own create, up to the pool's acquire timeout).
      */
     @SuppressWarnings("unchecked")
-    private Lease<T> fulfil(Object grant, long start, long budget, boolean probe) throws InterruptedException {
+    private Lease<T> fulfil(Reservation grant, long start, long budget, boolean probe) throws InterruptedException {
         for (;;) {
             Entry<T> entry;
             if (grant == Signal.CREATE) {

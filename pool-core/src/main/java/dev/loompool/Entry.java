@@ -7,7 +7,7 @@ package dev.loompool;
  * <p>The lease's own bookkeeping lives here too, because only the current lease holder touches it:
  * that keeps the per-acquire {@link PooledLease} down to its entry and its state.
  */
-final class Entry<T> {
+final class Entry<T> implements Reservation {
 
     final T resource;
     /** When the current lease began, for the use-time listener; written only when one listens. */

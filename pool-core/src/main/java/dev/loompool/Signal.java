@@ -1,7 +1,7 @@
 package dev.loompool;
 
-/** What a waiter can be told instead of being handed an idle resource. */
-enum Signal {
+/** What a caller or a waiter can be told instead of being handed an idle resource. */
+enum Signal implements Reservation {
     /** A slot was freed for the waiter: it may run the factory. */
     CREATE,
     /** The pool closed. */
@@ -9,5 +9,9 @@ enum Signal {
     /** The circuit breaker opened. */
     UNAVAILABLE,
     /** The waiter gave up (timeout or interrupt); whoever hands out skips it. */
-    CANCELLED
+    CANCELLED,
+    /** Nothing yet: a waiter's outcome until something reaches it. */
+    PENDING,
+    /** Nothing free, and the caller may not wait (tryAcquire); or a cancel that nothing reached first. */
+    NONE
 }

@@ -58,9 +58,9 @@ final class Slots<T> {
 
     /**
      * An idle entry or {@link Signal#CREATE}, each holding a slot; else a queued {@link Waiter}, or
-     * null when the caller may not wait; {@link Signal#CLOSED} once closed.
+     * {@link Signal#NONE} when the caller may not wait; {@link Signal#CLOSED} once closed.
      */
-    Object reserve(boolean mayWait) {
+    Reservation reserve(boolean mayWait) {
         lock.lock();
         try {
             if (closed) {
@@ -80,7 +80,7 @@ final class Slots<T> {
                 }
             }
             if (!mayWait) {
-                return null;
+                return Signal.NONE;
             }
             pending++; // first count ourselves in, then look in the lane: see the class comment
             Entry<T> late;
@@ -101,20 +101,20 @@ final class Slots<T> {
         }
     }
 
-    /** Withdraws a waiter; returns what it was handed if that came first, else null. */
-    Object cancel(Waiter waiter) {
+    /** Withdraws a waiter; returns what it was handed if that came first, else {@link Signal#NONE}. */
+    Reservation cancel(Waiter waiter) {
         lock.lock();
         try {
-            Object outcome = waiter.outcome;
-            if (outcome != null) {
+            Reservation outcome = waiter.outcome;
+            if (outcome != Signal.PENDING) {
                 return outcome;
             }
             waiter.outcome = Signal.CANCELLED;
             pending--;
             if (waiters.size() > 2 * pending + 64) { // don't let abandoned waiters pile up
-                waiters.removeIf(w -> w.outcome != null);
+                waiters.removeIf(w -> w.outcome != Signal.PENDING);
             }
-            return null;
+            return Signal.NONE;
         } finally {
             lock.unlock();
         }
@@ -348,7 +348,7 @@ final class Slots<T> {
     private Waiter nextWaiter() {
         Waiter waiter;
         while ((waiter = waiters.pollFirst()) != null) {
-            if (waiter.outcome == null) {
+            if (waiter.outcome == Signal.PENDING) {
                 pending--;
                 return waiter;
             }

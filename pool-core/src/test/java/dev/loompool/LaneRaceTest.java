@@ -52,7 +52,7 @@ class LaneRaceTest {
         assertThat(((Waiter) first).outcome).as("...and passes it to the oldest").isSameAs(entry);
         assertThat(second).isInstanceOf(Waiter.class);
         assertThat(slots.afterLanePut()).isNull();
-        assertThat(((Waiter) second).outcome).isNull();
+        assertThat(((Waiter) second).outcome).isSameAs(Signal.PENDING);
         assertThat(slots.stats().pending()).isEqualTo(1);
     }
 
@@ -109,7 +109,7 @@ class LaneRaceTest {
         while ((next = many.reserve(false)) instanceof Entry<?>) {
             assertThat(seen.add((Entry<Res>) next)).as("lent once").isTrue();
         }
-        assertThat(next).as("all lent, none left to create").isNull();
+        assertThat(next).as("all lent, none left to create").isSameAs(Signal.NONE);
         assertThat(seen).hasSize(40);
         assertThat(many.stats()).extracting(PoolStats::total, PoolStats::idle, PoolStats::inUse).containsExactly(40, 0, 40);
     }
