@@ -10,13 +10,14 @@ import java.util.function.Supplier;
 
 /**
  * The JavaBean configuration of {@link LoomPoolDataSource}, kept apart so that each file holds one
- * concept. Setters refuse changes once the pool has started: a running pool's settings are frozen.
+ * concept (as HikariCP's {@code HikariConfig} is the base of its data source); only
+ * {@code LoomPoolDataSource} extends it. Setters refuse changes once the pool has started: a running pool's settings are frozen.
  * Each setter refuses a value out of its range with an {@code IllegalArgumentException} naming the
  * setting and what it may be, as HikariCP's do, so that a binder (Spring's {@code @ConfigurationProperties})
  * can say which key is wrong; what depends on several settings (minSize against maxSize, the URL
  * against the driver) is checked at start.
  */
-abstract class DataSourceSettings {
+public abstract class DataSourceSettings {
 
     private String jdbcUrl;
     private String username;
@@ -47,10 +48,18 @@ abstract class DataSourceSettings {
     private BindObserver bindObserver;
     private final List<PoolListener> poolListeners = new ArrayList<>(2);
 
-    abstract boolean isStarted();
+    /** Set once the pool has started, or the data source was closed: the settings no longer change. */
+    private volatile boolean frozen;
+
+    DataSourceSettings() {
+    }
+
+    final void freeze() {
+        frozen = true;
+    }
 
     final void checkNotStarted() {
-        if (isStarted()) {
+        if (frozen) {
             throw new IllegalStateException("LoomPoolDataSource '" + getPoolName()
                     + "' has started: its configuration is frozen");
         }

@@ -56,6 +56,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
             }
             if (running == null) {
                 running = Startup.start(this);
+                freeze();
                 log.info("loompool '{}' started: {}, min-size {}, max-size {}, release mode {}", getPoolName(),
                         getMaskedJdbcUrl(), getMinSize(), getMaxSize(), getReleaseMode());
             }
@@ -63,11 +64,6 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         } finally {
             startLock.unlock();
         }
-    }
-
-    @Override
-    boolean isStarted() {
-        return running != null || closed;
     }
 
     @Override
@@ -205,6 +201,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 return;
             }
             closed = true;
+            freeze();
         } finally {
             startLock.unlock();
         }

@@ -1,0 +1,161 @@
+package dev.loompool.spring;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaMethod;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layering of docs/ARCHITECTURE.md, checked on the compiled classes of the three layers:
+ * core ({@code dev.loompool}) &lt;- JDBC ({@code dev.loompool.jdbc}) &lt;- Spring
+ * ({@code dev.loompool.spring}); the public API is a known list, each type with the reason it is
+ * public; the Spring layer uses nothing else; hierarchies are shallow and never call down.
+ */
+class ArchitectureTest {
+
+    /** Every public type of the core and the JDBC layer, and who it is public for. */
+    private static final Map<String, String> PUBLIC_API = new TreeMap<>(Map.ofEntries(
+            Map.entry("dev.loompool.Pool", "user: the generic pool (DESIGN.md §3)"),
+            Map.entry("dev.loompool.PoolBuilder", "user: Pool.builder(...)"),
+            Map.entry("dev.loompool.Lease", "user: what acquire() returns"),
+            Map.entry("dev.loompool.PoolStats", "user: Pool.stats()"),
+            Map.entry("dev.loompool.CircuitBreaker", "user: the breaker of every pool"),
+            Map.entry("dev.loompool.CircuitBreakerState", "user: CircuitBreaker.state()"),
+            Map.entry("dev.loompool.CircuitBreakerStrategy", "user SPI: a breaker strategy"),
+            Map.entry("dev.loompool.ResourceFactory", "user SPI: builder callback"),
+            Map.entry("dev.loompool.ResourceDestructor", "user SPI: builder callback"),
+            Map.entry("dev.loompool.ResourceCheck", "user SPI: builder callback"),
+            Map.entry("dev.loompool.PoolListener", "user SPI: the listener the metrics bind to (DESIGN.md §2)"),
+            Map.entry("dev.loompool.DestroyReason", "user SPI: PoolListener.onDestroyed"),
+            Map.entry("dev.loompool.PoolClock", "user SPI: an injectable clock"),
+            Map.entry("dev.loompool.PoolException", "user: the pool's errors"),
+            Map.entry("dev.loompool.PoolClosedException", "user: the pool's errors"),
+            Map.entry("dev.loompool.AcquireTimeoutException", "user: the pool's errors"),
+            Map.entry("dev.loompool.ServiceUnavailableException", "user: the pool's errors"),
+            Map.entry("dev.loompool.jdbc.LoomPoolDataSource", "user: the DataSource (DESIGN.md §4)"),
+            Map.entry("dev.loompool.jdbc.DataSourceSettings", "user: its JavaBean settings, as HikariConfig"),
+            Map.entry("dev.loompool.jdbc.LoomConnection", "user: connection.unwrap(LoomConnection.class)"),
+            Map.entry("dev.loompool.jdbc.ReleaseMode", "user: setReleaseMode"),
+            Map.entry("dev.loompool.jdbc.PinReason", "user: LoomConnection.pinReasons()"),
+            Map.entry("dev.loompool.jdbc.Credentials", "user: setCredentialsSupplier, for rotation"),
+            Map.entry("dev.loompool.jdbc.HandleInfo", "user: LoomPoolDataSource.getBoundHandles()"),
+            Map.entry("dev.loompool.jdbc.BindObserver", "framework SPI: pin for a framework's transaction")));
+
+    private static JavaClasses main;
+
+    @BeforeAll
+    static void importMainClasses() {
+        // The tests, this module's and pool-core's test-jar, are not the product.
+        ImportOption mainOnly = location -> !location.contains("/test-classes/") && !location.contains("-tests.jar");
+        main = new ClassFileImporter().withImportOption(mainOnly).importPackages("dev.loompool");
+    }
+
+    @Test
+    void theCoreKnowsNothingOfJdbcOrSpring() {
+        classes().that().resideInAPackage("dev.loompool")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("dev.loompool", "java..", "org.slf4j..")
+                .check(main);
+    }
+
+    @Test
+    void theJdbcLayerKnowsNothingOfSpringOrMicrometer() {
+        classes().that().resideInAPackage("dev.loompool.jdbc..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("dev.loompool", "dev.loompool.jdbc..",
+                        "java..", "javax.sql..", "javax.naming..", "org.slf4j..")
+                .check(main);
+    }
+
+    @Test
+    void theSpringLayerUsesThePublicApiOnly() {
+        noClasses().that().resideInAPackage("dev.loompool.spring..")
+                .should().dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
+                        "are loompool core or JDBC types outside the public API",
+                        (JavaClass c) -> !c.getPackageName().startsWith("dev.loompool.spring")
+                                && c.getPackageName().startsWith("dev.loompool")
+                                && !PUBLIC_API.containsKey(topLevel(c).getName())))
+                .check(main);
+    }
+
+    /** A new public type is a decision: it goes into PUBLIC_API with its reason, or it stays package-private. */
+    @Test
+    void everyPublicTypeIsKnownPublicApi() {
+        TreeSet<String> publicTypes = new TreeSet<>();
+        for (JavaClass c : main) {
+            boolean layer = c.getPackageName().equals("dev.loompool") || c.getPackageName().startsWith("dev.loompool.jdbc");
+            if (layer && c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC)) {
+                publicTypes.add(c.getName());
+            }
+        }
+        assertThat(publicTypes).containsExactlyElementsOf(PUBLIC_API.keySet());
+    }
+
+    /**
+     * At most two levels of hand-written classes in any hierarchy; the generated leaves of the JDBC
+     * wrappers (Delegating*, codegen/DelegateGenerator.java) are final and do not count.
+     */
+    @Test
+    void noHierarchyIsDeeperThanTwoHandWrittenLevels() {
+        List<String> deep = new ArrayList<>();
+        for (JavaClass c : main) {
+            int levels = 0;
+            for (Optional<JavaClass> k = Optional.of(c); k.isPresent() && isOurs(k.get()); k = k.get().getRawSuperclass()) {
+                levels += generated(k.get()) ? 0 : 1;
+            }
+            if (levels > 2) {
+                deep.add(c.getName() + " (" + levels + " levels)");
+            }
+        }
+        assertThat(deep).isEmpty();
+        assertThat(main.stream().filter(ArchitectureTest::generated))
+                .as("the generated leaves").hasSizeGreaterThanOrEqualTo(6)
+                .allMatch(c -> c.getModifiers().contains(JavaModifier.FINAL), "are final");
+    }
+
+    /** No abstract class calls an abstract method of its own: a rule lives where it is read. */
+    @Test
+    void noBaseClassCallsDownIntoASubclass() {
+        List<String> callsDown = new ArrayList<>();
+        for (JavaClass c : main) {
+            if (!c.getModifiers().contains(JavaModifier.ABSTRACT) || c.isInterface()) {
+                continue;
+            }
+            for (JavaMethod m : c.getMethods()) {
+                if (m.getModifiers().contains(JavaModifier.ABSTRACT)) {
+                    m.getCallsOfSelf().stream().filter(call -> call.getOriginOwner().equals(c))
+                            .forEach(call -> callsDown.add(call.getDescription()));
+                }
+            }
+        }
+        assertThat(callsDown).isEmpty();
+    }
+
+    private static boolean isOurs(JavaClass c) {
+        return c.getPackageName().startsWith("dev.loompool");
+    }
+
+    private static boolean generated(JavaClass c) {
+        return c.getPackageName().equals("dev.loompool.jdbc") && c.getSimpleName().startsWith("Delegating");
+    }
+
+    private static JavaClass topLevel(JavaClass c) {
+        JavaClass k = c;
+        while (k.getEnclosingClass().isPresent()) {
+            k = k.getEnclosingClass().get();
+        }
+        return k;
+    }
+}
