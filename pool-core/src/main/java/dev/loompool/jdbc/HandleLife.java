@@ -114,9 +114,9 @@ abstract class HandleLife {
         for (int spins = 0; ; spins++) {
             Object o = OWNER.getVolatile(this);
             if (o instanceof Claim) {
-                HandleState ended = HandleStage.ended((HandleStage) STATE.getAcquire(this));
-                if (ended != null && PHYSICAL.getAcquire(this) == null) {
-                    return ended;
+                Object ended = STATE.getAcquire(this);
+                if (!open(ended) && PHYSICAL.getAcquire(this) == null) {
+                    return (HandleState) ended;
                 }
                 if (spins < 100) {
                     Thread.onSpinWait();
@@ -160,7 +160,7 @@ abstract class HandleLife {
 
     /** Puts this handle under watch, once; its watch, or null if it has ended. */
     final HandleWatch watch() {
-        HandleStage s = (HandleStage) STATE.getAcquire(this);
+        Object s = STATE.getAcquire(this);
         if (s instanceof HandleWatch w) {
             return w;
         }
@@ -172,7 +172,7 @@ abstract class HandleLife {
             pool.watches.add(w);
             return w;
         }
-        s = (HandleStage) STATE.getAcquire(this);
+        s = STATE.getAcquire(this);
         return s instanceof HandleWatch other ? other : null;
     }
 
@@ -186,9 +186,9 @@ abstract class HandleLife {
 
     /** Refuses a closed or reclaimed handle; otherwise notes the calling thread as its user. */
     final void ensureOpen() throws SQLException {
-        HandleState ended = HandleStage.ended((HandleStage) STATE.getOpaque(this));
-        if (ended != null) {
-            throw endedError(ended);
+        Object s = STATE.getOpaque(this);
+        if (!open(s)) {
+            throw endedError((HandleState) s);
         }
         if (lost) {
             throw reclaimedUnderUse();
@@ -206,15 +206,23 @@ abstract class HandleLife {
 
     /** The reclaimer took the connection as this handle let go of it: the handle ends as reclaimed. */
     private SQLException reclaimedUnderUse() {
-        HandleStage was = end(HandleState.RECLAIMED);
-        if (was.isOpen()) {
+        Object was = end(HandleState.RECLAIMED);
+        if (open(was)) {
             finish(was); // its connection is the reclaimer's; the rest of the handle is for this thread to close
         }
         return endedError(HandleState.RECLAIMED);
     }
 
     final boolean isOpen() {
-        return ((HandleStage) STATE.getOpaque(this)).isOpen();
+        return open(STATE.getOpaque(this));
+    }
+
+    /**
+     * Whether a stage read from STATE is open. The hot path reads the stage as an Object and
+     * compares identities: a cast to the sealed interface would cost every call a type check.
+     */
+    private static boolean open(Object stage) {
+        return stage == HandleState.OPEN || stage instanceof HandleWatch;
     }
 
     /**
@@ -224,8 +232,8 @@ abstract class HandleLife {
      */
     public final void close() {
         PhysicalConnection p = (PhysicalConnection) PHYSICAL.getAcquire(this);
-        HandleStage s = (HandleStage) STATE.getAcquire(this);
-        if (!s.isOpen()) {
+        Object s = STATE.getAcquire(this);
+        if (!open(s)) {
             return;
         }
         if (p == null && !lost) {
@@ -235,7 +243,7 @@ abstract class HandleLife {
         }
         Lease<PhysicalConnection> lease = p == null ? null : p.takeLease();
         if (lease != null) { // still ours, so no reclaim can take the handle any more: a plain store settles it
-            s = (HandleStage) STATE.getAcquire(this);
+            s = STATE.getAcquire(this);
             STATE.setRelease(this, HandleState.CLOSED);
             physical = null;
             finish(s); // its statements close before the connection goes back
@@ -243,8 +251,8 @@ abstract class HandleLife {
             return;
         }
         physical = null; // the reclaimer has the connection: whoever moves the state closes the handle
-        HandleStage was = end(HandleState.CLOSED);
-        if (was.isOpen()) {
+        Object was = end(HandleState.CLOSED);
+        if (open(was)) {
             finish(was);
         }
     }
@@ -257,8 +265,8 @@ abstract class HandleLife {
      * @return whether this call ended the handle
      */
     final boolean reclaimTaken(PhysicalConnection p) {
-        HandleStage was = end(HandleState.RECLAIMED);
-        if (!was.isOpen()) {
+        Object was = end(HandleState.RECLAIMED);
+        if (!open(was)) {
             return false;
         }
         try {
@@ -274,11 +282,11 @@ abstract class HandleLife {
      * Moves an open handle (plain or under watch) to {@code target}: what it was (OPEN or its
      * watch), or the ended state it already had, in which case another caller ended it.
      */
-    private HandleStage end(HandleState target) {
-        HandleStage s;
+    private Object end(HandleState target) {
+        Object s;
         do {
-            s = (HandleStage) STATE.getAcquire(this);
-            if (!s.isOpen()) {
+            s = STATE.getAcquire(this);
+            if (!open(s)) {
                 return s;
             }
         } while (!STATE.compareAndSet(this, s, target));
@@ -286,13 +294,13 @@ abstract class HandleLife {
     }
 
     /** What ending the handle leaves to do but return its connection; {@code was}: OPEN or its watch. */
-    private void finish(HandleStage was) {
+    private void finish(Object was) {
         dropPins();
         countDown(was);
     }
 
     /** Takes the handle off the open count, if it was on it: through its watch, if any, so exactly once. */
-    private void countDown(HandleStage was) {
+    private void countDown(Object was) {
         if (counted) {
             counted = false;
             if (!(was instanceof HandleWatch w) || w.countDown()) {
@@ -306,8 +314,8 @@ abstract class HandleLife {
     }
 
     public final void abort(Executor executor) throws SQLException {
-        HandleStage was = end(HandleState.CLOSED);
-        if (!was.isOpen()) {
+        Object was = end(HandleState.CLOSED);
+        if (!open(was)) {
             return;
         }
         PhysicalConnection p = physical;
@@ -338,6 +346,7 @@ abstract class HandleLife {
 
     /** CLOSED or RECLAIMED once ended, else null. */
     final HandleState ended() {
-        return HandleStage.ended((HandleStage) STATE.getOpaque(this));
+        Object s = STATE.getOpaque(this);
+        return open(s) ? null : (HandleState) s;
     }
 }

@@ -9,9 +9,4 @@ sealed interface HandleStage permits HandleState, HandleWatch {
 
     /** Whether calls on the handle may go on. */
     boolean isOpen();
-
-    /** The ended state of {@code s}, or null while it is open. */
-    static HandleState ended(HandleStage s) {
-        return s.isOpen() ? null : (HandleState) s;
-    }
 }
