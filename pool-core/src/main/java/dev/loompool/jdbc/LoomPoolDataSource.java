@@ -55,8 +55,9 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 throw new SQLException("LoomPoolDataSource '" + getPoolName() + "' is closed", "08003");
             }
             if (running == null) {
-                running = Startup.start(this);
-                freeze();
+                JdbcPool started = Startup.start(this);
+                freeze(); // before the pool is published: nobody sees it running while settings still change
+                running = started;
                 log.info("loompool '{}' started: {}, min-size {}, max-size {}, release mode {}", getPoolName(),
                         getMaskedJdbcUrl(), getMinSize(), getMaxSize(), getReleaseMode());
             }
