@@ -1,0 +1,34 @@
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+
+/**
+ * Writes do-nothing implementations of the JDBC interfaces the benchmark's stub driver needs: every
+ * method returns null, zero or false, so that what a benchmark measures is the pool, not the driver.
+ * {@link JdbcMethods} writes the source; pool-benchmarks/pom.xml compiles {@code codegen/} and runs
+ * {@code NoOpGenerator OUTPUT_DIR}.
+ */
+public final class NoOpGenerator {
+
+    public static void main(String[] args) throws IOException {
+        Path dir = Path.of(args[0], "dev", "loompool", "bench");
+        Files.createDirectories(dir);
+        for (Class<?> iface : new Class<?>[] {Connection.class, PreparedStatement.class, ResultSet.class,
+                DatabaseMetaData.class}) {
+            String name = "NoOp" + iface.getSimpleName();
+            JdbcMethods out = new JdbcMethods("dev.loompool.bench", name,
+                    "abstract class " + name + " implements " + iface.getName(), "NoOpGenerator");
+            for (Method m : JdbcMethods.of(iface)) {
+                Class<?> r = m.getReturnType();
+                out.method(m, r == void.class ? ""
+                        : "return " + (r == boolean.class ? "false" : r.isPrimitive() ? "0" : "null") + ";");
+            }
+            out.write(dir);
+        }
+    }
+}
