@@ -35,7 +35,8 @@ public final class DelegateGenerator {
     private static final String PACKAGE = "dev.loompool.jdbc";
     /** Objects that live on the physical connection that made them: handing one out pins. */
     private static final Set<Class<?>> PINNING = Set.of(java.sql.Blob.class, java.sql.Clob.class,
-            java.sql.NClob.class, java.sql.SQLXML.class, java.sql.Array.class, java.sql.Struct.class);
+            java.sql.NClob.class, java.sql.SQLXML.class, java.sql.Array.class, java.sql.Struct.class,
+            java.sql.Ref.class);
     /** What LogicalConnection and HandleLife implement themselves, by signature. */
     private static final Set<String> HANDWRITTEN_CONNECTION = Set.of(
             "close[]", "isClosed[]", "abort[interface java.util.concurrent.Executor]",
@@ -47,8 +48,9 @@ public final class DelegateGenerator {
             "getWarnings[]", "clearWarnings[]", "isValid[int]", "beginRequest[]", "endRequest[]",
             "unwrap[class java.lang.Class]", "isWrapperFor[class java.lang.Class]", "setTypeMap[interface java.util.Map]",
             "setClientInfo[class java.lang.String, class java.lang.String]", "setClientInfo[class java.util.Properties]");
-    /** What LogicalStatement implements itself (LogicalResultSet: the first two). */
-    private static final Set<String> HANDWRITTEN_STATEMENT = Set.of("close[]", "isClosed[]", "closeOnCompletion[]");
+    /** What LogicalStatement and LogicalResultSet implement themselves (a result set has no closeOnCompletion). */
+    private static final Set<String> HANDWRITTEN_STATEMENT = Set.of("close[]", "isClosed[]", "closeOnCompletion[]",
+            "unwrap[class java.lang.Class]", "isWrapperFor[class java.lang.Class]");
 
     public static void main(String[] args) throws IOException {
         Path dir = Path.of(args[0], PACKAGE.split("\\."));
@@ -118,7 +120,7 @@ public final class DelegateGenerator {
             } else if (r == Connection.class) {
                 body = "return connection();";
             } else {
-                body = (r == void.class ? "" : "return ") + call + ";";
+                body = (r == void.class ? "" : "return ") + lent(m, call) + ";";
             }
             out.touching(m, body);
         }
@@ -135,7 +137,7 @@ public final class DelegateGenerator {
             Class<?> r = m.getReturnType();
             String call = "delegate." + JdbcMethods.call(m);
             out.touching(m, r == Statement.class ? "return statement();"
-                    : (r == void.class ? "" : "return ") + call + ";");
+                    : (r == void.class ? "" : "return ") + lent(m, call) + ";");
         }
         out.write(dir);
     }
@@ -165,6 +167,15 @@ public final class DelegateGenerator {
     private static JdbcMethods leaf(String name, String superclass, Class<?> iface) {
         return new JdbcMethods(PACKAGE, name, "final class " + name + " extends " + superclass
                 + " implements " + iface.getName(), "DelegateGenerator");
+    }
+
+    /**
+     * A getter's result, through {@code live()} where it may be a driver object that still talks to
+     * the connection: a LOB, array, struct or ref, or whatever {@code getObject} returns (pgjdbc's
+     * arrays, a refcursor's result set).
+     */
+    private static String lent(Method m, String call) {
+        return PINNING.contains(m.getReturnType()) || m.getName().equals("getObject") ? "live(" + call + ")" : call;
     }
 
     /** execute*, executeQuery/Update/LargeUpdate/Batch and addBatch(String): they run SQL. */

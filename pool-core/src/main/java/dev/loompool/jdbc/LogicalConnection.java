@@ -1,13 +1,19 @@
 package dev.loompool.jdbc;
 
+import java.sql.Array;
+import java.sql.Blob;
 import java.sql.CallableStatement;
+import java.sql.Clob;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
+import java.sql.Ref;
 import java.sql.SQLClientInfoException;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
+import java.sql.SQLXML;
 import java.sql.Statement;
+import java.sql.Struct;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Properties;
@@ -165,6 +171,23 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     final <T> T pinned(T value) {
         pins.add(PinReason.EXPLICIT);
         physical.markLendingDriverObjects();
+        return value;
+    }
+
+    /**
+     * What a statement's or result set's getter returned. A LOB, array or struct may still read
+     * through the connection (pgjdbc's large objects and arrays do): it pins, as one the handle
+     * created does. A result set, statement or connection (a refcursor from {@code getObject})
+     * is the driver's own: exposed.
+     */
+    final <T> T live(T value) {
+        if (value instanceof Blob || value instanceof Clob || value instanceof Array || value instanceof SQLXML
+                || value instanceof Struct || value instanceof Ref) {
+            return pinned(value);
+        }
+        if (value instanceof java.sql.ResultSet || value instanceof Statement || value instanceof Connection) {
+            return exposed(value);
+        }
         return value;
     }
 

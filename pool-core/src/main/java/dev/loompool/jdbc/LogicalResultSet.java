@@ -36,6 +36,21 @@ abstract class LogicalResultSet implements ResultSet, Tracked {
         owner.handle.touchOwner();
     }
 
+    /** A getter returned a driver object that may still talk to the connection: it pins. */
+    final <T> T live(T value) {
+        return owner.handle.live(value);
+    }
+
+    @Override
+    public final <T> T unwrap(Class<T> iface) throws SQLException {
+        return SessionCalls.unwrap(owner.handle, this, delegate, state == WrapperState.CLOSED, iface);
+    }
+
+    @Override
+    public final boolean isWrapperFor(Class<?> iface) throws SQLException {
+        return SessionCalls.isWrapperFor(owner.handle, this, delegate, iface);
+    }
+
     @Override
     public final void close() throws SQLException {
         if (state == WrapperState.CLOSED) {

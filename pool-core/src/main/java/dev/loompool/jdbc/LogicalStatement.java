@@ -118,6 +118,21 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
         }
     }
 
+    @Override
+    public final <T> T unwrap(Class<T> iface) throws SQLException {
+        return SessionCalls.unwrap(handle, this, delegate, state == WrapperState.CLOSED, iface);
+    }
+
+    @Override
+    public final boolean isWrapperFor(Class<?> iface) throws SQLException {
+        return SessionCalls.isWrapperFor(handle, this, delegate, iface);
+    }
+
+    /** A getter returned a driver object that may still talk to the connection: it pins. */
+    final <T> T live(T value) {
+        return handle.live(value);
+    }
+
     /** Before SQL text runs: a BEGIN or a SET pins at once, even if it then fails. */
     final SqlEffect sqlBefore(String sql) throws SQLException {
         return applyBefore(handle.classifier().classify(sql));

@@ -3,6 +3,7 @@ package dev.loompool.jdbc;
 import java.sql.Connection;
 import java.sql.SQLClientInfoException;
 import java.sql.SQLException;
+import java.sql.Wrapper;
 import java.util.Map;
 
 /**
@@ -45,6 +46,40 @@ final class SessionCalls {
         } finally {
             h.done();
         }
+    }
+
+    /**
+     * {@code unwrap} on a statement or result set: the wrapper itself for a JDBC interface, else the
+     * driver's object, whose {@code getConnection()} is the physical connection: it pins (exposed).
+     */
+    static <T> T unwrap(LogicalConnection h, Wrapper self, Wrapper raw, boolean closed, Class<T> iface)
+            throws SQLException {
+        h.touchOwner();
+        if (iface.isInstance(self)) {
+            return iface.cast(self);
+        }
+        if (closed) {
+            throw new SQLException("pool '" + h.pool.name + "': cannot unwrap a closed " + kind(self)
+                    + " to " + iface.getName(), "HY010");
+        }
+        try {
+            return h.exposed(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+        } catch (SQLException e) {
+            throw h.error(e);
+        }
+    }
+
+    static boolean isWrapperFor(LogicalConnection h, Wrapper self, Wrapper raw, Class<?> iface) throws SQLException {
+        h.touchOwner();
+        try {
+            return iface.isInstance(self) || raw.isWrapperFor(iface);
+        } catch (SQLException e) {
+            throw h.error(e);
+        }
+    }
+
+    private static String kind(Wrapper self) {
+        return self instanceof java.sql.ResultSet ? "result set" : "statement";
     }
 
     static boolean isWrapperFor(LogicalConnection h, Class<?> iface) throws SQLException {

@@ -3,6 +3,8 @@ package dev.loompool.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -61,6 +63,26 @@ class MariaDbPinSemanticsTest extends PinSemanticsSuite {
     @Override
     Class<?> driverConnectionType() {
         return org.mariadb.jdbc.Connection.class;
+    }
+
+    @Override
+    Class<?> driverStatementType() {
+        return org.mariadb.jdbc.Statement.class;
+    }
+
+    @Override
+    Class<?> driverResultSetType() {
+        return org.mariadb.jdbc.client.result.Result.class;
+    }
+
+    @Override
+    String driverObjectQuery() {
+        return "SELECT CAST('abc' AS BINARY)";
+    }
+
+    @Override
+    Object readDriverObject(ResultSet rs) throws SQLException {
+        return rs.getBlob(1);
     }
 
     // ---- case 2: transactions the SQL classifier cannot see ------------------------------------------

@@ -33,6 +33,17 @@ abstract class PinSemanticsSuite extends PinSemanticsSupport {
     /** The driver's own connection interface, which {@code unwrap} hands out. */
     abstract Class<?> driverConnectionType();
 
+    /** The driver's own statement and result-set types, which their {@code unwrap} hands out. */
+    abstract Class<?> driverStatementType();
+
+    abstract Class<?> driverResultSetType();
+
+    /** A query whose first column the driver reads into an object that lives on the connection (a LOB or an array). */
+    abstract String driverObjectQuery();
+
+    /** Reads that object the way the dialect's users do ({@code getArray}, {@code getBlob}, {@code getObject}). */
+    abstract Object readDriverObject(ResultSet rs) throws SQLException;
+
     // ---- the pin table, row by row -----------------------------------------------------------------
 
     @Test
@@ -139,6 +150,67 @@ abstract class PinSemanticsSuite extends PinSemanticsSupport {
         assertThat(b.backend()).as("what went through the driver's object is unknown: closed, not reused")
                 .isNotEqualTo(aBackend);
         assertThat(b.rowCommittedAtOnce()).isTrue();
+        assertCommitted(ds, List.of(B_ROW));
+    }
+
+    @Test
+    void unwrappingAStatementToTheDriversPinsUntilTheHandleClosesAndTheConnectionIsNotReused() throws Exception {
+        LoomPoolDataSource ds = dataSource(1);
+        long aBackend;
+        try (Connection a = ds.getConnection()) {
+            aBackend = backend(a);
+            Object driverStatement;
+            try (Statement st = a.createStatement()) {
+                assertThat(st.unwrap(Statement.class)).as("unwrap to JDBC's own interface").isSameAs(st);
+                assertThat(st.isWrapperFor(driverStatementType())).isTrue();
+                driverStatement = st.unwrap(driverStatementType());
+            }
+            assertThat(driverStatement).isInstanceOf(driverStatementType());
+            assertThat(loom(a).pinReasons()).as("its getConnection() is the physical connection")
+                    .containsExactly(PinReason.EXPLICIT);
+            assertBMustWait(ds, "A holds the driver's statement object");
+        }
+        BView b = borrowB(ds, List.of());
+        assertThat(b.backend()).as("what went through the driver's object is unknown: closed, not reused")
+                .isNotEqualTo(aBackend);
+        assertCommitted(ds, List.of(B_ROW));
+    }
+
+    @Test
+    void unwrappingAResultSetToTheDriversPinsUntilTheHandleClosesAndTheConnectionIsNotReused() throws Exception {
+        LoomPoolDataSource ds = dataSource(1);
+        long aBackend;
+        try (Connection a = ds.getConnection()) {
+            aBackend = backend(a);
+            try (Statement st = a.createStatement(); ResultSet rs = st.executeQuery(sql("SELECT 1"))) {
+                assertThat(rs.unwrap(ResultSet.class)).as("unwrap to JDBC's own interface").isSameAs(rs);
+                assertThat(rs.unwrap(driverResultSetType())).isInstanceOf(driverResultSetType());
+            }
+            assertThat(loom(a).pinReasons()).containsExactly(PinReason.EXPLICIT);
+            assertBMustWait(ds, "A holds the driver's result set object");
+        }
+        BView b = borrowB(ds, List.of());
+        assertThat(b.backend()).isNotEqualTo(aBackend);
+        assertCommitted(ds, List.of(B_ROW));
+    }
+
+    @Test
+    void aDriverObjectReadFromAResultSetKeepsAnotherBorrowerOutUntilTheHandleCloses() throws Exception {
+        LoomPoolDataSource ds = dataSource(1);
+        try (Connection a = ds.getConnection()) {
+            long aBackend = backend(a);
+            Object value;
+            try (Statement st = a.createStatement(); ResultSet rs = st.executeQuery(sql(driverObjectQuery()))) {
+                assertThat(rs.next()).isTrue();
+                value = readDriverObject(rs);
+            }
+            assertThat(value).as("the driver's object (test premise)").isNotNull();
+            assertThat(loom(a).pinReasons()).as("the object may still talk to its connection")
+                    .containsExactly(PinReason.EXPLICIT);
+            assertBMustWait(ds, "A holds a LOB or array of the driver's");
+            a.close();
+            assertCleanAutocommitSession(borrowB(ds, List.of()), aBackend);
+        }
         assertCommitted(ds, List.of(B_ROW));
     }
 

@@ -57,6 +57,43 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
         return org.postgresql.PGConnection.class;
     }
 
+    @Override
+    Class<?> driverStatementType() {
+        return org.postgresql.PGStatement.class;
+    }
+
+    @Override
+    Class<?> driverResultSetType() {
+        return org.postgresql.jdbc.PgResultSet.class;
+    }
+
+    @Override
+    String driverObjectQuery() {
+        return "SELECT ARRAY[1, 2, 3]";
+    }
+
+    @Override
+    Object readDriverObject(ResultSet rs) throws SQLException {
+        return rs.getArray(1);
+    }
+
+    @Test
+    void anArrayReadThroughGetObjectKeepsAnotherBorrowerOutUntilTheHandleCloses() throws Exception {
+        LoomPoolDataSource ds = dataSource(1);
+        try (Connection a = ds.getConnection()) {
+            Object value;
+            try (PreparedStatement ps = a.prepareStatement("SELECT ARRAY['x', 'y']"); ResultSet rs = ps.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                value = rs.getObject(1);
+            }
+            assertThat(value).isInstanceOf(java.sql.Array.class);
+            assertThat(loom(a).pinReasons()).containsExactly(PinReason.EXPLICIT);
+            assertBMustWait(ds, "A holds the driver's array, read through getObject");
+            assertThat((Object[]) ((java.sql.Array) value).getArray()).containsExactly("x", "y");
+        }
+        assertCommitted(ds, List.of());
+    }
+
     // ---- case 2: transactions the SQL classifier cannot see ------------------------------------------
 
     @ParameterizedTest(name = "{0}")
