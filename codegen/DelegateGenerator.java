@@ -32,7 +32,7 @@ import java.util.Set;
  */
 public final class DelegateGenerator {
 
-    private static final String PACKAGE = "dev.loompool.jdbc";
+    private static final String PACKAGE = "dev.loompool.jdbc.internal";
     /** Objects that live on the physical connection that made them: handing one out pins. */
     private static final Set<Class<?>> PINNING = Set.of(java.sql.Blob.class, java.sql.Clob.class,
             java.sql.NClob.class, java.sql.SQLXML.class, java.sql.Array.class, java.sql.Struct.class,

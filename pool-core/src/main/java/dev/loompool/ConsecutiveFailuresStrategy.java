@@ -40,7 +40,8 @@ final class ConsecutiveFailuresStrategy implements CircuitBreakerStrategy {
             throw new IllegalArgumentException("clock must not be null");
         }
         this.threshold = threshold;
-        this.openNanos = PoolBuilder.saturatedNanos(openDuration);
+        // capped far below overflow, as the engine caps its durations, so that sums stay exact
+        this.openNanos = openDuration.compareTo(Duration.ofDays(10_000)) > 0 ? Long.MAX_VALUE / 4 : openDuration.toNanos();
         this.clock = clock;
     }
 

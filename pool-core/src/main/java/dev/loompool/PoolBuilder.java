@@ -1,5 +1,6 @@
 package dev.loompool;
 
+import dev.loompool.engine.PoolSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,19 +17,19 @@ public final class PoolBuilder<T> {
 
     private static final AtomicInteger POOL_NUMBER = new AtomicInteger();
 
-    final ResourceFactory<T> factory;
-    ResourceDestructor<T> destructor;
-    ResourceCheck<T> healthcheck;
-    ResourceCheck<T> beforeAcquire;
-    ResourceCheck<T> beforeRelease;
-    int minSize = 0;
-    int maxSize = 10;
-    Duration healthcheckInterval = Duration.ZERO;
-    Duration acquireTimeout = Duration.ofSeconds(30);
-    CircuitBreakerStrategy circuitBreakerStrategy;
-    String name;
-    PoolClock clock = PoolClock.SYSTEM;
-    final List<PoolListener> listeners = new ArrayList<>(2);
+    private final ResourceFactory<T> factory;
+    private ResourceDestructor<T> destructor;
+    private ResourceCheck<T> healthcheck;
+    private ResourceCheck<T> beforeAcquire;
+    private ResourceCheck<T> beforeRelease;
+    private int minSize = 0;
+    private int maxSize = 10;
+    private Duration healthcheckInterval = Duration.ZERO;
+    private Duration acquireTimeout = Duration.ofSeconds(30);
+    private CircuitBreakerStrategy circuitBreakerStrategy;
+    private String name;
+    private PoolClock clock = PoolClock.SYSTEM;
+    private final List<PoolListener> listeners = new ArrayList<>(2);
 
     PoolBuilder(ResourceFactory<T> factory) {
         this.factory = Objects.requireNonNull(factory, "factory");
@@ -129,14 +130,8 @@ public final class PoolBuilder<T> {
         if (name == null || name.isBlank()) {
             name = "loompool-" + POOL_NUMBER.incrementAndGet();
         }
-        DefaultPool<T> pool = new DefaultPool<>(this);
-        Prewarm.run(pool, minSize);
-        return pool;
-    }
-
-    /** Nanoseconds of {@code d}, capped far below overflow so that sums of them stay exact. */
-    static long saturatedNanos(Duration d) {
-        return d.compareTo(Duration.ofDays(10_000)) > 0 ? Long.MAX_VALUE / 4 : d.toNanos();
+        return new PoolSettings<>(name, factory, destructor, healthcheck, beforeAcquire, beforeRelease, minSize,
+                maxSize, healthcheckInterval, acquireTimeout, circuitBreakerStrategy, clock, listeners).start();
     }
 
     private static void requireNonNegative(String setting, Duration value) {

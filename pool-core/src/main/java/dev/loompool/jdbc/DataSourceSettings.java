@@ -2,6 +2,7 @@ package dev.loompool.jdbc;
 
 import dev.loompool.PoolClock;
 import dev.loompool.PoolListener;
+import dev.loompool.jdbc.internal.StartedPool;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +45,7 @@ public abstract class DataSourceSettings {
     private String schema;
     private int circuitBreakerFailureThreshold = 5;
     private Duration circuitBreakerOpenDuration = Duration.ofSeconds(5);
-    PoolClock clock = PoolClock.SYSTEM;
+    private PoolClock clock = PoolClock.SYSTEM;
     private BindObserver bindObserver;
     private final List<PoolListener> poolListeners = new ArrayList<>(2);
 
@@ -290,7 +291,7 @@ public abstract class DataSourceSettings {
     public void setTransactionIsolation(String transactionIsolation) {
         checkNotStarted();
         if (transactionIsolation != null) {
-            Startup.isolation(transactionIsolation); // refuses an unknown level here, naming the allowed ones
+            StartedPool.isolationLevel(transactionIsolation); // refuses an unknown level here, naming the allowed ones
         }
         this.transactionIsolation = transactionIsolation;
     }
@@ -371,6 +372,16 @@ public abstract class DataSourceSettings {
 
     final List<PoolListener> poolListeners() {
         return poolListeners;
+    }
+
+    /** For tests: the clock that times idle, lifetime, leaks and the breaker. */
+    final void setClock(PoolClock clock) {
+        checkNotStarted();
+        this.clock = clock;
+    }
+
+    final PoolClock clock() {
+        return clock;
     }
 
     private static Duration nonNegative(String setting, Duration value) {

@@ -1,20 +1,17 @@
 package dev.loompool.jdbc;
 
 import dev.loompool.Pool;
-import dev.loompool.PoolClock;
+import dev.loompool.jdbc.internal.StartedPool;
 import java.io.Closeable;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -31,7 +28,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LoomPoolDataSource.class);
 
     private final ReentrantLock startLock = new ReentrantLock();
-    private volatile JdbcPool running;
+    private volatile StartedPool running;
     private volatile boolean closed;
     private PrintWriter logWriter;
     private int loginTimeout;
@@ -44,8 +41,8 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         pool();
     }
 
-    private JdbcPool pool() throws SQLException {
-        JdbcPool p = running;
+    private StartedPool pool() throws SQLException {
+        StartedPool p = running;
         if (p != null) {
             return p;
         }
@@ -55,7 +52,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 throw new SQLException("LoomPoolDataSource '" + getPoolName() + "' is closed", "08003");
             }
             if (running == null) {
-                JdbcPool started = Startup.start(this);
+                StartedPool started = StartedPool.start(this, clock(), poolListeners());
                 freeze(); // before the pool is published: nobody sees it running while settings still change
                 running = started;
                 log.info("loompool '{}' started: {}, min-size {}, max-size {}, release mode {}", getPoolName(),
@@ -69,23 +66,14 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
 
     @Override
     public Connection getConnection() throws SQLException {
-        JdbcPool p = running;
+        StartedPool p = running;
         if (p == null) {
             p = pool();
         }
         if (closed) {
-            throw p.closed(null);
+            throw p.closedException();
         }
-        LogicalConnection handle = new DelegatingConnection(p); // counted from its first use, see getOpenHandles
-        if (p.releaseMode == ReleaseMode.CLOSE) {
-            try {
-                handle.bind(); // classic behaviour: the handle holds a connection from the start
-            } catch (SQLException e) {
-                handle.close();
-                throw e;
-            }
-        }
-        return handle;
+        return p.openHandle(); // counted from its first use, see getOpenHandles
     }
 
     /** Not supported: a pool has one set of credentials. Rotate them with {@link #setCredentialsSupplier}. */
@@ -102,11 +90,11 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
      * @throws IllegalStateException before the pool is started
      */
     public Pool<?> getPool() {
-        JdbcPool p = running;
+        StartedPool p = running;
         if (p == null) {
             throw new IllegalStateException("LoomPoolDataSource '" + getPoolName() + "' is not started");
         }
-        return new ReadOnlyPool(p.pool);
+        return p.readOnlyView();
     }
 
     /** Whether the pool is started and not closed. */
@@ -123,8 +111,8 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
      * a few periods of 500 ms after that.
      */
     public int getOpenHandles() {
-        JdbcPool p = running;
-        return p == null ? 0 : (int) p.openHandles.sum();
+        StartedPool p = running;
+        return p == null ? 0 : p.openHandles();
     }
 
     /** Physical connections lent out now, counted under each reason that pins them. */
@@ -144,13 +132,13 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
      * reclaimOnOwnerExit) whose last user's thread ended.
      */
     public long getReclaimedConnections() {
-        JdbcPool p = running;
-        return p == null ? 0 : p.reclaimed.get();
+        StartedPool p = running;
+        return p == null ? 0 : p.reclaimed();
     }
 
     /** Runs one reclaimer scan now, as its own periodic one would (for tests). */
     void scanNow() {
-        JdbcPool p = running;
+        StartedPool p = running;
         if (p != null) {
             p.scanNow();
         }
@@ -158,29 +146,14 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
 
     /** Leak warnings logged so far (for tests). */
     long leaksReported() {
-        JdbcPool p = running;
-        return p == null ? 0 : p.leaksReported.get();
+        StartedPool p = running;
+        return p == null ? 0 : p.leaksReported();
     }
 
     /** The handles that hold a physical connection now. */
     public List<HandleInfo> getBoundHandles() {
-        JdbcPool p = running;
-        List<HandleInfo> handles = new ArrayList<>();
-        if (p == null) {
-            return handles;
-        }
-        long now = p.clock.nanoTime();
-        for (PhysicalConnection c : p.connections) {
-            if (c.lease() == null) {
-                continue; // idle: its holder is only the note of the last one
-            }
-            LogicalConnection h = c.holder();
-            if (h != null) {
-                handles.add(new HandleInfo(h.ownerThread().getName(), Duration.ofNanos(now - c.handedOutAt),
-                        h.pinReasons()));
-            }
-        }
-        return handles;
+        StartedPool p = running;
+        return p == null ? new ArrayList<>() : p.boundHandles();
     }
 
     /**
@@ -189,7 +162,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
      * @return how many were closed
      */
     public int evictIdle() {
-        JdbcPool p = running;
+        StartedPool p = running;
         return p == null ? 0 : p.evictIdle();
     }
 
@@ -206,7 +179,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         } finally {
             startLock.unlock();
         }
-        JdbcPool p = running;
+        StartedPool p = running;
         if (p != null) {
             p.close();
             log.info("loompool '{}' closed", getPoolName());
@@ -255,40 +228,15 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         return iface.isInstance(this);
     }
 
-    /** For tests: the clock that times idle, lifetime, leaks and the breaker. */
-    void setClock(PoolClock clock) {
-        checkNotStarted();
-        this.clock = clock;
-    }
-
     /** The JDBC URL with any password in it masked: what to show in logs, messages and endpoints. */
     public String getMaskedJdbcUrl() {
-        return secrets().mask(JdbcUrls.redact(getJdbcUrl()));
+        return StartedPool.maskedUrl(this);
     }
 
     /** The configured properties, credentials supplier and settings, without the password. */
     @Override
     public String toString() {
         return "LoomPoolDataSource[" + getPoolName() + ", " + getMaskedJdbcUrl()
-                + (running == null ? ", not started" : closed ? ", closed" : ", " + running.pool.stats()) + "]";
-    }
-
-    /** Used by Startup: the supplier of credentials, from the setters or the configured supplier. */
-    Supplier<Credentials> credentials() {
-        Supplier<Credentials> supplier = getCredentialsSupplier();
-        if (supplier != null) {
-            return supplier;
-        }
-        Credentials fixed = new Credentials(getUsername(), getPassword());
-        return () -> fixed;
-    }
-
-    Properties properties() {
-        return getDataSourceProperties();
-    }
-
-    /** The configured passwords, to mask; a credentials supplier is not asked (the connect masks its password). */
-    Secrets secrets() {
-        return Secrets.of(getJdbcUrl(), properties(), getCredentialsSupplier() == null ? getPassword() : null);
+                + (running == null ? ", not started" : closed ? ", closed" : ", " + running.stats()) + "]";
     }
 }

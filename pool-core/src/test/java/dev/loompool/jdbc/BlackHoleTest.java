@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.loompool.jdbc.internal.Internals;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.sql.Connection;
@@ -95,16 +96,16 @@ class BlackHoleTest {
     @Test
     void theDriverGetsTimeoutsFromTheAcquireTimeoutUnlessTheUserSetThem() {
         Duration acquire = Duration.ofMillis(2500);
-        java.util.Properties pg = JdbcUrls.withTimeouts("jdbc:postgresql://h/test", new java.util.Properties(), acquire);
+        java.util.Properties pg = Internals.withTimeouts("jdbc:postgresql://h/test", new java.util.Properties(), acquire);
         assertThat(pg.getProperty("connectTimeout")).isEqualTo("3"); // seconds, rounded up
         assertThat(pg.getProperty("loginTimeout")).isEqualTo("3");
-        java.util.Properties maria = JdbcUrls.withTimeouts("jdbc:mariadb://h/test", new java.util.Properties(), acquire);
+        java.util.Properties maria = Internals.withTimeouts("jdbc:mariadb://h/test", new java.util.Properties(), acquire);
         assertThat(maria.getProperty("connectTimeout")).isEqualTo("2500"); // milliseconds
         java.util.Properties mine = new java.util.Properties();
         mine.setProperty("loginTimeout", "60");
-        assertThat(JdbcUrls.withTimeouts("jdbc:postgresql://h/test?connectTimeout=9", mine, acquire))
+        assertThat(Internals.withTimeouts("jdbc:postgresql://h/test?connectTimeout=9", mine, acquire))
                 .as("the user's own settings, in the URL or the properties, are kept")
                 .doesNotContainKey("connectTimeout").containsEntry("loginTimeout", "60");
-        assertThat(JdbcUrls.withTimeouts("jdbc:h2:mem:x", new java.util.Properties(), acquire)).isEmpty();
+        assertThat(Internals.withTimeouts("jdbc:h2:mem:x", new java.util.Properties(), acquire)).isEmpty();
     }
 }

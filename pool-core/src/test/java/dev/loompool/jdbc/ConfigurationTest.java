@@ -3,6 +3,7 @@ package dev.loompool.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loompool.jdbc.internal.Internals;
 import java.beans.Introspector;
 import java.beans.PropertyDescriptor;
 import java.sql.Connection;
@@ -109,7 +110,7 @@ class ConfigurationTest extends StubSupport {
         ds.setPassword("hunter2");
         assertThat(ds.toString()).doesNotContain("hunter2").contains("password=****");
         assertThat(new Credentials("u", "hunter2").toString()).doesNotContain("hunter2");
-        assertThat(JdbcUrls.redact("jdbc:postgresql://user:hunter2@db/test")).isEqualTo("jdbc:postgresql://user:****@db/test");
+        assertThat(Internals.redact("jdbc:postgresql://user:hunter2@db/test")).isEqualTo("jdbc:postgresql://user:****@db/test");
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.loompool.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loompool.PoolListener;
+import dev.loompool.jdbc.internal.Internals;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -39,7 +40,7 @@ class FrozenNetworkTest {
     /** A proxy in front of {@code db}'s server, closed after the test. */
     private FreezingProxy proxyFor(TestDatabase db) throws Exception {
         Matcher hostPort = Pattern.compile("//[^/:]+:(\\d+)/").matcher(db.url());
-        assertThat(hostPort.find()).as("host:port in %s", JdbcUrls.redact(db.url())).isTrue();
+        assertThat(hostPort.find()).as("host:port in %s", Internals.redact(db.url())).isTrue();
         FreezingProxy proxy = new FreezingProxy(Integer.parseInt(hostPort.group(1)));
         toClose.add(proxy);
         return proxy;

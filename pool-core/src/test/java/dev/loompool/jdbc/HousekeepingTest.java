@@ -3,6 +3,7 @@ package dev.loompool.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loompool.ManualClockAccess;
+import dev.loompool.jdbc.internal.Internals;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -84,8 +85,8 @@ class HousekeepingTest extends StubSupport {
             c.setAutoCommit(false);
             BindingTest.query(c, "SELECT 1");
             clock.advance(Duration.ofSeconds(11));
-            long scans = Reclaimer.scans.get();
-            eventually("two scans ran", () -> Reclaimer.scans.get() >= scans + 2);
+            long scans = Internals.reclaimerScans();
+            eventually("two scans ran", () -> Internals.reclaimerScans() >= scans + 2);
             c.commit();
         }
         eventually("the leak is reported", () -> leaks(ds) == 1);

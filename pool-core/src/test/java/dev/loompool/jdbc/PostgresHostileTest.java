@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loompool.CircuitBreakerState;
+import dev.loompool.jdbc.internal.Internals;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.sql.CallableStatement;
@@ -654,8 +655,8 @@ class PostgresHostileTest extends HostileSupport {
         LoomPoolDataSource ds = pg(1);
         ds.setAcquireTimeout(java.time.Duration.ofMillis(300));
         Connection raw = dropHandleKeepRaw(ds);
-        long scans = Reclaimer.scans.get();
-        for (int i = 0; i < 40 && Reclaimer.scans.get() < scans + 6; i++) {
+        long scans = Internals.reclaimerScans();
+        for (int i = 0; i < 40 && Internals.reclaimerScans() < scans + 6; i++) {
             System.gc();
             Thread.sleep(100);
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loompool.CircuitBreakerState;
+import dev.loompool.jdbc.internal.Internals;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -199,7 +200,7 @@ class PostgresIntegrationTest {
                 single(admin, "SELECT count(*) FROM (SELECT pg_terminate_backend(" + pid + ")) t");
             }
             assertThatThrownBy(() -> single(c, "SELECT 1")).isInstanceOf(SQLException.class)
-                    .satisfies(e -> assertThat(BrokenConnections.isBroken((SQLException) e)).isTrue());
+                    .satisfies(e -> assertThat(Internals.isBroken((SQLException) e)).isTrue());
             long next = single(c, "SELECT pg_backend_pid()");
             assertThat(next).isNotEqualTo(pid);
         }

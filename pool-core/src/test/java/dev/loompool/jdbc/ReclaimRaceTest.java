@@ -5,7 +5,8 @@ import static dev.loompool.jdbc.ReclaimTest.onThreadThatEnds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loompool.Lease;
+import dev.loompool.jdbc.internal.Internals.Taken;
+import dev.loompool.jdbc.internal.Internals;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.CountDownLatch;
@@ -87,29 +88,9 @@ class ReclaimRaceTest extends ReclaimSupport {
     }
 
 
-    /** What the reclaimer holds between its two steps. */
-    private record Taken(LogicalConnection handle, PhysicalConnection connection, Lease<PhysicalConnection> lease) {
-
-        /** The reclaimer's first step: it takes the lease of the handle's connection. */
-        static Taken from(Connection c) throws SQLException {
-            return of((LogicalConnection) c.unwrap(LoomConnection.class));
-        }
-
-        static Taken of(LogicalConnection handle) {
-            PhysicalConnection p = handle.physical;
-            Lease<PhysicalConnection> lease = p.lease();
-            assertThat(p.takeLease(lease)).isTrue();
-            return new Taken(handle, p, lease);
-        }
-
-        /** Its second step: it ends the handle, unless that was done, and returns the connection. */
-        boolean reclaim() {
-            try {
-                return handle.reclaimTaken(connection);
-            } finally {
-                handle.pool.giveBack(connection, lease);
-            }
-        }
+    /** The reclaimer's first step on the handle of {@code c}: it takes its connection's lease. */
+    private static Taken take(Connection c) throws SQLException {
+        return Internals.handle(c).take();
     }
 
     @Test
@@ -117,7 +98,7 @@ class ReclaimRaceTest extends ReclaimSupport {
             throws Exception {
         LoomPoolDataSource ds = reclaiming();
         Connection c = openTransaction(ds, "INSERT 1");
-        Taken taken = Taken.from(c);
+        Taken taken = take(c);
         c.close();
         assertThat(c.isClosed()).isTrue();
         assertThat(ds.getOpenHandles()).isZero();
@@ -133,7 +114,7 @@ class ReclaimRaceTest extends ReclaimSupport {
     void aReclaimThatEndsTheHandleFirstLeavesItsCloseNothingToDo() throws Exception {
         LoomPoolDataSource ds = reclaiming();
         Connection c = openTransaction(ds, "INSERT 1");
-        assertThat(Taken.from(c).reclaim()).isTrue();
+        assertThat(take(c).reclaim()).isTrue();
         assertThat(ds.getOpenHandles()).isZero();
         c.close();
         assertThat(ds.getOpenHandles()).isZero();
@@ -146,7 +127,7 @@ class ReclaimRaceTest extends ReclaimSupport {
     void aHandleWhoseConnectionWasTakenAsItLetGoEndsReclaimedAtItsNextCallAndNeverBindsAgain() throws Exception {
         LoomPoolDataSource ds = reclaiming();
         Connection c = openTransaction(ds, "INSERT 1");
-        Taken taken = Taken.from(c);
+        Taken taken = take(c);
         c.commit(); // its own thread, still using it: the commit ends the pin, and the release finds the lease gone
         assertThat(c.unwrap(LoomConnection.class).isBound()).isFalse();
         assertThatThrownBy(() -> query(c, "SELECT 1")).hasMessageStartingWith("connection was reclaimed: ");
@@ -163,11 +144,11 @@ class ReclaimRaceTest extends ReclaimSupport {
     void aHandleUnderWatchIsCountedDownOnceWhicheverEndsItFirst() throws Exception {
         LoomPoolDataSource ds = reclaiming();
         Connection c = openTransaction(ds, "INSERT 1");
-        LogicalConnection handle = (LogicalConnection) c.unwrap(LoomConnection.class);
-        HandleWatch watch = handle.watch();
+        Internals.Handle handle = Internals.handle(c);
+        Internals.Watch watch = handle.watch();
         assertThat(watch).isNotNull();
-        assertThat(handle.watch()).as("one watch a handle").isSameAs(watch);
-        assertThat(Taken.from(c).reclaim()).isTrue();
+        assertThat(handle.watch().target()).as("one watch a handle").isSameAs(watch.target());
+        assertThat(handle.take().reclaim()).isTrue();
         assertThat(watch.countedDown()).isTrue();
         assertThat(watch.countDown()).as("the collector finding it later counts nothing").isFalse();
         c.close();
@@ -177,13 +158,13 @@ class ReclaimRaceTest extends ReclaimSupport {
     // ---- the claim: a first use by another thread racing the owner-exit reclaim ----------------------
 
     /** A's handle, inside a transaction (INSERT 1), and A, whose thread has ended. */
-    private record Left(Connection c, LogicalConnection handle, Thread a) {
+    private record Left(Connection c, Internals.Handle handle, Thread a) {
     }
 
     private Left leftByAThreadThatEnds(LoomPoolDataSource ds, String sql) throws InterruptedException {
         return onThreadThatEnds(() -> {
             Connection c = openTransaction(ds, sql);
-            return new Left(c, (LogicalConnection) c.unwrap(LoomConnection.class), Thread.currentThread());
+            return new Left(c, Internals.handle(c), Thread.currentThread());
         });
     }
 
@@ -205,12 +186,12 @@ class ReclaimRaceTest extends ReclaimSupport {
     void aThreadThatStartsUsingTheHandleWhileTheReclaimerHoldsItWaitsAndIsRefusedIfItIsTaken() throws Exception {
         LoomPoolDataSource ds = reclaiming();
         Left left = leftByAThreadThatEnds(ds, "INSERT 1");
-        HandleLife.Claim claim = left.handle().claimForReclaim(left.a());
+        Object claim = left.handle().claimForReclaim(left.a());
         assertThat(claim).isNotNull();
         AtomicReference<Throwable> outcome = new AtomicReference<>();
         Thread b = startUsing(left.c(), "INSERT 2", outcome);
         assertThat(stub(1).sql).as("B's call has not reached the connection").containsExactly("INSERT 1");
-        assertThat(Taken.of(left.handle()).reclaim()).isTrue();
+        assertThat(left.handle().take().reclaim()).isTrue();
         b.join();
         assertThat(outcome.get()).isInstanceOf(SQLException.class)
                 .hasMessageStartingWith("connection was reclaimed: its owner thread " + left.a().getName() + " ended");
@@ -224,7 +205,7 @@ class ReclaimRaceTest extends ReclaimSupport {
     void aThreadThatWaitedForAClaimGivenUpGoesOnAndKeepsTheHandle() throws Exception {
         LoomPoolDataSource ds = reclaiming();
         Left left = leftByAThreadThatEnds(ds, "INSERT 1");
-        HandleLife.Claim claim = left.handle().claimForReclaim(left.a());
+        Object claim = left.handle().claimForReclaim(left.a());
         AtomicReference<Throwable> outcome = new AtomicReference<>();
         Thread b = startUsing(left.c(), "INSERT 2", outcome);
         left.handle().dropClaim(claim); // the reclaimer found statements open, or the lease gone

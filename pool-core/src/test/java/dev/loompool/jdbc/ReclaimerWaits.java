@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import dev.loompool.jdbc.internal.Internals;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -12,9 +13,9 @@ final class ReclaimerWaits {
 
     /** Returns once {@code n} more housekeeping scans have run (over all pools). */
     static void awaitScans(int n) {
-        long target = Reclaimer.scans.get() + n;
+        long target = Internals.reclaimerScans() + n;
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (Reclaimer.scans.get() < target) {
+        while (Internals.reclaimerScans() < target) {
             if (System.nanoTime() - deadline > 0) {
                 throw new AssertionError("timed out waiting for " + n + " housekeeping scans");
             }

@@ -18,13 +18,13 @@ import java.util.Set;
  * message, toString and stack trace of an exception, its causes, suppressed and next exceptions;
  * and what loompool logged while a block ran (slf4j-simple writes to {@code System.err}).
  */
-final class SecretLeaks {
+public final class SecretLeaks {
 
     private SecretLeaks() {
     }
 
     /** Everything {@code t} shows: each exception reachable from it, by cause, suppressed or next exception. */
-    static String everything(Throwable t) {
+    public static String everything(Throwable t) {
         StringBuilder out = new StringBuilder();
         Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         Deque<Throwable> todo = new ArrayDeque<>();

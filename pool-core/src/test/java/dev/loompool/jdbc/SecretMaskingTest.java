@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.loompool.PoolListener;
+import dev.loompool.jdbc.internal.Internals;
 import java.io.IOException;
 import java.net.UnknownHostException;
 import java.sql.Connection;
@@ -304,7 +305,7 @@ class SecretMaskingTest extends StubSupport {
                     .hasFieldOrPropertyWithValue("message", "retry with **** failed too");
             assertThat((Throwable) e.getNextException()).hasMessage("and again: ****");
             assertThat(e.getNextException().getSQLState()).isEqualTo("08004");
-            assertThat(BrokenConnections.isBroken(e)).isTrue();
+            assertThat(Internals.isBroken(e)).isTrue();
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import dev.loompool.jdbc.internal.Internals;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -177,7 +178,7 @@ final class StubConnection implements InvocationHandler {
         SQLException f = failNext;
         if (f != null) {
             failNext = null;
-            if (BrokenConnections.isBroken(f) && !serverRaised) {
+            if (Internals.isBroken(f) && !serverRaised) {
                 valid = false; // as a real driver: the connection is gone, isValid says so
             }
             throw f;

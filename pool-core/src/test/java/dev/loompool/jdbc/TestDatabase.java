@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import dev.loompool.jdbc.internal.Internals;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -45,7 +46,7 @@ public enum TestDatabase {
             if (container != null) {
                 return container;
             }
-            String why = name() + " is not reachable at " + JdbcUrls.redact(url) + " (" + e.getMessage()
+            String why = name() + " is not reachable at " + Internals.redact(url) + " (" + e.getMessage()
                     + "), and Docker does not answer for a container; set " + variable + " or start the server";
             if ("true".equalsIgnoreCase(System.getenv("CI"))) {
                 throw new AssertionError(why, e);

@@ -1,7 +1,7 @@
 package dev.loompool.jdbc;
 
-import static dev.loompool.jdbc.ReclaimerWaits.awaitScans;
 import static dev.loompool.jdbc.ReclaimTest.onThreadThatEnds;
+import static dev.loompool.jdbc.ReclaimerWaits.awaitScans;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

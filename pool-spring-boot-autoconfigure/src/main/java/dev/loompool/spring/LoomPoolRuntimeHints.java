@@ -16,8 +16,8 @@ import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegi
 final class LoomPoolRuntimeHints implements RuntimeHintsRegistrar {
 
     /** Classes of the core with a VarHandle on a field of their own. */
-    static final String[] VAR_HANDLE_HOLDERS = {"dev.loompool.PooledLease", "dev.loompool.jdbc.HandleLife",
-        "dev.loompool.jdbc.HandleWatch", "dev.loompool.jdbc.PhysicalConnection"};
+    static final String[] VAR_HANDLE_HOLDERS = {"dev.loompool.engine.PooledLease", "dev.loompool.jdbc.internal.HandleLife",
+        "dev.loompool.jdbc.internal.HandleWatch", "dev.loompool.jdbc.internal.PhysicalConnection"};
 
     /** Driver types whose public methods the core finds by name (WireState, SessionReset). */
     static final String[] DRIVER_TYPES = {

@@ -10,6 +10,13 @@ import com.tngtech.archunit.core.domain.JavaMethod;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.io.InputStream;
+import java.lang.module.ModuleDescriptor;
+import java.net.URI;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,9 +28,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The layering of docs/ARCHITECTURE.md, checked on the compiled classes of the three layers:
- * core ({@code dev.loompool}) &lt;- JDBC ({@code dev.loompool.jdbc}) &lt;- Spring
+ * core ({@code dev.loompool}, its engine {@code dev.loompool.engine}) &lt;- JDBC
+ * ({@code dev.loompool.jdbc}, its engine {@code dev.loompool.jdbc.internal}) &lt;- Spring
  * ({@code dev.loompool.spring}); the public API is a known list, each type with the reason it is
- * public; the Spring layer uses nothing else; hierarchies are shallow and never call down.
+ * public; an engine is entered through one door; the Spring layer uses the public API only;
+ * hierarchies are shallow and never call down.
  */
 class ArchitectureTest {
 
@@ -55,6 +64,11 @@ class ArchitectureTest {
             Map.entry("dev.loompool.jdbc.HandleInfo", "user: LoomPoolDataSource.getBoundHandles()"),
             Map.entry("dev.loompool.jdbc.BindObserver", "framework SPI: pin for a framework's transaction")));
 
+    /** The public types of the engines: each is the one door its API enters the engine through. */
+    private static final Map<String, String> ENGINE_DOORS = new TreeMap<>(Map.ofEntries(
+            Map.entry("dev.loompool.engine.PoolSettings", "PoolBuilder.build() hands its settings to the engine"),
+            Map.entry("dev.loompool.jdbc.internal.StartedPool", "LoomPoolDataSource runs its pool through it")));
+
     private static JavaClasses main;
 
     @BeforeAll
@@ -66,17 +80,32 @@ class ArchitectureTest {
 
     @Test
     void theCoreKnowsNothingOfJdbcOrSpring() {
-        classes().that().resideInAPackage("dev.loompool")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("dev.loompool", "java..", "org.slf4j..")
+        classes().that().resideInAnyPackage("dev.loompool", "dev.loompool.engine")
+                .should().onlyDependOnClassesThat()
+                .resideInAnyPackage("dev.loompool", "dev.loompool.engine", "java..", "org.slf4j..")
                 .check(main);
     }
 
     @Test
-    void theJdbcLayerKnowsNothingOfSpringOrMicrometer() {
+    void theJdbcLayerKnowsNothingOfSpringOrMicrometerNorOfTheCoresEngine() {
         classes().that().resideInAPackage("dev.loompool.jdbc..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("dev.loompool", "dev.loompool.jdbc..",
                         "java..", "javax.sql..", "javax.naming..", "org.slf4j..")
                 .check(main);
+    }
+
+    /** API &lt;- engine: an API type reaches into its engine only through the engine's door. */
+    @Test
+    void eachApiEntersItsEngineThroughItsDoorOnly() {
+        for (String[] layer : new String[][] {{"dev.loompool", "dev.loompool.engine"},
+            {"dev.loompool.jdbc", "dev.loompool.jdbc.internal"}}) {
+            noClasses().that().resideInAPackage(layer[0])
+                    .should().dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
+                            "are " + layer[1] + " types other than its door",
+                            (JavaClass c) -> c.getPackageName().equals(layer[1])
+                                    && !ENGINE_DOORS.containsKey(topLevel(c).getName())))
+                    .check(main);
+        }
     }
 
     @Test
@@ -90,17 +119,49 @@ class ArchitectureTest {
                 .check(main);
     }
 
-    /** A new public type is a decision: it goes into PUBLIC_API with its reason, or it stays package-private. */
+    /**
+     * A new public type is a decision: it goes into PUBLIC_API (or, in an engine package, into
+     * ENGINE_DOORS) with its reason, or it stays package-private.
+     */
     @Test
-    void everyPublicTypeIsKnownPublicApi() {
-        TreeSet<String> publicTypes = new TreeSet<>();
+    void everyPublicTypeIsKnownPublicApiOrAnEnginesDoor() {
+        TreeSet<String> api = new TreeSet<>();
+        TreeSet<String> doors = new TreeSet<>();
         for (JavaClass c : main) {
-            boolean layer = c.getPackageName().equals("dev.loompool") || c.getPackageName().startsWith("dev.loompool.jdbc");
-            if (layer && c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC)) {
-                publicTypes.add(c.getName());
+            if (!c.isTopLevelClass() || !c.getModifiers().contains(JavaModifier.PUBLIC)) {
+                continue;
+            }
+            switch (c.getPackageName()) {
+                case "dev.loompool", "dev.loompool.jdbc" -> api.add(c.getName());
+                case "dev.loompool.engine", "dev.loompool.jdbc.internal" -> doors.add(c.getName());
+                default -> { } // the Spring layer: its auto-configuration is public for Boot
             }
         }
-        assertThat(publicTypes).containsExactlyElementsOf(PUBLIC_API.keySet());
+        assertThat(api).containsExactlyElementsOf(PUBLIC_API.keySet());
+        assertThat(doors).containsExactlyElementsOf(ENGINE_DOORS.keySet());
+    }
+
+    /** On the module path pool-core exports its two API packages, and neither engine. */
+    @Test
+    void theCoreModuleExportsTheApiPackagesOnly() throws Exception {
+        URI location = dev.loompool.Pool.class.getProtectionDomain().getCodeSource().getLocation().toURI();
+        Path where = Path.of(location);
+        ModuleDescriptor module;
+        if (Files.isDirectory(where)) {
+            try (InputStream in = Files.newInputStream(where.resolve("module-info.class"))) {
+                module = ModuleDescriptor.read(in);
+            }
+        } else {
+            try (FileSystem jar = FileSystems.newFileSystem(where)) {
+                try (InputStream in = Files.newInputStream(jar.getPath("module-info.class"))) {
+                    module = ModuleDescriptor.read(in);
+                }
+            }
+        }
+        assertThat(module.name()).isEqualTo("dev.loompool");
+        assertThat(module.exports()).allMatch(e -> !e.isQualified(), "exported to everyone, not to friends")
+                .extracting(ModuleDescriptor.Exports::source)
+                .containsExactlyInAnyOrder("dev.loompool", "dev.loompool.jdbc");
     }
 
     /**
@@ -148,7 +209,7 @@ class ArchitectureTest {
     }
 
     private static boolean generated(JavaClass c) {
-        return c.getPackageName().equals("dev.loompool.jdbc") && c.getSimpleName().startsWith("Delegating");
+        return c.getPackageName().equals("dev.loompool.jdbc.internal") && c.getSimpleName().startsWith("Delegating");
     }
 
     private static JavaClass topLevel(JavaClass c) {

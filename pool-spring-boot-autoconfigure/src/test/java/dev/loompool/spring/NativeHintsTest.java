@@ -51,11 +51,11 @@ class NativeHintsTest {
         List<String> names;
         if (Files.isDirectory(classes)) {
             try (Stream<Path> files = Files.walk(classes)) {
-                names = files.map(f -> classes.relativize(f).toString()).filter(n -> n.endsWith(".class")).toList();
+                names = files.map(f -> classes.relativize(f).toString()).filter(NativeHintsTest::isClass).toList();
             }
         } else {
             try (java.util.jar.JarFile jar = new java.util.jar.JarFile(classes.toFile())) {
-                names = jar.stream().map(java.util.jar.JarEntry::getName).filter(n -> n.endsWith(".class")).toList();
+                names = jar.stream().map(java.util.jar.JarEntry::getName).filter(NativeHintsTest::isClass).toList();
             }
         }
         for (String name : names) {
@@ -75,6 +75,11 @@ class NativeHintsTest {
         }
     }
 
+    /** A class file of a type: not the module descriptor, which no class loader defines. */
+    private static boolean isClass(String name) {
+        return name.endsWith(".class") && !name.endsWith("module-info.class");
+    }
+
     private static void assertCovers(RuntimeHints hints) throws NoSuchMethodException {
         assertThat(LoomPoolDataSource.class.getSuperclass().getSimpleName()).isEqualTo("DataSourceSettings");
         var reflection = RuntimeHintsPredicates.reflection();
@@ -82,7 +87,7 @@ class NativeHintsTest {
         assertThat(reflection.onMethodInvocation(org.postgresql.PGConnection.class.getMethod("getNotifications"))).accepts(hints);
         assertThat(reflection.onType(TypeReference.of("org.mariadb.jdbc.client.Context"))).accepts(hints);
         assertThat(reflection.onType(TypeReference.of("com.mysql.cj.protocol.ServerSession"))).accepts(hints);
-        assertThat(reflection.onType(TypeReference.of("dev.loompool.jdbc.PhysicalConnection"))).accepts(hints);
+        assertThat(reflection.onType(TypeReference.of("dev.loompool.jdbc.internal.PhysicalConnection"))).accepts(hints);
         // the binder reflects on the class that declares the setters, as Boot's hints do
         assertThat(reflection.onMethodInvocation(LoomPoolDataSource.class.getSuperclass(), "setMaxSize")).accepts(hints);
         assertThat(reflection.onMethodInvocation(PoolKeys.CircuitBreakerKeys.class, "setOpenDuration")).accepts(hints);

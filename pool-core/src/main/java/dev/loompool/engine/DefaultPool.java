@@ -1,0 +1,386 @@
+package dev.loompool.engine;
+
+import dev.loompool.AcquireTimeoutException;
+import dev.loompool.CircuitBreakerState;
+import dev.loompool.DestroyReason;
+import dev.loompool.Lease;
+import dev.loompool.Pool;
+import dev.loompool.PoolClock;
+import dev.loompool.PoolClosedException;
+import dev.loompool.PoolException;
+import dev.loompool.PoolListener;
+import dev.loompool.PoolStats;
+import dev.loompool.ResourceCheck;
+import dev.loompool.ResourceFactory;
+import dev.loompool.ServiceUnavailableException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The pool's policy: the acquire and release algorithms of DESIGN.md §3 and the callbacks. Every
+ * callback (factory, checks, destructor) runs outside the lock, on a slot counted as in use
+ * beforehand, so a slow or failing callback can neither overfill the pool nor lose a slot.
+ */
+final class DefaultPool<T> implements Pool<T> {
+
+    private static final Logger log = LoggerFactory.getLogger(DefaultPool.class);
+
+    private final String name;
+    final ResourceFactory<T> factory;
+    /** The user's checks and destructor, run so that nothing they throw escapes. */
+    final Callbacks<T> callbacks;
+    private final ResourceCheck<T> beforeAcquire;
+    private final ResourceCheck<T> beforeRelease;
+    private final int minSize;
+    private final Duration acquireTimeout;
+    private final long acquireTimeoutNanos;
+    final PoolClock clock;
+    final PoolListener listener;
+    /** Whether anyone listens: without listeners the fast path reads the clock only when it must wait. */
+    private final boolean timed;
+    final Slots<T> slots;
+    final Circuit circuit;
+    final OutageLog outageLog;
+    private final Housekeeper<T> housekeeper;
+    /** Runs the creates callers wait for with a deadline, and the validation of idle ones after a failure. */
+    final ExecutorService connector;
+
+    DefaultPool(PoolSettings<T> s) {
+        name = s.name();
+        factory = s.factory();
+        beforeAcquire = s.beforeAcquire();
+        beforeRelease = s.beforeRelease();
+        minSize = s.minSize();
+        acquireTimeout = s.acquireTimeout();
+        acquireTimeoutNanos = PoolSettings.saturatedNanos(s.acquireTimeout());
+        clock = s.clock();
+        listener = Listeners.of(s.listeners());
+        timed = listener != Listeners.NONE;
+        callbacks = new Callbacks<>(name, s.destructor(), listener);
+        slots = new Slots<>(s.minSize(), s.maxSize());
+        outageLog = new OutageLog(name, clock);
+        circuit = new Circuit(this, s.circuitBreakerStrategy(), listener, outageLog);
+        housekeeper = minSize > 0 || s.healthcheck() != null
+                ? new Housekeeper<>(this, s.healthcheck(), s.healthcheckInterval()) : null;
+        connector = Connect.executor(name);
+    }
+
+    // ---- acquire ----------------------------------------------------------------------------
+
+    @Override
+    public Lease<T> acquire() throws InterruptedException {
+        return obtain(acquireTimeoutNanos, acquireTimeout, true);
+    }
+
+    @Override
+    public Lease<T> acquire(Duration timeout) throws InterruptedException {
+        if (timeout == null || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must be zero or positive, was " + timeout);
+        }
+        return obtain(PoolSettings.saturatedNanos(timeout), timeout, true);
+    }
+
+    @Override
+    public Optional<Lease<T>> tryAcquire() {
+        try {
+            return Optional.ofNullable(obtain(0, Duration.ZERO, false));
+        } catch (InterruptedException e) { // it waits for nobody, but for its own create
+            Thread.currentThread().interrupt();
+            throw new PoolException("pool '" + name + "': interrupted while creating a resource", e);
+        }
+    }
+
+    private Lease<T> obtain(long timeoutNanos, Duration timeout, boolean mayWait) throws InterruptedException {
+        long start = timed ? clock.nanoTime() : Long.MIN_VALUE; // else read when first needed: off the lane
+        if (slots.isClosed()) {
+            throw closedException();
+        }
+        boolean probe = circuit.admit();
+        try {
+            Reservation grant = slots.fastTake(); // the lock-free lane, while nobody waits
+            if (grant == null) {
+                if (start == Long.MIN_VALUE) {
+                    start = clock.nanoTime(); // before queueing: a queued waiter's deadline is already fixed
+                }
+                grant = slots.reserve(mayWait);
+            }
+            if (grant instanceof Waiter waiter) {
+                grant = await(waiter, start, timeoutNanos, timeout);
+            } else if (grant == Signal.CLOSED) {
+                throw closedException();
+            } else if (grant == Signal.NONE) {
+                return null;
+            }
+            Lease<T> lease = fulfil(grant, start, createBudget(timeoutNanos), probe);
+            if (probe) {
+                circuit.probeSucceeded(); // created or validated: the backend answers, for everybody at once
+            }
+            return lease;
+        } finally {
+            if (probe) {
+                circuit.endProbe();
+            }
+        }
+    }
+
+    private Reservation await(Waiter waiter, long start, long timeoutNanos, Duration timeout) throws InterruptedException {
+        Reservation outcome;
+        while ((outcome = waiter.outcome) == Signal.PENDING) {
+            long remaining = timeoutNanos - (clock.nanoTime() - start);
+            if (remaining <= 0) {
+                outcome = slots.cancel(waiter);
+                if (outcome != Signal.NONE) {
+                    break; // handed over just as time ran out: take it
+                }
+                listener.onTimedOut(clock.nanoTime() - start);
+                throw new AcquireTimeoutException(name, timeout, stats());
+            }
+            LockSupport.parkNanos(this, remaining); // returns on hand-off, unpark, or spuriously
+            if (Thread.interrupted()) {
+                passOn(slots.cancel(waiter));
+                throw new InterruptedException("interrupted while waiting on pool '" + name + "'");
+            }
+        }
+        if (outcome == Signal.CLOSED) {
+            throw closedException();
+        }
+        if (outcome == Signal.UNAVAILABLE) {
+            throw unavailable(CircuitBreakerState.INACTIVE);
+        }
+        return outcome;
+    }
+
+    /**
+     * How long a caller waits for its own create: its timeout; a caller that may not wait for
+     * others waits for its create up to the pool's acquire timeout, or, if that is zero too, until
+     * the create returns (bounded by the factory's own timeouts).
+     */
+    private long createBudget(long timeoutNanos) {
+        return timeoutNanos > 0 ? timeoutNanos : acquireTimeoutNanos > 0 ? acquireTimeoutNanos : Long.MAX_VALUE / 4;
+    }
+
+    /** A waiter that gives up after a grant reached it hands the grant on instead of losing it. */
+    @SuppressWarnings("unchecked")
+    private void passOn(Reservation grant) {
+        if (grant instanceof Entry) {
+            putBack((Entry<T>) grant, true);
+        } else if (grant == Signal.CREATE) {
+            freeSlot(true);
+        }
+    }
+
+    /**
+     * Turns a grant into a lease: checks an idle resource, or creates a fresh one. A create gets
+     * {@code budget} from the acquire's start (a caller that may not wait for others may still wait
+     * for its own create, up to the pool's acquire timeout).
+     */
+    @SuppressWarnings("unchecked")
+    private Lease<T> fulfil(Reservation grant, long start, long budget, boolean probe) throws InterruptedException {
+        for (;;) {
+            Entry<T> entry;
+            if (grant == Signal.CREATE) {
+                if (start == Long.MIN_VALUE) {
+                    // Only a caller served by the lane, with no listener, gets here unclocked: reading
+                    // the clock for every such hand-out costs the hot path a fifth of its speed, so a
+                    // create after a rejected idle resource counts from the rejection.
+                    start = clock.nanoTime();
+                }
+                entry = new Connect<>(this, probe).forCaller(start, budget);
+            } else {
+                entry = (Entry<T>) grant;
+                if (callbacks.rejection(beforeAcquire, entry.resource, "beforeAcquire") != null) {
+                    // Keep the slot and create on it. The other idle resources are likely as dead
+                    // (a restart kills them all): they are checked side by side in the background
+                    // instead of by this caller one timeout at a time (DESIGN §7, failover).
+                    callbacks.destroyQuietly(entry, DestroyReason.BEFORE_ACQUIRE_REJECTED);
+                    if (housekeeper != null) {
+                        housekeeper.checkIdleSoon();
+                    }
+                    grant = Signal.CREATE;
+                    continue;
+                }
+            }
+            if (slots.isClosed()) { // closed while we created or checked
+                callbacks.destroyQuietly(entry, DestroyReason.POOL_CLOSED);
+                freeSlot(false);
+                throw closedException();
+            }
+            if (timed) {
+                long now = clock.nanoTime();
+                listener.onAcquired(now - start);
+                entry.acquiredAt = now;
+            }
+            return new PooledLease<>(this, entry);
+        }
+    }
+
+    // ---- release ----------------------------------------------------------------------------
+
+    /** Ends a lease: its holder gave the resource back, or (invalidated) asked for it to be destroyed. */
+    void end(PooledLease<T> lease, boolean invalidated) {
+        Entry<T> entry = lease.entry;
+        if (timed) {
+            listener.onReleased(clock.nanoTime() - entry.acquiredAt);
+        }
+        if (slots.isClosed()) {
+            callbacks.destroyQuietly(entry, DestroyReason.POOL_CLOSED);
+            freeSlot(false);
+        } else if (invalidated) {
+            callbacks.destroyQuietly(entry, DestroyReason.INVALIDATED);
+            fail(new PoolException("pool '" + name + "': resource invalidated by its holder"), true);
+        } else {
+            Throwable rejected = callbacks.rejection(beforeRelease, entry.resource, "beforeRelease");
+            if (rejected != null) {
+                callbacks.destroyQuietly(entry, DestroyReason.BEFORE_RELEASE_REJECTED);
+                fail(rejected, true);
+            } else {
+                circuit.success();
+                putBack(entry, true);
+            }
+        }
+    }
+
+    /**
+     * Reports a failure, then frees the slot of the resource it cost, and has the idle resources
+     * validated at once: after a connectivity failure they are likely dead too, and finding that
+     * out one hand-out at a time would cost every caller a timeout. A background refill that failed
+     * asks for no other: a database that is down is not hammered from the housekeeper.
+     */
+    void fail(Throwable error, boolean refill) {
+        try {
+            circuit.failure(error); // first: opening the circuit wakes the waiters with the news
+        } finally {
+            freeSlot(refill);
+            if (housekeeper != null) {
+                housekeeper.checkIdleSoon();
+            }
+        }
+    }
+
+    /** Returns a live resource whose slot the caller holds; destroys it if the pool closed. */
+    void putBack(Entry<T> entry, boolean hot) {
+        List<Entry<T>> dead = slots.putBack(entry, hot);
+        if (dead != null) {
+            for (Entry<T> e : dead) {
+                callbacks.destroyQuietly(e, DestroyReason.POOL_CLOSED);
+                freeSlot(false);
+            }
+        }
+    }
+
+    /** Asks for a background refill if the pool is below minSize. */
+    void refillIfBelowMin() {
+        if (housekeeper != null && slots.belowMin()) {
+            housekeeper.refillSoon();
+        }
+    }
+
+    /** Frees a slot whose resource is gone; below minSize, asks for a background refill. */
+    void freeSlot(boolean refill) {
+        if (slots.free() && refill && housekeeper != null) {
+            housekeeper.refillSoon();
+        }
+    }
+
+    // ---- housekeeping -----------------------------------------------------------------------
+
+    /** Starts the periodic work, once the pre-warm has filled the pool. */
+    void startHousekeeping() {
+        if (housekeeper != null) {
+            housekeeper.start();
+        }
+    }
+
+    // ---- circuit breaker --------------------------------------------------------------------
+
+    @Override
+    public CircuitBreakerState state() {
+        return circuit.state();
+    }
+
+    @Override
+    public void activate() {
+        circuit.moveTo(CircuitBreakerState.ACTIVE);
+    }
+
+    @Override
+    public void recover() {
+        circuit.moveTo(CircuitBreakerState.RECOVERING);
+    }
+
+    @Override
+    public void deactivate() {
+        circuit.moveTo(CircuitBreakerState.INACTIVE);
+        slots.wakeAll(Signal.UNAVAILABLE);
+        if (housekeeper != null) {
+            // As after a failure: the idle resources are checked at once, not at the next interval.
+            // Nothing else reaches them while the circuit is open (an acquire is refused), so this is
+            // also how the ones marked for eviction go (checkpoint/restore closes every connection so).
+            housekeeper.checkIdleSoon();
+        }
+    }
+
+    ServiceUnavailableException unavailable(CircuitBreakerState state) {
+        listener.onRejected(state);
+        return new ServiceUnavailableException(name, state, stats(), state == CircuitBreakerState.INACTIVE && circuit.heldByHand());
+    }
+
+    // ---- lifecycle and views ----------------------------------------------------------------
+
+    @Override
+    public void close() {
+        List<Entry<T>> idleNow = slots.close();
+        if (idleNow == null) {
+            return;
+        }
+        if (housekeeper != null) {
+            housekeeper.stop();
+        }
+        connector.shutdown(); // creates under way finish, see the pool closed, and destroy what they made
+        PoolException failures = null;
+        for (Entry<T> entry : idleNow) {
+            Throwable failure = callbacks.destroy(entry, DestroyReason.POOL_CLOSED);
+            slots.free();
+            if (failure == null) {
+                continue;
+            }
+            if (failures == null) {
+                failures = new PoolException("pool '" + name + "': destructor failed while closing", failure);
+            } else {
+                failures.addSuppressed(failure);
+            }
+        }
+        if (failures != null) {
+            throw failures;
+        }
+    }
+
+    @Override
+    public boolean isClosed() {
+        return slots.isClosed();
+    }
+
+    @Override
+    public PoolStats stats() {
+        return slots.stats();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    private PoolClosedException closedException() {
+        return new PoolClosedException("pool '" + name + "' is closed (" + stats() + ")");
+    }
+
+    @Override
+    public String toString() {
+        return "Pool[" + name + ", " + circuit.state() + ", " + stats() + "]";
+    }
+}

@@ -1,0 +1,172 @@
+package dev.loompool.engine;
+
+import dev.loompool.CircuitBreakerState;
+import dev.loompool.DestroyReason;
+import dev.loompool.ResourceCheck;
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A pool's background work on one daemon platform thread: the periodic healthcheck of idle
+ * resources, the check of all idle ones at once after a failure, and refilling to minSize. Refills
+ * run here and never on the thread that destroyed a resource, so a release never pays for a connect.
+ */
+final class Housekeeper<T> {
+
+    private static final Logger log = LoggerFactory.getLogger(Housekeeper.class);
+    private static final long STOP_PATIENCE_SECONDS = 10;
+
+    private final DefaultPool<T> pool;
+    private final ResourceCheck<T> healthcheck;
+    private final Duration interval;
+    private final ScheduledThreadPoolExecutor executor;
+    private final AtomicBoolean refillQueued = new AtomicBoolean();
+    private final AtomicBoolean checkQueued = new AtomicBoolean();
+    /** The executor's one thread, once it exists. */
+    private volatile Thread worker;
+
+    Housekeeper(DefaultPool<T> pool, ResourceCheck<T> healthcheck, Duration interval) {
+        this.pool = pool;
+        this.healthcheck = healthcheck;
+        this.interval = interval;
+        this.executor = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "loompool-housekeeper-" + pool.name());
+            thread.setDaemon(true);
+            worker = thread;
+            return thread;
+        });
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        executor.setRemoveOnCancelPolicy(true);
+    }
+
+    void start() {
+        if (healthcheck != null && !interval.isZero()) {
+            long nanos = interval.toNanos();
+            executor.scheduleWithFixedDelay(this::tick, nanos, nanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * Cancels the periodic check and waits a while for work under way (a refill's connect, say) to
+     * finish, so that once close returns no resource outlives the pool but those still lent out.
+     * The pool is closed by then, so that work puts nothing back: it destroys what it made.
+     */
+    void stop() {
+        executor.shutdown();
+        if (Thread.currentThread() == worker) {
+            return; // closed from our own thread (a listener, say): waiting would wait for ourselves
+        }
+        try {
+            if (!executor.awaitTermination(STOP_PATIENCE_SECONDS, TimeUnit.SECONDS)) {
+                log.warn("pool '{}': housekeeping still busy {} s after close; leaving it to finish",
+                        pool.name(), STOP_PATIENCE_SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Asks for a refill; several requests before it runs make one refill. */
+    void refillSoon() {
+        if (refillQueued.compareAndSet(false, true)) {
+            try {
+                executor.execute(() -> {
+                    refillQueued.set(false);
+                    refill();
+                });
+            } catch (RejectedExecutionException closed) {
+                refillQueued.set(false);
+            }
+        }
+    }
+
+    /**
+     * After a failure: takes every idle resource out of circulation at once, so that no caller is
+     * handed one that may be dead, and checks them side by side on the pool's connect threads, so
+     * that N dead ones cost one timeout, not N. Several requests before it runs make one check.
+     */
+    void checkIdleSoon() {
+        if (healthcheck != null && checkQueued.compareAndSet(false, true)) {
+            try {
+                executor.execute(() -> {
+                    checkQueued.set(false);
+                    checkAllIdleNow();
+                });
+            } catch (RejectedExecutionException closed) {
+                checkQueued.set(false);
+            }
+        }
+    }
+
+    private void checkAllIdleNow() {
+        try {
+            for (Entry<T> entry : pool.slots.idleSnapshot()) {
+                if (pool.slots.takeIdle(entry)) {
+                    try {
+                        pool.connector.execute(() -> check(entry, true));
+                    } catch (RejectedExecutionException closed) {
+                        check(entry, true);
+                    }
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            log.error("pool '{}': checking the idle resources failed", pool.name(), e);
+        }
+    }
+
+    private void tick() {
+        try {
+            checkIdle();
+            refill();
+        } catch (RuntimeException | Error e) {
+            // An exception would cancel the periodic task for good; log it and keep checking.
+            log.error("pool '{}': housekeeping failed", pool.name(), e);
+        }
+    }
+
+    /** Checks each idle resource in turn, taking only that one out of circulation at a time. */
+    private void checkIdle() {
+        for (Entry<T> entry : pool.slots.idleSnapshot()) {
+            if (pool.slots.takeIdle(entry)) { // else lent out since the snapshot: in-use resources are never checked
+                check(entry, false);
+            }
+        }
+    }
+
+    /** Checks one resource taken out of idle; puts it back or destroys it (and then refills, if asked). */
+    private void check(Entry<T> entry, boolean refill) {
+        if (pool.callbacks.rejection(healthcheck, entry.resource, "healthcheck") == null) {
+            pool.putBack(entry, false);
+        } else {
+            pool.callbacks.destroyQuietly(entry, DestroyReason.HEALTHCHECK_FAILED);
+            pool.freeSlot(refill); // the periodic tick refills itself, right after
+        }
+    }
+
+    /**
+     * Creates resources up to minSize. Stops at the first failure, and while the circuit is not
+     * ACTIVE, so that a backend that is down is not hammered from here.
+     */
+    private void refill() {
+        while (pool.state() == CircuitBreakerState.ACTIVE && pool.slots.reserveBelowMin()) {
+            Entry<T> entry;
+            try {
+                entry = Connect.make(pool);
+            } catch (Exception | Error e) { // an Error too: the reserved slot must be freed, or it is lost for good
+                if (e instanceof Error) {
+                    log.error("pool '{}': background refill failed", pool.name(), e);
+                } else {
+                    pool.outageLog.createFailed(e, true);
+                }
+                pool.fail(e, false);
+                return;
+            }
+            pool.putBack(entry, true);
+        }
+    }
+}

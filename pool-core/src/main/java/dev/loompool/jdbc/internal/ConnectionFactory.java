@@ -1,0 +1,172 @@
+package dev.loompool.jdbc.internal;
+
+import dev.loompool.PoolClock;
+import dev.loompool.jdbc.Credentials;
+import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
+
+/**
+ * Opens and initialises physical connections. The properties and credentials are copied for every
+ * {@code Driver.connect}, because drivers mutate what they are given, and the credentials are
+ * asked for every time, so that a rotated password takes effect on the next connection.
+ */
+final class ConnectionFactory {
+
+    private final Driver driver;
+    private final String url;
+    private final Properties properties;
+    private final Supplier<Credentials> credentials;
+    /** The defaults the user configured; {@code marked} says which. */
+    private final Settings configured;
+    private final String initSql;
+    private final long maxLifetimeNanos;
+    private final PoolClock clock;
+    private volatile Settings learned;
+    private volatile SessionReset sessionReset = SessionReset.NONE;
+    private final SqlClassifier classifier = new SqlClassifier(SqlDialect.OTHER);
+    private volatile WireState wire = WireState.UNREADABLE;
+    private volatile Class<?> wireClass;
+    /** The passwords in the URL and the properties, found once. */
+    private final Secrets configuredSecrets;
+    /** The credentials of the last connect, whose password a later failure may show. */
+    private volatile Credentials lastCredentials;
+
+    ConnectionFactory(Driver driver, String url, Properties properties, Supplier<Credentials> credentials,
+            Settings configured, String initSql, long maxLifetimeNanos, PoolClock clock) {
+        this.driver = driver;
+        this.url = url;
+        this.properties = JdbcUrls.withSessionReset(url, properties);
+        this.configuredSecrets = Secrets.of(url, this.properties, null);
+        this.credentials = credentials;
+        this.configured = configured;
+        this.initSql = initSql;
+        this.maxLifetimeNanos = maxLifetimeNanos;
+        this.clock = clock;
+    }
+
+    /**
+     * A new physical connection. Whatever fails here reaches the generic pool, its logs, its
+     * listeners and the caller only with the passwords masked out (see {@link Secrets}).
+     */
+    PhysicalConnection create() throws SQLException {
+        Credentials c = null;
+        try {
+            c = credentials.get();
+            lastCredentials = c;
+            return open(c);
+        } catch (SQLException e) {
+            throw secrets(c).mask(e);
+        } catch (RuntimeException e) {
+            throw secrets(c).mask(e);
+        } catch (Error e) {
+            throw secrets(c).mask(e);
+        }
+    }
+
+    private PhysicalConnection open(Credentials c) throws SQLException {
+        Properties props = new Properties();
+        props.putAll(properties);
+        if (c != null && c.username() != null) {
+            props.setProperty("user", c.username());
+        }
+        if (c != null && c.password() != null) {
+            props.setProperty("password", c.password());
+        }
+        Connection raw = driver.connect(url, props);
+        if (raw == null) {
+            throw new SQLException("driver " + driver.getClass().getName() + " does not accept jdbcUrl "
+                    + JdbcUrls.redact(url), "08001");
+        }
+        try {
+            if (learned == null) {
+                learn(raw); // before anything is set on it: the session as the driver left it
+            }
+            Settings defaults = initialize(raw);
+            long now = clock.nanoTime();
+            return new PhysicalConnection(raw, wireState(raw), defaults, now, expiry(now));
+        } catch (SQLException | RuntimeException e) {
+            try {
+                raw.close();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    /** The secrets to mask out of a failure: the URL's, the properties', and the password last connected with. */
+    Secrets secrets() {
+        return secrets(null);
+    }
+
+    private Secrets secrets(Credentials c) {
+        Credentials used = c != null ? c : lastCredentials;
+        return configuredSecrets.with(used == null ? null : used.password());
+    }
+
+    /** Applies the configured defaults and the init SQL; returns the settings the connection then has. */
+    Settings initialize(Connection raw) throws SQLException {
+        for (Attr a : configured.marked) {
+            configured.applyTo(raw, a);
+        }
+        if (initSql != null && !initSql.isBlank()) {
+            try (Statement st = raw.createStatement()) {
+                st.execute(initSql);
+            }
+        }
+        Settings defaults = Settings.read(raw);
+        if (!defaults.autoCommit) {
+            raw.commit(); // the init SQL must not leave a transaction open for the first borrower
+        }
+        if (learned == null) {
+            learned = defaults;
+        }
+        return defaults;
+    }
+
+    /**
+     * From the first connection, fresh from the driver: the database's dialect, how to reset its
+     * sessions, and what the driver set on the session that a reset must put back.
+     */
+    private void learn(Connection raw) throws SQLException {
+        String product = raw.getMetaData().getDatabaseProductName();
+        classifier.useDialect(SqlDialect.of(product));
+        sessionReset = SessionReset.detect(raw, product, JdbcUrls.driverResetsSessions(url, properties));
+    }
+
+    /** How to read the transaction state: found once per driver class, which every connection shares. */
+    private WireState wireState(Connection raw) {
+        if (wireClass != raw.getClass()) {
+            wire = WireState.of(raw);
+            wireClass = raw.getClass();
+        }
+        return wire;
+    }
+
+    /** Max lifetime minus up to 2.5 % jitter, so that connections made together do not all retire together. */
+    private long expiry(long now) {
+        if (maxLifetimeNanos <= 0) {
+            return Long.MAX_VALUE;
+        }
+        long jitter = maxLifetimeNanos > 40 ? ThreadLocalRandom.current().nextLong(maxLifetimeNanos / 40) : 0;
+        return now + maxLifetimeNanos - jitter;
+    }
+
+    /** The defaults of the first connection made, or null before any. */
+    Settings learnedDefaults() {
+        return learned;
+    }
+
+    SessionReset sessionReset() {
+        return sessionReset;
+    }
+
+    SqlClassifier classifier() {
+        return classifier;
+    }
+}

@@ -1,0 +1,32 @@
+package dev.loompool.jdbc.internal;
+
+/**
+ * What a physical connection is fit for, from fit to unfit. It only ever moves towards unfit,
+ * through {@link PhysicalConnection}'s named transitions, except that the driver objects a handle
+ * was lent are given up with the handle. The holder and the housekeeper both move it, so each
+ * move is a compare-and-set.
+ */
+enum ConnectionState {
+    /** Reused once reset. */
+    HEALTHY,
+    /**
+     * The application holds LOBs, arrays or structs the driver made on it, which reach into the
+     * connection: never reclaimed while they may be in use; reused after its handle closes.
+     */
+    LENDING_DRIVER_OBJECTS,
+    /** Asked to go (Actuator evict): closed on return or at its next check; no breaker failure. */
+    EVICTED,
+    /**
+     * The application held the driver's own connection (an {@code unwrap}), or gave it state the
+     * driver keeps where no session reset reaches (a type map, client info): whatever went through
+     * it is unknown, so it is closed on return, not reused, and never reclaimed while lent.
+     */
+    EXPOSED,
+    /** The driver said it is gone: destroyed, never reused, and a circuit-breaker failure. */
+    BROKEN;
+
+    /** Whether the application may still reach into it through the driver's objects. */
+    boolean lent() {
+        return this == LENDING_DRIVER_OBJECTS || this == EXPOSED;
+    }
+}

@@ -1,0 +1,20 @@
+package dev.loompool.jdbc.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/** Looks up the VarHandles through which the hot path reads and writes a field without a fence. */
+final class Fields {
+
+    private Fields() {
+    }
+
+    /** The handle on field {@code name} of the class that made {@code lookup}. */
+    static VarHandle varHandle(MethodHandles.Lookup lookup, String name, Class<?> type) {
+        try {
+            return lookup.findVarHandle(lookup.lookupClass(), name, type);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}

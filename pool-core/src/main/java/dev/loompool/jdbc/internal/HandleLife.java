@@ -1,0 +1,353 @@
+package dev.loompool.jdbc.internal;
+
+import dev.loompool.Lease;
+import dev.loompool.jdbc.LoomConnection;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.sql.SQLException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The life of a logical connection: open, maybe under watch ({@link HandleWatch}), then closed or
+ * reclaimed; the thread that last used it; whether it counts in the pool's open handles.
+ *
+ * <p>Besides the handle's own thread, only the housekeeper touches it: to put it under watch, and
+ * with reclaimOnOwnerExit to reclaim it once the thread that last used it has ended. Close and
+ * reclaim settle by the connection's lease and a compare-and-set on the state, so that exactly one
+ * of them ends the handle and counts it down, and exactly one returns the connection. The common
+ * cycle (bind, release, close while unbound) pays no compare-and-set of its own for that.
+ *
+ * <p>Every call on the handle, or on a statement, result set or metadata obtained from it, notes
+ * its thread as the owner ({@link #touchOwner()}): a read, and a write only when the thread
+ * changes. The reclaimer first claims the handle from its ended owner by compare-and-set, and a
+ * thread that starts using it changes the owner by compare-and-set too, so exactly one of them
+ * wins: a reclaim never starts under a call, and a call never starts under a reclaim.
+ */
+abstract class HandleLife {
+
+    private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", HandleStage.class);
+    private static final VarHandle OWNER = Fields.varHandle(MethodHandles.lookup(), "owner", Object.class);
+    private static final VarHandle PHYSICAL = Fields.varHandle(MethodHandles.lookup(), "physical", PhysicalConnection.class);
+
+    final JdbcPool pool;
+    /**
+     * The thread that last used the handle, or the reclaimer's {@link Claim} on it once that thread
+     * ended: set by every use (a bind, the check of the other calls, each call on a statement,
+     * result set or metadata), and written, by compare-and-set, only when it changes, which is rare.
+     */
+    @SuppressWarnings("unused") // accessed through OWNER
+    private volatile Object owner;
+    /**
+     * {@link HandleState#OPEN}, then {@link HandleWatch} (open, under watch), then
+     * {@link HandleState#CLOSED} or {@link HandleState#RECLAIMED}; moved by compare-and-set through STATE.
+     */
+    @SuppressWarnings("unused")
+    private HandleStage state = HandleState.OPEN;
+    /** The connection bound now: plain for its own thread; read and cleared through PHYSICAL by close and the reclaimer. */
+    PhysicalConnection physical;
+    /** It has used a connection, and so counts in the pool's open handles until it ends. */
+    private boolean counted;
+    /** The reclaimer took its connection from under it: the next call settles that (reclaimedUnderUse). */
+    private boolean lost;
+    /** What keeps the physical connection, and the rules for it: the pin table in one place. */
+    final Pins pins = new Pins();
+    /** The connection broke inside a transaction: refuse to go on until the caller rolls back. */
+    boolean lostTransaction;
+    /**
+     * A statement asked the driver to close it with its last result set, which ends its pin:
+     * result sets look then (a flag here, not in {@link Pins}, where it would cost 8 bytes a handle).
+     */
+    boolean closeOnCompletion;
+
+    HandleLife(JdbcPool pool) {
+        this.pool = pool;
+        OWNER.set(this, Thread.currentThread()); // plain: published with the binding, like the other fields
+    }
+
+    /** Closes what the handle tracks (its statements) and drops its pins: it is ending. */
+    private void dropPins() {
+        pins.clear();
+        closeOnCompletion = false;
+        lostTransaction = false;
+    }
+
+    /** A handle counts from its first use: one dropped unused holds nothing to count down. */
+    final void countFromFirstUse() {
+        if (!counted) {
+            counted = true;
+            pool.openHandles.increment();
+        }
+    }
+
+    /**
+     * Notes the calling thread as the handle's user, before a call. The hot path is a read and a
+     * compare; only a new thread pays a compare-and-set ({@link #takeOver}).
+     *
+     * @throws SQLException the reclaimer took the handle: the call must not reach its connection
+     */
+    final void touchOwner() throws SQLException {
+        Thread me = Thread.currentThread();
+        if (OWNER.getOpaque(this) != me) {
+            HandleState ended = takeOver(me);
+            if (ended != null) {
+                throw endedError(ended);
+            }
+        }
+    }
+
+    /**
+     * {@link #touchOwner()} for calls that must not throw (closing, isClosed, the pins of
+     * LoomConnection): false if the reclaimer took the handle, whose statements it closed itself.
+     */
+    final boolean touchOwnerQuietly() {
+        Thread me = Thread.currentThread();
+        return OWNER.getOpaque(this) == me || takeOver(me) == null;
+    }
+
+    /**
+     * Makes {@code me} the owner. While the reclaimer holds its claim, waits for its verdict (it
+     * decides in a few reads and compare-and-sets, never across a round trip): the ended state if
+     * it took the handle, once it has let go of the connection; else it dropped the claim and the
+     * thread takes over as usual. Null when {@code me} may go on.
+     */
+    private HandleState takeOver(Thread me) {
+        for (int spins = 0; ; spins++) {
+            Object o = OWNER.getVolatile(this);
+            if (o instanceof Claim) {
+                Object ended = STATE.getAcquire(this);
+                if (!open(ended) && PHYSICAL.getAcquire(this) == null) {
+                    return (HandleState) ended;
+                }
+                if (spins < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    LockSupport.parkNanos(50_000);
+                }
+            } else if (o == me || OWNER.compareAndSet(this, o, me)) {
+                return null;
+            }
+        }
+    }
+
+    /** The reclaimer's hold on a handle whose owner ended: while it is the owner, no call starts. */
+    record Claim(Thread ended) {
+    }
+
+    /**
+     * The reclaimer's first step: claims the handle from {@code endedOwner}, which must still be
+     * its owner. Null if another thread used the handle since: it is not reclaimed then.
+     */
+    final Claim claimForReclaim(Thread endedOwner) {
+        Claim claim = new Claim(endedOwner);
+        return OWNER.compareAndSet(this, endedOwner, claim) ? claim : null;
+    }
+
+    /** The reclaimer does not take the handle after all: threads waiting to use it go on. */
+    final void dropClaim(Claim claim) {
+        OWNER.compareAndSet(this, claim, claim.ended());
+    }
+
+    /**
+     * Called by the next holder of the connection this handle let go of, which overwrites the
+     * connection's note of it: an open handle that holds no connection now may have been dropped,
+     * so it is put under watch. One bound elsewhere is noted by that connection instead.
+     */
+    final void watchIfLeftOpen() {
+        if (PHYSICAL.getOpaque(this) == null && isOpen()) {
+            watch();
+        }
+    }
+
+    /** Puts this handle under watch, once; its watch, or null if it has ended. */
+    final HandleWatch watch() {
+        Object s = STATE.getAcquire(this);
+        if (s instanceof HandleWatch w) {
+            return w;
+        }
+        if (s != HandleState.OPEN) {
+            return null;
+        }
+        HandleWatch w = new HandleWatch(this);
+        if (STATE.compareAndSet(this, HandleState.OPEN, w)) {
+            pool.watches.add(w);
+            return w;
+        }
+        s = STATE.getAcquire(this);
+        return s instanceof HandleWatch other ? other : null;
+    }
+
+    final void unbind() {
+        PhysicalConnection p = physical;
+        physical = null;
+        if (!pool.release(p)) {
+            lost = true; // only the reclaimer takes a lease from under its handle
+        }
+    }
+
+    /** Refuses a closed or reclaimed handle; otherwise notes the calling thread as its user. */
+    final void ensureOpen() throws SQLException {
+        Object s = STATE.getOpaque(this);
+        if (!open(s)) {
+            throw endedError((HandleState) s);
+        }
+        if (lost) {
+            throw reclaimedUnderUse();
+        }
+        touchOwner();
+    }
+
+    private SQLException endedError(HandleState s) {
+        return s == HandleState.RECLAIMED
+                ? new SQLException("connection was reclaimed: its owner thread " + ownerThread().getName() + " ended and "
+                        + "no other thread used it for " + Reclaimer.PERIOD_MILLIS + " ms (pool '" + pool.name
+                        + "' has reclaimOnOwnerExit on); its transaction was rolled back", "08003")
+                : new SQLException("connection is closed", "08003");
+    }
+
+    /** The reclaimer took the connection as this handle let go of it: the handle ends as reclaimed. */
+    private SQLException reclaimedUnderUse() {
+        Object was = end(HandleState.RECLAIMED);
+        if (open(was)) {
+            finish(was); // its connection is the reclaimer's; the rest of the handle is for this thread to close
+        }
+        return endedError(HandleState.RECLAIMED);
+    }
+
+    final boolean isOpen() {
+        return open(STATE.getOpaque(this));
+    }
+
+    /**
+     * Whether a stage read from STATE is open. The hot path reads the stage as an Object and
+     * compares identities: a cast to the sealed interface would cost every call a type check.
+     */
+    private static boolean open(Object stage) {
+        return stage == HandleState.OPEN || stage instanceof HandleWatch;
+    }
+
+    /**
+     * Closes the handle. Unbound and not robbed by the reclaimer, it cannot be racing a reclaim:
+     * the reclaimer only takes a bound handle, and clears {@code physical} only after it has moved
+     * the state, so a plain store settles it. Bound, the connection's lease decides.
+     */
+    public final void close() {
+        PhysicalConnection p = (PhysicalConnection) PHYSICAL.getAcquire(this);
+        Object s = STATE.getAcquire(this);
+        if (!open(s)) {
+            return;
+        }
+        if (p == null && !lost) {
+            STATE.setRelease(this, HandleState.CLOSED);
+            finish(s);
+            return;
+        }
+        Lease<PhysicalConnection> lease = p == null ? null : p.takeLease();
+        if (lease != null) { // still ours, so no reclaim can take the handle any more: a plain store settles it
+            s = STATE.getAcquire(this);
+            STATE.setRelease(this, HandleState.CLOSED);
+            physical = null;
+            finish(s); // its statements close before the connection goes back
+            pool.giveBack(p, lease); // the release check rolls back and resets what this handle changed
+            return;
+        }
+        physical = null; // the reclaimer has the connection: whoever moves the state closes the handle
+        Object was = end(HandleState.CLOSED);
+        if (open(was)) {
+            finish(was);
+        }
+    }
+
+    /**
+     * The housekeeper's owner-exit reclaim, once it has taken the lease of this handle's
+     * connection {@code p}: ends the handle unless its own close got there first, in which case
+     * that close counts it down. The caller returns the connection either way.
+     *
+     * @return whether this call ended the handle
+     */
+    final boolean reclaimTaken(PhysicalConnection p) {
+        Object was = end(HandleState.RECLAIMED);
+        if (!open(was)) {
+            return false;
+        }
+        try {
+            dropPins(); // its statements close: a late call on one cannot reach the next borrower
+        } finally {
+            PHYSICAL.compareAndSet(this, p, null);
+            countDown(was);
+        }
+        return true;
+    }
+
+    /**
+     * Moves an open handle (plain or under watch) to {@code target}: what it was (OPEN or its
+     * watch), or the ended state it already had, in which case another caller ended it.
+     */
+    private Object end(HandleState target) {
+        Object s;
+        do {
+            s = STATE.getAcquire(this);
+            if (!open(s)) {
+                return s;
+            }
+        } while (!STATE.compareAndSet(this, s, target));
+        return s;
+    }
+
+    /** What ending the handle leaves to do but return its connection; {@code was}: OPEN or its watch. */
+    private void finish(Object was) {
+        dropPins();
+        countDown(was);
+    }
+
+    /** Takes the handle off the open count, if it was on it: through its watch, if any, so exactly once. */
+    private void countDown(Object was) {
+        if (counted) {
+            counted = false;
+            if (!(was instanceof HandleWatch w) || w.countDown()) {
+                pool.openHandles.decrement();
+            }
+        }
+    }
+
+    public final boolean isClosed() {
+        return !touchOwnerQuietly() || !isOpen();
+    }
+
+    public final void abort(Executor executor) throws SQLException {
+        Object was = end(HandleState.CLOSED);
+        if (!open(was)) {
+            return;
+        }
+        PhysicalConnection p = physical;
+        try {
+            if (p != null) {
+                p.markBroken(); // an aborted connection is never reused
+                p.raw.abort(executor);
+            }
+        } finally {
+            finish(was);
+            if (p != null) {
+                physical = null;
+                pool.release(p); // unless the reclaimer already took it
+            }
+        }
+    }
+
+    /** {@link LoomConnection#isBound()}. */
+    public final boolean isBound() {
+        return physical != null;
+    }
+
+    /** {@link LoomConnection#ownerThread()}; the ended one while the reclaimer holds it, or took it. */
+    public final Thread ownerThread() {
+        Object o = OWNER.getVolatile(this);
+        return o instanceof Claim c ? c.ended() : (Thread) o;
+    }
+
+    /** CLOSED or RECLAIMED once ended, else null. */
+    final HandleState ended() {
+        Object s = STATE.getOpaque(this);
+        return open(s) ? null : (HandleState) s;
+    }
+}

@@ -1,0 +1,56 @@
+package dev.loompool.jdbc.internal;
+
+import java.sql.SQLException;
+
+/**
+ * The JDBC settings of a logical connection ({@link LogicalConnection#own}): what the handle chose
+ * is remembered, applied at once if it is bound, and replayed on every physical connection it
+ * binds later (in {@link LogicalConnection#bind()}). Reads come from the bound connection, else
+ * the handle's choice, else the pool's defaults, without binding.
+ */
+final class HandleSettings {
+
+    private HandleSettings() {
+    }
+
+    /** The settings the handle chose, to write one into; made at the first choice (most handles make none). */
+    static Settings chosen(LogicalConnection h) throws SQLException {
+        h.ensureOpen();
+        if (h.own == null) {
+            h.own = new Settings();
+        }
+        return h.own;
+    }
+
+    /** Records that the handle chose a value, and applies it now if bound. */
+    static void changed(LogicalConnection h, Attr a) throws SQLException {
+        h.own.marked.add(a);
+        PhysicalConnection p = h.physical;
+        if (p != null) {
+            try {
+                p.apply(h.own, a);
+            } catch (SQLException e) {
+                throw h.error(e);
+            }
+        }
+    }
+
+    /** Where to read a setting from: the bound connection, else the handle's choice, else the defaults. */
+    static Settings view(LogicalConnection h, Attr a) throws SQLException {
+        h.ensureOpen();
+        PhysicalConnection p = h.physical;
+        if (p != null) {
+            return p.current;
+        }
+        if (h.own != null && h.own.marked.contains(a)) {
+            return h.own;
+        }
+        Settings defaults = h.pool.factory.learnedDefaults();
+        if (defaults == null) { // no connection made yet: make one to learn them
+            h.bind();
+            defaults = h.physical.current;
+            h.done();
+        }
+        return defaults;
+    }
+}

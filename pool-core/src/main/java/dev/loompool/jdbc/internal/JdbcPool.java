@@ -1,0 +1,389 @@
+package dev.loompool.jdbc.internal;
+
+import dev.loompool.AcquireTimeoutException;
+import dev.loompool.CircuitBreakerState;
+import dev.loompool.CircuitBreakerStrategy;
+import dev.loompool.Lease;
+import dev.loompool.Pool;
+import dev.loompool.PoolClock;
+import dev.loompool.PoolClosedException;
+import dev.loompool.PoolException;
+import dev.loompool.PoolListener;
+import dev.loompool.ServiceUnavailableException;
+import dev.loompool.jdbc.BindObserver;
+import dev.loompool.jdbc.LoomPoolDataSource;
+import dev.loompool.jdbc.ReleaseMode;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A started {@link LoomPoolDataSource}: the generic pool of {@link PhysicalConnection}s with the
+ * JDBC callbacks (connect, validate, reset, destroy) and the error mapping of DESIGN.md §4.
+ */
+final class JdbcPool {
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcPool.class);
+    /** A connection idle for less than this is handed out without a round trip to validate it. */
+    private static final long TRUST_IDLE_NANOS = 500_000_000L;
+
+    final String name;
+    final ReleaseMode releaseMode;
+    final BindObserver bindObserver;
+    final PoolClock clock;
+    final long leakThresholdNanos;
+    final ConnectionFactory factory;
+    /** Reads SQL by the rules of this pool's database. */
+    final SqlClassifier classifier;
+    final Pool<PhysicalConnection> pool;
+    /** Every physical connection alive: what the reclaimer scans, a registration per connect, not per handle. */
+    final Set<PhysicalConnection> connections = ConcurrentHashMap.newKeySet();
+    /** Handles that have used a connection and have not ended: see {@link LoomPoolDataSource#getOpenHandles()}. */
+    final LongAdder openHandles = new LongAdder();
+    /** Watches set since the housekeeper's last scan, which takes them in (one per handle, set rarely). */
+    final ConcurrentLinkedQueue<HandleWatch> watches = new ConcurrentLinkedQueue<>();
+    final boolean reclaimOnOwnerExit;
+    final AtomicLong reclaimed = new AtomicLong();
+    final AtomicLong leaksReported = new AtomicLong();
+    final int validationSeconds;
+    private final int handOutValidationSeconds;
+    private final long idleTimeoutNanos;
+    private final int minSize;
+    private final String acquireTimeoutText;
+    private final Reclaimer reclaimer;
+
+    JdbcPool(LoomPoolDataSource config, ConnectionFactory factory, PoolClock clock, List<PoolListener> listeners)
+            throws SQLException {
+        this.name = config.getPoolName();
+        this.releaseMode = config.getReleaseMode();
+        this.bindObserver = config.getBindObserver();
+        this.clock = clock;
+        this.factory = factory;
+        this.classifier = factory.classifier();
+        this.leakThresholdNanos = config.getLeakDetectionThreshold().toNanos();
+        this.reclaimOnOwnerExit = config.isReclaimOnOwnerExit();
+        this.validationSeconds = (int) Math.max(1, config.getValidationTimeout().toSeconds());
+        this.handOutValidationSeconds = handOutValidationSeconds(validationSeconds, config.getAcquireTimeout());
+        this.idleTimeoutNanos = config.getIdleTimeout().toNanos();
+        this.minSize = config.getMinSize();
+        this.acquireTimeoutText = config.getAcquireTimeout().toMillis() + " ms";
+        var builder = Pool.builder(this::connect)
+                .name(name)
+                .minSize(config.getMinSize())
+                .maxSize(config.getMaxSize())
+                .acquireTimeout(config.getAcquireTimeout())
+                .healthcheckInterval(config.getHealthcheckInterval())
+                .clock(clock)
+                .destructor(this::destroy)
+                .beforeAcquire(this::validBeforeHandOut)
+                .beforeRelease(this::reset)
+                .healthcheck(this::healthyWhileIdle);
+        listeners.forEach(builder::listener);
+        if (config.getCircuitBreakerFailureThreshold() > 0) {
+            builder.circuitBreakerStrategy(new BreakerStrategy(CircuitBreakerStrategy.consecutiveFailures(
+                    config.getCircuitBreakerFailureThreshold(), config.getCircuitBreakerOpenDuration(), clock)));
+        }
+        try {
+            this.pool = builder.build();
+        } catch (PoolException e) { // its cause is what the factory threw, already masked
+            throw factory.secrets().mask(new SQLException("pool '" + name + "': could not open its minSize="
+                    + config.getMinSize() + " connections to " + JdbcUrls.redact(config.getJdbcUrl()) + ": "
+                    + e.getCause().getMessage(), e.getCause() instanceof SQLException s ? s.getSQLState() : "08001",
+                    e.getCause()));
+        }
+        this.reclaimer = new Reclaimer(this);
+    }
+
+    // ---- callbacks of the generic pool ---------------------------------------------------------
+
+    private PhysicalConnection connect() throws SQLException {
+        PhysicalConnection p = factory.create();
+        connections.add(p);
+        return p;
+    }
+
+    /** A failure to close is logged by the generic pool: masked here, as the factory masks its own. */
+    private void destroy(PhysicalConnection p) throws SQLException {
+        connections.remove(p);
+        try {
+            p.raw.close();
+        } catch (SQLException e) {
+            throw factory.secrets().mask(e);
+        }
+    }
+
+    private boolean expired(PhysicalConnection p) {
+        return clock.nanoTime() - p.expiresAt >= 0;
+    }
+
+    /** One clock reading serves the lifetime check, the idle check, and the handle's bind time. */
+    private boolean validBeforeHandOut(PhysicalConnection p) throws SQLException {
+        long now = clock.nanoTime();
+        p.handedOutAt = now;
+        if (now - p.expiresAt >= 0) {
+            return false;
+        }
+        // While the circuit is not ACTIVE, validate even a fresh one: the hand-out may be the probe.
+        return now - p.lastReturnedAt < TRUST_IDLE_NANOS && pool.state() == CircuitBreakerState.ACTIVE
+                || p.raw.isValid(handOutValidationSeconds);
+    }
+
+    /**
+     * A caller waits for the validation of the idle connection it is handed: no longer than its
+     * acquire timeout, in the whole seconds {@code isValid} takes. A connection that fails it is
+     * replaced by a connect on the caller's slot, within what is left of the caller's deadline.
+     */
+    static int handOutValidationSeconds(int validationSeconds, Duration acquireTimeout) {
+        if (acquireTimeout.isZero()) {
+            return validationSeconds;
+        }
+        long acquireSeconds = Math.max(1, (acquireTimeout.toMillis() + 999) / 1000);
+        return (int) Math.min(validationSeconds, acquireSeconds);
+    }
+
+    private boolean healthyWhileIdle(PhysicalConnection p) throws SQLException {
+        if (expired(p) || p.state() == ConnectionState.EVICTED) {
+            return false;
+        }
+        if (idleTimeoutNanos > 0 && clock.nanoTime() - p.lastReturnedAt > idleTimeoutNanos
+                && pool.stats().total() > minSize) {
+            return false;
+        }
+        return p.raw.isValid(validationSeconds); // the keepalive
+    }
+
+    /**
+     * Makes a returned connection as good as new: rolls back only if a transaction may be open,
+     * resets the settings that differ from the defaults (and only those), and gives a session SQL
+     * changed the session of a fresh connection. A reset that fails closes the connection; it
+     * counts as a breaker failure only if the error says the connection is broken.
+     */
+    private boolean reset(PhysicalConnection p) throws SQLException, Retired {
+        ConnectionState state = p.state();
+        if (state != ConnectionState.HEALTHY && state != ConnectionState.LENDING_DRIVER_OBJECTS) {
+            if (state == ConnectionState.BROKEN) {
+                throw new Retired("broken"); // see giveBack: no breaker failure by itself
+            }
+            throw new Retired(state == ConnectionState.EVICTED ? "evicted"
+                    : "the application held the driver's own connection or state");
+        }
+        try {
+            boolean transaction = p.transactionMayBeOpen();
+            if (transaction || p.sessionDirty || !p.current.marked.isEmpty()) { // else nothing to undo
+                // The reset runs on the releasing thread: a network that stopped answering must not
+                // hold it in a ROLLBACK for ever. Bounded by validationTimeout; a timeout loses the
+                // connection, and the server rolls back whatever was open when it goes.
+                p.raw.setNetworkTimeout(Runnable::run, validationSeconds * 1000);
+                undo(p, transaction);
+                p.raw.setNetworkTimeout(Runnable::run, p.current.networkTimeout);
+            }
+            p.raw.clearWarnings();
+        } catch (SQLException e) {
+            if (BrokenConnections.lost(p.raw, e, validationSeconds)) {
+                throw new Retired("broken during the reset: " + e.getSQLState());
+            }
+            log.warn("pool '{}': could not reset a returned connection, closing it (SQLState {}: {})", name,
+                    e.getSQLState(), factory.secrets().mask(JdbcUrls.redact(e.getMessage())));
+            throw new Retired("reset failed");
+        }
+        long now = clock.nanoTime();
+        if (now - p.expiresAt >= 0) {
+            throw new Retired("max lifetime reached");
+        }
+        p.lastReturnedAt = now;
+        return true;
+    }
+
+    /** Undoes what the last holder left: its transaction, its settings, its session state. */
+    private void undo(PhysicalConnection p, boolean transaction) throws SQLException, Retired {
+        if (transaction) {
+            rollback(p);
+        }
+        if (p.sessionDirty || p.serverTransactionOpen() // still "open": SQL turned autocommit off
+                || p.current.marked.contains(Attr.SCHEMA) && factory.sessionReset().ownsSchema()) {
+            resetSession(p);
+        } else if (!p.current.marked.isEmpty()) {
+            for (Attr a : p.current.marked) {
+                p.defaults.applyTo(p.raw, a);
+                p.current.copyFrom(p.defaults, a);
+            }
+            p.current.marked.clear();
+        }
+        if (p.serverTransactionOpen()) {
+            throw new Retired("the server still reports a transaction after the reset");
+        }
+    }
+
+    /** Rollback in autocommit mode is an error in pgjdbc: a transaction SQL began ends by SQL. */
+    private static void rollback(PhysicalConnection p) throws SQLException {
+        if (p.current.autoCommit) {
+            try (Statement st = p.raw.createStatement()) {
+                st.execute("ROLLBACK");
+            }
+        } else {
+            p.raw.rollback();
+        }
+        p.transactionDirty = false;
+    }
+
+    private void resetSession(PhysicalConnection p) throws SQLException, Retired {
+        SessionReset sessionReset = factory.sessionReset();
+        if (!sessionReset.supported()) {
+            throw new Retired("session state cannot be reset on this database");
+        }
+        if (!p.current.autoCommit) {
+            p.raw.setAutoCommit(true); // DISCARD ALL cannot run in the transaction pgjdbc would begin
+        }
+        sessionReset.reset(p.raw);
+        // A reset keeps some state (MariaDB keeps the database chosen by USE): put back every
+        // setting the connection had when it was new, then the defaults and connectionInitSql.
+        Settings now = factory.initialize(p.raw);
+        for (Attr a : Attr.values()) {
+            if (!now.same(p.defaults, a)) {
+                p.defaults.applyTo(p.raw, a);
+            }
+        }
+        p.current = p.defaults.copy();
+        p.sessionDirty = false;
+        p.transactionDirty = false;
+    }
+
+    // ---- used by the handles -------------------------------------------------------------------
+
+    Lease<PhysicalConnection> acquire() throws SQLException {
+        try {
+            return pool.acquire();
+        } catch (AcquireTimeoutException e) {
+            if (e.getCause() != null) { // it was waiting for its own connect
+                throw new SQLTransientConnectionException("pool '" + name + "': the database did not complete a "
+                        + "connect within " + acquireTimeoutText + " (" + e.stats() + "); the connect goes on in the "
+                        + "background, bounded by the driver's connect and login timeouts", "08001", e);
+            }
+            throw new SQLTransientConnectionException("pool '" + name + "': no connection available within "
+                    + acquireTimeoutText + " (" + e.stats() + "); raise maxSize or acquireTimeout, "
+                    + "or give connections back sooner", null, e);
+        } catch (ServiceUnavailableException e) {
+            if (e.heldByHand()) {
+                throw new SQLTransientConnectionException("pool '" + name + "': failing fast, the circuit breaker was "
+                        + "set INACTIVE by hand (the loompool endpoint, or Pool.deactivate()) and stays so until it is set "
+                        + "ACTIVE or RECOVERING (" + e.stats() + ")", null, e);
+            }
+            throw new SQLTransientConnectionException("pool '" + name + "': failing fast, the circuit breaker is "
+                    + e.state() + " after repeated connection failures (" + e.stats() + ")", null, e);
+        } catch (PoolClosedException e) {
+            throw closed(e);
+        } catch (PoolException e) {
+            if (e.getCause() instanceof SQLException driver) {
+                throw driver; // a failed connect reaches the caller as the driver said it
+            }
+            throw new SQLException("pool '" + name + "': could not open a connection", "08001", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("pool '" + name + "': interrupted while waiting for a connection", null, e);
+        }
+    }
+
+    /**
+     * Gives a connection back, destroyed if broken, else reset and reused.
+     *
+     * @return false if somebody else (the handle, or the reclaimer) already did
+     */
+    boolean release(PhysicalConnection p) {
+        Lease<PhysicalConnection> lease = p.takeLease();
+        return lease != null && giveBack(p, lease);
+    }
+
+    /** Releases {@code p} only if {@code lease} still holds it: the reclaimer's way, racing a rebind. */
+    boolean release(PhysicalConnection p, Lease<PhysicalConnection> lease) {
+        return p.takeLease(lease) && giveBack(p, lease);
+    }
+
+    /**
+     * Returns {@code p}, whose {@code lease} the caller took; its holder stays as the note of its
+     * last holder. A broken connection goes back too, and the release check retires it: one dead
+     * connection says nothing about the database (a terminated backend, a session timeout, a
+     * network timeout, an abort), so it is no breaker failure. It still has the idle connections
+     * checked at once, and if the database is really gone the connects that follow fail and open
+     * the breaker: only they are evidence that it is unreachable.
+     */
+    boolean giveBack(PhysicalConnection p, Lease<PhysicalConnection> lease) {
+        ConnectionState state = p.state();
+        if (state == ConnectionState.LENDING_DRIVER_OBJECTS) {
+            p.endLendingDriverObjects(); // its LOBs end with the handle
+        }
+        if (leakThresholdNanos > 0) {
+            p.boundFrom = null;
+        }
+        lease.close();
+        return true;
+    }
+
+    /**
+     * Closes the connections idle now. They are marked first, then borrowed as any caller would
+     * (never ahead of a waiter) and retired on their way back, which is no breaker failure. A
+     * connection made since (the refill) is held aside until the end, so that it cannot come back
+     * in front of the marked ones. The pool refills to minSize.
+     *
+     * @return how many connections were marked; each is closed now or at its next check
+     */
+    int evictIdle() {
+        int marked = 0;
+        for (PhysicalConnection p : connections) {
+            if (p.lease() == null) {
+                p.markEvicted();
+                marked++;
+            }
+        }
+        List<Lease<PhysicalConnection>> asideFromEviction = new ArrayList<>();
+        try {
+            int evicted = 0;
+            while (evicted < marked && pool.stats().idle() > 0) {
+                Optional<Lease<PhysicalConnection>> lease = pool.tryAcquire();
+                if (lease.isEmpty()) {
+                    break;
+                }
+                if (lease.get().resource().state() == ConnectionState.EVICTED) {
+                    lease.get().close();
+                    evicted++;
+                } else {
+                    asideFromEviction.add(lease.get());
+                }
+            }
+        } catch (PoolException e) {
+            log.debug("pool '{}': eviction stopped early; the rest go at their next check", name,
+                    factory.secrets().mask(e));
+        } finally {
+            asideFromEviction.forEach(Lease::close);
+        }
+        return marked;
+    }
+
+    /** One reclaimer scan now (for tests). */
+    void scanNow() {
+        reclaimer.scan();
+    }
+
+    SQLException closed(Throwable cause) {
+        return new SQLException("pool '" + name + "' is closed", "08003", cause);
+    }
+
+    void close() {
+        reclaimer.stop();
+        try {
+            pool.close();
+        } catch (PoolException e) {
+            log.warn("pool '{}': some connections failed to close", name, factory.secrets().mask(e));
+        }
+    }
+}

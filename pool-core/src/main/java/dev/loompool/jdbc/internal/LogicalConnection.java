@@ -1,0 +1,391 @@
+package dev.loompool.jdbc.internal;
+
+import dev.loompool.jdbc.LoomConnection;
+import dev.loompool.jdbc.PinReason;
+import java.sql.CallableStatement;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.SQLClientInfoException;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.Executor;
+
+/**
+ * The {@link Connection} handle {@code getConnection()} returns. It binds a physical connection
+ * at the first call that needs one, and gives it back as soon as nothing pins it (DESIGN.md §4).
+ * Its own JDBC settings are replayed on every physical connection it binds.
+ *
+ * <p>Like any JDBC connection it is meant for one thread at a time, but it may pass from thread
+ * to thread; its life (open, closed, reclaimed, counted, watched) is {@link HandleLife}'s.
+ *
+ * <p>This class holds every rule of the handle; {@code DelegatingConnection}, generated at build
+ * time (codegen/DelegateGenerator.java), is the final class that forwards the other
+ * {@link Connection} methods to the bound connection: {@code bind()}, the call, {@code done()}.
+ */
+abstract class LogicalConnection extends HandleLife implements Connection, LoomConnection {
+
+    /** The settings this handle chose; null until it chooses one (the common case costs nothing). */
+    Settings own;
+
+    LogicalConnection(JdbcPool pool) {
+        super(pool);
+    }
+
+    // ---- binding ---------------------------------------------------------------------------------
+
+    /** The physical connection, bound now if it was not; the calling thread becomes the user. */
+    final Connection bind() throws SQLException {
+        PhysicalConnection p = physical;
+        if (p != null) {
+            touchOwner();
+            return p.raw;
+        }
+        ensureOpen();
+        if (lostTransaction) {
+            throw new SQLException("pool '" + pool.name + "': the connection broke inside a transaction, "
+                    + "which is lost; call rollback() before going on", "08003");
+        }
+        var lease = pool.acquire();
+        p = lease.resource();
+        if (own != null) {
+            try {
+                for (Attr a : own.marked) {
+                    p.apply(own, a);
+                }
+            } catch (SQLException e) {
+                if (BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
+                    p.markBroken(); // retired on the way back
+                }
+                lease.close();
+                throw e;
+            }
+        }
+        countFromFirstUse();
+        Object previous = p.bind(this, lease, pool.leakThresholdNanos > 0 ? new Throwable("bound here") : null);
+        physical = p;
+        pins.bound(p);
+        if (previous != this && previous instanceof LogicalConnection left) {
+            left.watchIfLeftOpen();
+        }
+        if (pool.bindObserver != null) {
+            pool.bindObserver.bound(this);
+        }
+        return p.raw;
+    }
+
+    /** After every bound call: the handle releases the physical connection if nothing pins it. */
+    final void done() {
+        PhysicalConnection p = physical;
+        if (p != null && !pins.hold(p, pool.releaseMode)) {
+            unbind();
+        }
+    }
+
+    /** Every SQLException from the driver passes here: a lost connection is dropped. Returns what to throw. */
+    final SQLException error(SQLException e) {
+        PhysicalConnection p = physical;
+        if (p != null && BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
+            p.markBroken();
+            lostTransaction = pins.inTransaction(p);
+            pins.dropForConnectionLoss();
+            unbind(); // destroyed; outside a transaction the next statement binds a fresh connection
+        }
+        return e;
+    }
+
+    // ---- pins from statements and SQL --------------------------------------------------------
+
+    /** Before SQL runs; the statement's call has noted its thread as the user already. */
+    void beforeSql(SqlEffect e) {
+        pins.beforeSql(physical, e);
+    }
+
+    void afterSql(SqlEffect e) {
+        PhysicalConnection p = physical;
+        if (p != null) {
+            pins.afterSql(p, e);
+        }
+    }
+
+    /** The classifier of the pool's database (its dialect is known once a connection was made). */
+    SqlClassifier classifier() {
+        return pool.classifier;
+    }
+
+    /** A statement or metadata result set was opened: it pins until closed. */
+    void track(Tracked t) {
+        pins.track(t);
+    }
+
+    /** It was closed; the connection goes back if nothing else pins it. */
+    void untrack(Tracked t) {
+        if (pins.untrack(t)) { // else already dropped with a broken connection
+            done();
+        }
+    }
+
+    // ---- the wrappers the generated methods ask for ------------------------------------------------
+
+    final Statement wrapStatement(Statement s) {
+        DelegatingStatement wrapped = new DelegatingStatement(this, s, SqlEffect.NONE);
+        track(wrapped);
+        return wrapped;
+    }
+
+    final PreparedStatement wrapPrepared(PreparedStatement s, String sql) {
+        DelegatingPreparedStatement wrapped = new DelegatingPreparedStatement(this, s, classifier().classify(sql));
+        track(wrapped);
+        return wrapped;
+    }
+
+    final CallableStatement wrapCallable(CallableStatement s, String sql) {
+        DelegatingCallableStatement wrapped = new DelegatingCallableStatement(this, s, classifier().classify(sql));
+        track(wrapped);
+        return wrapped;
+    }
+
+    /**
+     * Metadata binds for each call, like the handle: it pins nothing itself, only the result sets
+     * it returns do, until they are closed.
+     */
+    @Override
+    public final DatabaseMetaData getMetaData() throws SQLException {
+        ensureOpen();
+        return new DelegatingDatabaseMetaData(this);
+    }
+
+    final DatabaseMetaData wrapMetaData(DatabaseMetaData m) {
+        return new DelegatingDatabaseMetaData(this);
+    }
+
+    final <T> T pinned(T value) {
+        pins.add(PinReason.EXPLICIT);
+        physical.markLendingDriverObjects();
+        return value;
+    }
+
+    /**
+     * The driver's own object is handed out: SQL and settings through it bypass the pool, so the
+     * connection is pinned until close and then closed, not reused.
+     */
+    final <T> T exposed(T value) {
+        pins.add(PinReason.EXPLICIT);
+        physical.markExposed();
+        return value;
+    }
+
+    // ---- transactions ------------------------------------------------------------------------------
+
+    @Override
+    public final void commit() throws SQLException {
+        TransactionCalls.commit(this);
+    }
+
+    @Override
+    public final void rollback() throws SQLException {
+        TransactionCalls.rollback(this);
+    }
+
+    @Override
+    public final void setAutoCommit(boolean autoCommit) throws SQLException {
+        TransactionCalls.setAutoCommit(this, autoCommit);
+    }
+
+    @Override
+    public final boolean getAutoCommit() throws SQLException {
+        return HandleSettings.view(this, Attr.AUTO_COMMIT).autoCommit;
+    }
+
+    // ---- session state a setter leaves -------------------------------------------------------------
+
+    /** Something changed the session behind the handle: pin until close, and reset before reuse. */
+    final void sessionChanged() {
+        pins.add(PinReason.SESSION_STATE);
+        physical.sessionDirty = true;
+    }
+
+    // ---- LoomConnection -----------------------------------------------------------------------------
+
+    // A reclaimed handle has no pins left to change (its next JDBC call says why).
+
+    @Override
+    public final void pin() {
+        if (touchOwnerQuietly()) {
+            pins.add(PinReason.EXPLICIT);
+        }
+    }
+
+    @Override
+    public final void unpin() {
+        if (touchOwnerQuietly()) {
+            pins.remove(PinReason.EXPLICIT);
+            done();
+        }
+    }
+
+    @Override
+    public final void beginFrameworkTransaction() {
+        if (touchOwnerQuietly()) {
+            pins.add(PinReason.FRAMEWORK_TRANSACTION);
+        }
+    }
+
+    @Override
+    public final void endFrameworkTransaction() {
+        if (touchOwnerQuietly()) {
+            pins.remove(PinReason.FRAMEWORK_TRANSACTION);
+            done();
+        }
+    }
+
+    /** Whether statements or metadata result sets are open: another thread may be reading them. */
+    boolean holdsStatements() {
+        return pins.statements() > 0;
+    }
+
+    @Override
+    public final Set<PinReason> pinReasons() {
+        PhysicalConnection p = physical;
+        return p == null ? EnumSet.noneOf(PinReason.class) : pins.reasons(p, pool.releaseMode);
+    }
+
+
+    // ---- settings: remembered, applied if bound, replayed on every later binding ------------------
+
+    @Override
+    public final void setTransactionIsolation(int level) throws SQLException {
+        HandleSettings.chosen(this).isolation = level;
+        HandleSettings.changed(this, Attr.ISOLATION);
+    }
+
+    @Override
+    public final int getTransactionIsolation() throws SQLException {
+        return HandleSettings.view(this, Attr.ISOLATION).isolation;
+    }
+
+    @Override
+    public final void setReadOnly(boolean readOnly) throws SQLException {
+        HandleSettings.chosen(this).readOnly = readOnly;
+        HandleSettings.changed(this, Attr.READ_ONLY);
+    }
+
+    @Override
+    public final boolean isReadOnly() throws SQLException {
+        return HandleSettings.view(this, Attr.READ_ONLY).readOnly;
+    }
+
+    @Override
+    public final void setCatalog(String catalog) throws SQLException {
+        HandleSettings.chosen(this).catalog = catalog;
+        HandleSettings.changed(this, Attr.CATALOG);
+    }
+
+    @Override
+    public final String getCatalog() throws SQLException {
+        return HandleSettings.view(this, Attr.CATALOG).catalog;
+    }
+
+    @Override
+    public final void setSchema(String schema) throws SQLException {
+        HandleSettings.chosen(this).schema = schema;
+        HandleSettings.changed(this, Attr.SCHEMA);
+    }
+
+    @Override
+    public final String getSchema() throws SQLException {
+        return HandleSettings.view(this, Attr.SCHEMA).schema;
+    }
+
+    @Override
+    public final void setHoldability(int holdability) throws SQLException {
+        HandleSettings.chosen(this).holdability = holdability;
+        HandleSettings.changed(this, Attr.HOLDABILITY);
+    }
+
+    @Override
+    public final int getHoldability() throws SQLException {
+        return HandleSettings.view(this, Attr.HOLDABILITY).holdability;
+    }
+
+    @Override
+    public final void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
+        Settings s = HandleSettings.chosen(this);
+        s.networkTimeout = milliseconds;
+        s.networkExecutor = executor;
+        HandleSettings.changed(this, Attr.NETWORK_TIMEOUT);
+    }
+
+    @Override
+    public final int getNetworkTimeout() throws SQLException {
+        return HandleSettings.view(this, Attr.NETWORK_TIMEOUT).networkTimeout;
+    }
+
+    // ---- calls that need a physical connection for a moment, or leave state on its session --------
+
+    @Override
+    public final SQLWarning getWarnings() throws SQLException {
+        ensureOpen();
+        PhysicalConnection p = physical;
+        return p == null ? null : p.raw.getWarnings();
+    }
+
+    @Override
+    public final void clearWarnings() throws SQLException {
+        ensureOpen();
+        PhysicalConnection p = physical;
+        if (p != null) {
+            p.raw.clearWarnings();
+        }
+    }
+
+    @Override
+    public final boolean isValid(int timeout) throws SQLException {
+        return SessionCalls.isValid(this, timeout);
+    }
+
+    /** The pool brackets requests itself; a caller's hints change nothing. */
+    @Override
+    public final void beginRequest() {
+    }
+
+    @Override
+    public final void endRequest() {
+    }
+
+    @Override
+    public final <T> T unwrap(Class<T> iface) throws SQLException {
+        return SessionCalls.unwrap(this, iface);
+    }
+
+    @Override
+    public final boolean isWrapperFor(Class<?> iface) throws SQLException {
+        return SessionCalls.isWrapperFor(this, iface);
+    }
+
+    @Override
+    public final void setTypeMap(Map<String, Class<?>> map) throws SQLException {
+        SessionCalls.setTypeMap(this, map);
+    }
+
+    @Override
+    public final void setClientInfo(String name, String value) throws SQLClientInfoException {
+        SessionCalls.clientInfo(this, c -> c.setClientInfo(name, value));
+    }
+
+    @Override
+    public final void setClientInfo(Properties properties) throws SQLClientInfoException {
+        SessionCalls.clientInfo(this, c -> c.setClientInfo(properties));
+    }
+
+    @Override
+    public String toString() {
+        return "LoomConnection[pool=" + pool.name + ", " + (isOpen() ? "OPEN" : ended()) + ", bound="
+                + (physical != null) + "]";
+    }
+}

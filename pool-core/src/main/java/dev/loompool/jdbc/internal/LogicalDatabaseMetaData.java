@@ -1,0 +1,78 @@
+package dev.loompool.jdbc.internal;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * Metadata of a logical connection. It holds no physical connection: each call binds the handle
+ * (or uses the one it holds), and only the result sets it returns pin, until they are closed. The
+ * final class {@code DelegatingDatabaseMetaData}, generated at build time
+ * (codegen/DelegateGenerator.java), forwards the other methods: {@link #meta()}, the call,
+ * {@link #done()}.
+ */
+abstract class LogicalDatabaseMetaData extends ResultSetOwner implements DatabaseMetaData {
+
+    LogicalDatabaseMetaData(LogicalConnection handle) {
+        super(handle);
+    }
+
+    /** The driver's metadata of the handle's physical connection, bound now if it was not. */
+    final DatabaseMetaData meta() throws SQLException {
+        return handle.bind().getMetaData();
+    }
+
+    /** After every bound call: the handle releases the physical connection if nothing pins it. */
+    final void done() {
+        handle.done();
+    }
+
+    final SQLException error(SQLException e) {
+        return handle.error(e);
+    }
+
+    /** Wraps and tracks a driver result set: it has no statement to pin, so it pins until closed. */
+    final ResultSet wrap(ResultSet rs) {
+        if (rs == null) {
+            return null;
+        }
+        DelegatingResultSet wrapped = new DelegatingResultSet(rs, this);
+        handle.track(wrapped);
+        return wrapped;
+    }
+
+    /** Its other calls bind, which makes their thread the handle's user; this one does so itself. */
+    final Connection connection() throws SQLException {
+        handle.touchOwner();
+        return handle;
+    }
+
+    @Override
+    final Statement statementOf() {
+        return null;
+    }
+
+    @Override
+    final void resultSetClosed(LogicalResultSet rs) {
+        handle.untrack(rs);
+    }
+
+    /** The driver's own metadata object reaches into one physical connection: it is exposed. */
+    @Override
+    public final <T> T unwrap(Class<T> iface) throws SQLException {
+        if (iface.isInstance(this)) {
+            handle.touchOwner();
+            return iface.cast(this);
+        }
+        try {
+            DatabaseMetaData raw = meta();
+            return handle.exposed(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+        } catch (SQLException e) {
+            throw error(e);
+        } finally {
+            done();
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package dev.loompool.jdbc.internal;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * A result set of a logical statement or of the connection's metadata ({@link ResultSetOwner}):
+ * the rules of its close. One is allocated on every query, so it holds no more than it must. The
+ * final class {@code DelegatingResultSet}, generated at build time (codegen/DelegateGenerator.java),
+ * forwards the other methods to the driver's result set, each after {@link #touch()}.
+ */
+abstract class LogicalResultSet implements ResultSet, Tracked {
+
+    final ResultSet delegate;
+    private final ResultSetOwner owner;
+    private WrapperState state = WrapperState.OPEN;
+
+    LogicalResultSet(ResultSet delegate, ResultSetOwner owner) {
+        this.delegate = delegate;
+        this.owner = owner;
+    }
+
+    /** Every SQLException from the driver passes here; returns what to throw. */
+    final SQLException error(SQLException e) {
+        return owner.handle.error(e);
+    }
+
+    /** The logical statement it came from, or null for metadata. */
+    final Statement statement() {
+        return owner.statementOf();
+    }
+
+    /** Before every call: its thread becomes the handle's user (DESIGN.md §4, "Coroutine end"). */
+    final void touch() throws SQLException {
+        owner.handle.touchOwner();
+    }
+
+    /** A getter returned a driver object that may still talk to the connection: it pins. */
+    final <T> T live(T value) {
+        return SessionCalls.live(owner.handle, value);
+    }
+
+    @Override
+    public final <T> T unwrap(Class<T> iface) throws SQLException {
+        return SessionCalls.unwrap(owner.handle, this, delegate, state == WrapperState.CLOSED, iface);
+    }
+
+    @Override
+    public final boolean isWrapperFor(Class<?> iface) throws SQLException {
+        return SessionCalls.isWrapperFor(owner.handle, this, delegate, iface);
+    }
+
+    @Override
+    public final void close() throws SQLException {
+        if (state == WrapperState.CLOSED) {
+            return;
+        }
+        state = WrapperState.CLOSED;
+        if (!owner.handle.touchOwnerQuietly()) {
+            return; // reclaimed: the reclaimer closed it, or its statement
+        }
+        try {
+            delegate.close();
+        } catch (SQLException e) {
+            throw owner.handle.error(e);
+        } finally {
+            owner.resultSetClosed(this);
+        }
+    }
+
+    @Override
+    public final void closeQuietly() {
+        state = WrapperState.CLOSED;
+        try {
+            delegate.close();
+        } catch (SQLException | RuntimeException ignored) {
+            // the connection is being returned or is gone
+        }
+    }
+
+    @Override
+    public final boolean isClosed() throws SQLException {
+        if (state == WrapperState.CLOSED || !owner.handle.touchOwnerQuietly()) {
+            return true;
+        }
+        try {
+            return delegate.isClosed();
+        } catch (SQLException e) {
+            throw owner.handle.error(e);
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package dev.loompool.jdbc.internal;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * A statement of a logical connection: every rule of the plain, prepared and callable ones. It
+ * pins the physical connection while open, and reports the SQL it runs so that {@code BEGIN},
+ * {@code COMMIT} or {@code SET} pin or unpin. The final classes {@code DelegatingStatement},
+ * {@code DelegatingPreparedStatement} and {@code DelegatingCallableStatement}, generated at build
+ * time (codegen/DelegateGenerator.java), forward the other methods to the driver's statement:
+ * {@link #touch()} first, SQL between {@link #sqlBefore} and {@link #sqlAfter}, errors through
+ * {@link #error}, result sets through {@link #wrap}.
+ */
+abstract class LogicalStatement<S extends Statement> extends ResultSetOwner implements Statement, Tracked {
+
+    final S delegate;
+    /** What its SQL does, for prepared and callable statements: found once, at prepare time. */
+    private final SqlEffect effect;
+    private WrapperState state = WrapperState.OPEN;
+
+    LogicalStatement(LogicalConnection handle, S delegate, SqlEffect effect) {
+        super(handle);
+        this.delegate = delegate;
+        this.effect = effect;
+    }
+
+    /** Every SQLException from the driver passes here; returns what to throw. */
+    final SQLException error(SQLException e) {
+        return handle.error(e);
+    }
+
+    /** Wraps a driver result set so that it never escapes unwrapped. */
+    final ResultSet wrap(ResultSet rs) {
+        return rs == null ? null : new DelegatingResultSet(rs, this);
+    }
+
+    final Connection connection() {
+        return handle;
+    }
+
+    /** Before every call: its thread becomes the handle's user (DESIGN.md §4, "Coroutine end"). */
+    final void touch() throws SQLException {
+        handle.touchOwner();
+    }
+
+    @Override
+    public final void close() throws SQLException {
+        if (state == WrapperState.CLOSED || !handle.touchOwnerQuietly()) {
+            return; // closed, or reclaimed: the reclaimer closed it
+        }
+        state = WrapperState.CLOSED;
+        try {
+            delegate.close();
+        } catch (SQLException e) {
+            throw handle.error(e);
+        } finally {
+            handle.untrack(this);
+        }
+    }
+
+    @Override
+    public final void closeQuietly() {
+        state = WrapperState.CLOSED;
+        try {
+            delegate.close();
+        } catch (SQLException | RuntimeException ignored) {
+            // the connection is being returned or is gone; nothing to tell anybody
+        }
+    }
+
+    /** The driver will close this statement with its last result set: the handle must look then. */
+    @Override
+    public final void closeOnCompletion() throws SQLException {
+        touch();
+        try {
+            delegate.closeOnCompletion();
+        } catch (SQLException e) {
+            throw error(e);
+        }
+        handle.closeOnCompletion = true;
+    }
+
+    @Override
+    final Statement statementOf() {
+        return this;
+    }
+
+    /** One of its result sets was closed: if that closed the statement too, its pin ends. */
+    @Override
+    final void resultSetClosed(LogicalResultSet rs) {
+        if (!handle.closeOnCompletion || state == WrapperState.CLOSED) {
+            return;
+        }
+        boolean closedByDriver;
+        try {
+            closedByDriver = delegate.isClosed();
+        } catch (SQLException e) {
+            closedByDriver = false; // the next call on it will tell
+        }
+        if (closedByDriver) {
+            state = WrapperState.CLOSED;
+            handle.untrack(this);
+        }
+    }
+
+    @Override
+    public final boolean isClosed() throws SQLException {
+        if (state == WrapperState.CLOSED || !handle.touchOwnerQuietly()) {
+            return true;
+        }
+        try {
+            return delegate.isClosed();
+        } catch (SQLException e) {
+            throw handle.error(e);
+        }
+    }
+
+    @Override
+    public final <T> T unwrap(Class<T> iface) throws SQLException {
+        return SessionCalls.unwrap(handle, this, delegate, state == WrapperState.CLOSED, iface);
+    }
+
+    @Override
+    public final boolean isWrapperFor(Class<?> iface) throws SQLException {
+        return SessionCalls.isWrapperFor(handle, this, delegate, iface);
+    }
+
+    /** A getter returned a driver object that may still talk to the connection: it pins. */
+    final <T> T live(T value) {
+        return SessionCalls.live(handle, value);
+    }
+
+    /** Before SQL text runs: a BEGIN or a SET pins at once, even if it then fails. */
+    final SqlEffect sqlBefore(String sql) throws SQLException {
+        return applyBefore(handle.classifier().classify(sql));
+    }
+
+    /** Before a prepared statement runs, or a batch: its SQL was classified at prepare time. */
+    final SqlEffect sqlBefore() throws SQLException {
+        return applyBefore(effect);
+    }
+
+    private SqlEffect applyBefore(SqlEffect e) throws SQLException {
+        if (state == WrapperState.CLOSED) {
+            throw new SQLException("statement is closed", "HY010");
+        }
+        handle.beforeSql(e);
+        return e;
+    }
+
+    /** After SQL succeeded: a COMMIT or ROLLBACK unpins. */
+    final void sqlAfter(SqlEffect e) {
+        handle.afterSql(e);
+    }
+}

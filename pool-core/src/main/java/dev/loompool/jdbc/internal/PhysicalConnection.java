@@ -1,0 +1,223 @@
+package dev.loompool.jdbc.internal;
+
+import dev.loompool.Lease;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * The pool's record of one physical connection: its settings now and at rest, its dirty flags,
+ * and while it is lent, the lease and the handle holding it.
+ *
+ * <p>The mutable fields belong to the thread that holds the connection; the housekeeper reads the
+ * volatile ones, and touches the rest only once the holder is gone.
+ */
+final class PhysicalConnection {
+
+    private static final VarHandle HOLDER = Fields.varHandle(MethodHandles.lookup(), "holder", Object.class);
+    private static final VarHandle LEASE = Fields.varHandle(MethodHandles.lookup(), "lease", Lease.class);
+    private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", ConnectionState.class);
+
+    final Connection raw;
+    /** How to read from the driver whether the server has a transaction open on {@link #raw}. */
+    final WireState wire;
+    /** {@code wire.readable()}, kept here: the release path asks it several times a cycle. */
+    final boolean wireReadable;
+    final long createdAt;
+    /** When max lifetime (with jitter) retires it; Long.MAX_VALUE never. */
+    final long expiresAt;
+    /** What a returned connection is reset to: the pool's defaults as this connection took them. */
+    Settings defaults;
+    /** What is set on the connection now; {@code marked} holds the attributes that differ from defaults. */
+    Settings current;
+
+    long lastReturnedAt;
+    /** When the pool last handed it out (fresh connections: when made); the bind time of its handle. */
+    long handedOutAt;
+    /** SQL left session state: reset (or destroy) before reuse. */
+    boolean sessionDirty;
+    /**
+     * For a driver whose transaction state cannot be read: a transaction may be open (autoCommit
+     * off, or SQL BEGIN) since the last commit or rollback.
+     */
+    boolean transactionDirty;
+    /** Changed only through the transitions below (by CAS through STATE). */
+    private volatile ConnectionState state = ConnectionState.HEALTHY;
+
+    /**
+     * Set while lent; whoever swaps it to null (the handle or the reclaimer) releases the
+     * connection. A field with a VarHandle rather than an AtomicReference: one object less per
+     * connection, and no separate little object whose cache line another connection's may share.
+     */
+    @SuppressWarnings("unused") // accessed through LEASE
+    private Lease<PhysicalConnection> lease;
+    /**
+     * The handle holding it: strongly at first, because most bindings last microseconds and a
+     * {@code WeakReference} per bind would cost the hot path an allocation; through the handle's
+     * {@link HandleWatch} (weakly) once the housekeeper has seen the same binding at two scans, so
+     * that a handle dropped without close can be collected and found out.
+     *
+     * <p>It stays when the connection goes back: it is also the note of the last holder, which may
+     * have let go of the connection and been dropped without close. The next binder overwrites it,
+     * and puts that handle under watch if it is still open (the housekeeper does the same for an
+     * idle connection), so that no handle is lost to the open count. Keeping it costs the common
+     * cycle nothing: the bind writes it anyway, and the close of the handle need not clear it.
+     *
+     * <p>A plain field written by the binder, published by the release-store of {@link #lease},
+     * which the housekeeper reads first; the housekeeper changes it only by CAS.
+     */
+    @SuppressWarnings("unused") // accessed through HOLDER, and plainly by the binder
+    private Object holder;
+    /** The housekeeper's own note: the lease it saw at its last scan while lent, the last holder while idle. */
+    Object seenAtLastScan;
+    /** The housekeeper's own note: the lent connection's handle's last user was seen ended. */
+    Reclaimer.OwnerExit ownerExit;
+    volatile Throwable boundFrom;
+    volatile boolean leakReported;
+
+    PhysicalConnection(Connection raw, WireState wire, Settings defaults, long createdAt, long expiresAt) {
+        this.raw = raw;
+        this.wire = wire;
+        this.wireReadable = wire.readable();
+        this.defaults = defaults;
+        this.current = defaults.copy();
+        this.createdAt = createdAt;
+        this.expiresAt = expiresAt;
+        this.lastReturnedAt = createdAt;
+        this.handedOutAt = createdAt;
+    }
+
+    /** Whether the driver says the server has a transaction open (or failed) on it; false if it cannot say. */
+    boolean serverTransactionOpen() {
+        return wireReadable && wire.transactionOpen(raw, current.autoCommit);
+    }
+
+    /** Whether returning it needs a rollback: the server's word where it can be read, else the dirty flag. */
+    boolean transactionMayBeOpen() {
+        return wireReadable ? wire.transactionOpen(raw, current.autoCommit) : transactionDirty;
+    }
+
+    /**
+     * Sets attribute {@code a} to the handle's value if it differs, and remembers it. Once SQL
+     * changed the session, what the pool last set may no longer be what the server has: set it anyway.
+     */
+    void apply(Settings wanted, Attr a) throws SQLException {
+        if (sessionDirty || !current.same(wanted, a)) {
+            wanted.applyTo(raw, a);
+            current.copyFrom(wanted, a);
+            current.marked.add(a);
+        }
+    }
+
+    ConnectionState state() {
+        return state;
+    }
+
+    /** A driver exception said the connection is gone. */
+    void markBroken() {
+        moveTo(ConnectionState.BROKEN);
+    }
+
+    /** Asked to go: retired on its way back, or at its next check while idle. */
+    void markEvicted() {
+        moveTo(ConnectionState.EVICTED);
+    }
+
+    /** The driver's own connection or state was handed out. */
+    void markExposed() {
+        moveTo(ConnectionState.EXPOSED);
+    }
+
+    /** A LOB, array or struct of the driver's was handed out. */
+    void markLendingDriverObjects() {
+        moveTo(ConnectionState.LENDING_DRIVER_OBJECTS);
+    }
+
+    /** Its handle let go: so did the application of its LOBs (JDBC ends them with the connection's use). */
+    void endLendingDriverObjects() {
+        if (state == ConnectionState.LENDING_DRIVER_OBJECTS) { // a plain read first: no CAS on every release
+            STATE.compareAndSet(this, ConnectionState.LENDING_DRIVER_OBJECTS, ConnectionState.HEALTHY);
+        }
+    }
+
+    /** Towards unfit only: a move to a fitter state is no move. */
+    private void moveTo(ConnectionState target) {
+        ConnectionState now;
+        do {
+            now = state;
+            if (now.compareTo(target) >= 0) {
+                return;
+            }
+        } while (!STATE.compareAndSet(this, now, target));
+    }
+
+    /**
+     * Binds it to {@code handle}; {@link #handedOutAt} is the bind time.
+     *
+     * @return its last holder: a handle, a handle's watch, or null
+     */
+    Object bind(LogicalConnection handle, Lease<PhysicalConnection> l, Throwable from) {
+        Object last = holder;
+        holder = handle;
+        if (from != null) { // leak detection is on: its bookkeeping costs nothing otherwise
+            boundFrom = from;
+            leakReported = false;
+        }
+        LEASE.setRelease(this, l); // last: whoever reads the lease then sees the fields above
+        return last;
+    }
+
+    /** The lease while lent, else null; an acquire read, so the fields bound with it are seen too. */
+    @SuppressWarnings("unchecked")
+    Lease<PhysicalConnection> lease() {
+        return (Lease<PhysicalConnection>) LEASE.getAcquire(this);
+    }
+
+    /** Takes the lease, if still lent: only one caller gets it, and it must release the connection. */
+    @SuppressWarnings("unchecked")
+    Lease<PhysicalConnection> takeLease() {
+        return (Lease<PhysicalConnection>) LEASE.getAndSet(this, null);
+    }
+
+    /** Takes the lease only if it is still {@code expected}: the reclaimer's way, racing a rebind. */
+    boolean takeLease(Lease<PhysicalConnection> expected) {
+        return LEASE.compareAndSet(this, expected, null);
+    }
+
+    /** The handle holding it (while lent; its last holder while idle), or null if none or it was collected. */
+    LogicalConnection holder() {
+        Object h = HOLDER.getAcquire(this);
+        return h instanceof HandleWatch w ? (LogicalConnection) w.get() : (LogicalConnection) h;
+    }
+
+    /** The holder as kept: a handle, a handle's watch, or null. */
+    Object lastHolder() {
+        return HOLDER.getAcquire(this);
+    }
+
+    /** The watch through which it holds its handle weakly, or null if it holds it strongly. */
+    HandleWatch holderWatch() {
+        return HOLDER.getAcquire(this) instanceof HandleWatch w ? w : null;
+    }
+
+    /** Whether the handle is held weakly and was collected: dropped without close. */
+    boolean holderCollected() {
+        return HOLDER.getAcquire(this) instanceof HandleWatch w && w.get() == null;
+    }
+
+    /** From now on holds {@code handle} weakly through its {@code watch}, unless it let go of the connection meanwhile. */
+    void holdWeakly(LogicalConnection handle, HandleWatch watch) {
+        HOLDER.compareAndSet(this, handle, watch);
+    }
+
+    /** Drops the note of a last holder, unless a newer holder replaced it meanwhile. */
+    void forgetHolder(Object last) {
+        HOLDER.compareAndSet(this, last, null);
+    }
+
+    @Override
+    public String toString() {
+        return "PhysicalConnection[" + raw + "]";
+    }
+}

@@ -1,0 +1,303 @@
+package dev.loompool.jdbc.internal;
+
+import dev.loompool.Lease;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every half second, looks at the connections and the watched handles (DESIGN.md §4, "Coroutine
+ * end"):
+ * <ul>
+ * <li>a lent connection whose handle was dropped without close is rolled back, reset and returned;</li>
+ * <li>a lent connection whose handle's last user has ended gets one leak warning; with
+ *     reclaimOnOwnerExit it is reclaimed a full period later, if that thread is still its last
+ *     user, the same lease still holds it, and no statement or result set of the handle is open
+ *     (another thread may be reading it: one warning instead);</li>
+ * <li>a connection held longer than the leak-detection threshold gets one warning;</li>
+ * <li>an idle connection's note of an open handle that let go of it puts that handle under watch,
+ *     and a watched handle the collector found dropped is counted down.</li>
+ * </ul>
+ */
+final class Reclaimer {
+
+    private static final Logger log = LoggerFactory.getLogger(Reclaimer.class);
+    static final long PERIOD_MILLIS = 500;
+    private static final long PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(PERIOD_MILLIS);
+    /** Scans run, over all pools: lets tests wait for a scan instead of sleeping. */
+    static final AtomicLong scans = new AtomicLong();
+
+    /** A lent connection whose handle's last user was seen ended: with which lease, which thread, when; reported kept. */
+    record OwnerExit(Lease<PhysicalConnection> lease, Thread owner, long seenAt, boolean reported) {
+    }
+
+    private final JdbcPool pool;
+    private final ScheduledExecutorService executor;
+    /** One scan at a time: the scheduled ones, and a test's. */
+    private final ReentrantLock scanning = new ReentrantLock();
+    /** The watched handles that have not ended yet, as far as the last scan knew. Scans only. */
+    private final List<HandleWatch> watches = new ArrayList<>();
+    private long scanNumber;
+
+    Reclaimer(JdbcPool pool) {
+        this.pool = pool;
+        this.executor = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread t = new Thread(task, "loompool-reclaimer-" + pool.name);
+            t.setDaemon(true);
+            return t;
+        });
+        executor.scheduleWithFixedDelay(this::scan, PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    void stop() {
+        executor.shutdownNow();
+    }
+
+    void scan() {
+        scanning.lock();
+        try {
+            scanNumber++;
+            long now = pool.clock.nanoTime();
+            for (PhysicalConnection p : pool.connections) {
+                try {
+                    look(p, now);
+                } catch (RuntimeException e) {
+                    log.error("pool '{}': the reclaimer's scan failed on {}", pool.name, p, pool.factory.secrets().mask(e));
+                }
+            }
+            pollWatches();
+        } catch (RuntimeException e) {
+            log.error("pool '{}': the reclaimer's scan failed", pool.name, pool.factory.secrets().mask(e));
+        } finally {
+            scanning.unlock();
+        }
+        scans.incrementAndGet();
+    }
+
+    private void look(PhysicalConnection p, long now) {
+        var lease = p.lease(); // an acquire read: the holder below is the one bound with it, or a newer one
+        if (lease == null) {
+            p.ownerExit = null;
+            lookIdle(p);
+            return;
+        }
+        if (p.holderCollected()) {
+            if (p.state().lent()) {
+                reportExposed(p); // the application still holds the driver's objects: taking it back could hand them to another
+            } else {
+                reclaimUnreachable(p, lease);
+            }
+            return;
+        }
+        LogicalConnection handle = p.holder();
+        if (handle == null) {
+            return;
+        }
+        if (p.seenAtLastScan == lease) {
+            HandleWatch watch = handle.watch(); // held across a whole period: from now on, let it be collected
+            if (watch != null) {
+                p.holdWeakly(handle, watch);
+            }
+        } else {
+            p.seenAtLastScan = lease;
+        }
+        lookAtOwner(p, lease, handle, now);
+        if (pool.leakThresholdNanos > 0 && !p.leakReported && now - p.handedOutAt > pool.leakThresholdNanos) {
+            p.leakReported = true;
+            pool.leaksReported.incrementAndGet();
+            log.warn("pool '{}': a connection has been held for {} ms by thread {}, longer than "
+                    + "leakDetectionThreshold; possible leak", pool.name,
+                    Duration.ofNanos(now - p.handedOutAt).toMillis(), handle.ownerThread().getName(),
+                    p.boundFrom);
+        }
+    }
+
+    /**
+     * An idle connection's last holder, if still open and holding no connection, may have been
+     * dropped: seen so at two scans, it is put under watch and the note dropped (by CAS, so as not
+     * to erase a newer holder). A closed one's note is dropped at once, so it can be collected.
+     */
+    private static void lookIdle(PhysicalConnection p) {
+        Object last = p.lastHolder();
+        if (!(last instanceof LogicalConnection handle)) {
+            p.seenAtLastScan = null;
+            return;
+        }
+        if (handle.isOpen() && p.seenAtLastScan != handle) {
+            p.seenAtLastScan = handle;
+            return;
+        }
+        handle.watchIfLeftOpen(); // nothing if it ended, or is bound to another connection, which notes it now
+        p.forgetHolder(handle);
+        p.seenAtLastScan = null;
+    }
+
+    /**
+     * The handle's last user has ended while the handle still holds the connection. By default a
+     * warning, once: the Connection may have been handed to another thread that has yet to use it.
+     * With reclaimOnOwnerExit it is reclaimed at a scan a full period after the one that saw it, if
+     * the same thread is still its last user (no other thread used it), the same lease holds it,
+     * and none of its statements or result sets is open.
+     */
+    private void lookAtOwner(PhysicalConnection p, Lease<PhysicalConnection> lease, LogicalConnection handle, long now) {
+        Thread owner = handle.ownerThread();
+        if (owner.isAlive()) {
+            p.ownerExit = null;
+            return;
+        }
+        OwnerExit seen = p.ownerExit;
+        if (seen == null || seen.lease() != lease || seen.owner() != owner) {
+            p.ownerExit = new OwnerExit(lease, owner, now, false);
+            if (!pool.reclaimOnOwnerExit) {
+                reportOwnerEnded(p, owner);
+            }
+            return;
+        }
+        if (!pool.reclaimOnOwnerExit || now - seen.seenAt() < PERIOD_NANOS) {
+            return;
+        }
+        if (p.state().lent()) {
+            reportExposed(p);
+            return;
+        }
+        reclaimFromEndedOwner(p, seen, handle);
+    }
+
+    private void reportOwnerEnded(PhysicalConnection p, Thread owner) {
+        pool.leaksReported.incrementAndGet();
+        Throwable from = p.boundFrom;
+        log.warn("pool '{}': thread {} ended, and the connection handle it used last still holds a connection; "
+                + "not reclaimed, since a Connection may be handed to another thread (set reclaimOnOwnerExit to "
+                + "reclaim such handles); close it when done{}", pool.name, owner.getName(),
+                from == null ? " (set leakDetectionThreshold to see where it was taken)" : "", from);
+    }
+
+    private void reportExposed(PhysicalConnection p) {
+        if (!p.leakReported) {
+            p.leakReported = true;
+            pool.leaksReported.incrementAndGet();
+            log.warn("pool '{}': a connection whose handle was dropped or whose thread ended is not reclaimed: the "
+                    + "application still holds the driver's own connection or objects from it (unwrap, LOBs); close "
+                    + "the handle to give it back", pool.name, p.boundFrom);
+        }
+    }
+
+    /**
+     * Claims the handle from its ended owner first, so that no call on it starts meanwhile (a
+     * thread that used it since wins, and it is not reclaimed); then takes the lease: a close
+     * racing this either took it already, or finds it gone and settles by the state.
+     */
+    private void reclaimFromEndedOwner(PhysicalConnection p, OwnerExit seen, LogicalConnection handle) {
+        if (handle.holdsStatements()) { // a first look; the word after the claim is the one that counts
+            reportOpenStatements(p, seen);
+            return;
+        }
+        HandleLife.Claim claim = handle.claimForReclaim(seen.owner());
+        if (claim == null) {
+            return; // another thread has just used it
+        }
+        Lease<PhysicalConnection> lease = seen.lease();
+        Throwable from = p.boundFrom; // before the give-back: the next binder overwrites it
+        boolean reclaimed = false;
+        try {
+            if (handle.holdsStatements()) {
+                reportOpenStatements(p, seen);
+                return;
+            }
+            if (!p.takeLease(lease)) {
+                return; // given back, or closed, since this scan read the lease
+            }
+            try {
+                reclaimed = handle.reclaimTaken(p);
+            } finally {
+                pool.giveBack(p, lease); // rolls back and resets it
+            }
+        } finally {
+            if (!reclaimed) {
+                handle.dropClaim(claim);
+            }
+        }
+        if (reclaimed) {
+            pool.reclaimed.incrementAndGet();
+            log.warn("pool '{}': reclaimed a connection whose handle's last user, thread {}, ended without closing "
+                    + "it and no other thread used it for {} ms (reclaimOnOwnerExit); its transaction was rolled back{}",
+                    pool.name, seen.owner().getName(), PERIOD_MILLIS,
+                    from == null ? " (set leakDetectionThreshold to see where it was taken)" : "", from);
+        }
+    }
+
+    /**
+     * A handle whose owner ended with statements or result sets open is not reclaimed on owner
+     * exit: they may have been handed to another thread that has yet to read them, and a reclaim
+     * that takes live work is worse than a leak. One warning; close, or the collector, ends it.
+     */
+    private void reportOpenStatements(PhysicalConnection p, OwnerExit seen) {
+        if (seen.reported()) {
+            return;
+        }
+        p.ownerExit = new OwnerExit(seen.lease(), seen.owner(), seen.seenAt(), true);
+        pool.leaksReported.incrementAndGet();
+        Throwable from = p.boundFrom;
+        log.warn("pool '{}': thread {} ended, and the connection handle it used last still holds a connection and "
+                + "has statements or result sets open; not reclaimed (reclaimOnOwnerExit), since another thread may "
+                + "be reading them; close them and the handle when done{}", pool.name, seen.owner().getName(),
+                from == null ? " (set leakDetectionThreshold to see where it was taken)" : "", from);
+    }
+
+    private void reclaimUnreachable(PhysicalConnection p, Lease<PhysicalConnection> lease) {
+        Throwable from = p.boundFrom;
+        HandleWatch watch = p.holderWatch(); // before the release: the next binder overwrites it
+        if (pool.release(p, lease)) { // only if that very lease still holds it
+            if (watch != null && watch.countDown()) {
+                pool.openHandles.decrement();
+            }
+            pool.reclaimed.incrementAndGet();
+            log.warn("pool '{}': reclaimed a connection whose handle was dropped without close; "
+                    + "its transaction was rolled back{}", pool.name,
+                    from == null ? " (set leakDetectionThreshold to see where it was taken)" : "", from);
+        }
+    }
+
+    /**
+     * Takes in the new watches and looks at every watch: one whose handle was collected without
+     * being counted down is counted down now; one whose handle ended is dropped (whatever ended it
+     * counted it down); a new one is confirmed, so that its handle may be collected, from the scan
+     * after the one that took it in.
+     */
+    private void pollWatches() {
+        for (HandleWatch w; (w = pool.watches.poll()) != null; ) {
+            w.takenInAtScan = scanNumber;
+            watches.add(w);
+        }
+        for (int i = watches.size() - 1; i >= 0; i--) {
+            HandleWatch w = watches.get(i);
+            HandleLife handle = w.get();
+            if (w.countedDown()) {
+                w.confirm();
+            } else if (handle == null) {
+                if (w.countDown()) {
+                    pool.openHandles.decrement();
+                    log.debug("pool '{}': a handle dropped without close was collected; it no longer counts as open",
+                            pool.name);
+                }
+            } else if (!handle.isOpen()) {
+                w.confirm();
+            } else {
+                if (w.pending() && w.takenInAtScan < scanNumber) {
+                    w.confirm();
+                }
+                continue;
+            }
+            int last = watches.size() - 1;
+            watches.set(i, watches.get(last));
+            watches.remove(last);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package dev.loompool.jdbc.internal;
+
+import java.sql.Array;
+import java.sql.Blob;
+import java.sql.Clob;
+import java.sql.Connection;
+import java.sql.Ref;
+import java.sql.SQLClientInfoException;
+import java.sql.SQLException;
+import java.sql.SQLXML;
+import java.sql.Statement;
+import java.sql.Struct;
+import java.sql.Wrapper;
+import java.util.Map;
+
+/**
+ * The calls of a logical connection that need a physical connection only for a moment, or that
+ * hand out the driver's objects or leave state on the session where no reset reaches.
+ */
+final class SessionCalls {
+
+    private SessionCalls() {
+    }
+
+    static boolean isValid(LogicalConnection h, int timeout) throws SQLException {
+        if (timeout < 0) {
+            throw new SQLException("timeout must be >= 0, was " + timeout, "HY092");
+        }
+        if (!h.isOpen()) {
+            return false;
+        }
+        try {
+            return h.bind().isValid(timeout);
+        } catch (SQLException e) {
+            h.error(e);
+            return false;
+        } finally {
+            h.done();
+        }
+    }
+
+    static <T> T unwrap(LogicalConnection h, Class<T> iface) throws SQLException {
+        if (iface.isInstance(h)) {
+            h.touchOwner();
+            return iface.cast(h);
+        }
+        Connection raw = h.bind();
+        try {
+            // Whoever holds the driver's object relies on this physical connection: pin it.
+            return h.exposed(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+        } catch (SQLException e) {
+            throw h.error(e);
+        } finally {
+            h.done();
+        }
+    }
+
+    /**
+     * {@code unwrap} on a statement or result set: the wrapper itself for a JDBC interface, else the
+     * driver's object, whose {@code getConnection()} is the physical connection: it pins (exposed).
+     */
+    static <T> T unwrap(LogicalConnection h, Wrapper self, Wrapper raw, boolean closed, Class<T> iface)
+            throws SQLException {
+        h.touchOwner();
+        if (iface.isInstance(self)) {
+            return iface.cast(self);
+        }
+        if (closed) {
+            throw new SQLException("pool '" + h.pool.name + "': cannot unwrap a closed " + kind(self)
+                    + " to " + iface.getName(), "HY010");
+        }
+        try {
+            return h.exposed(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+        } catch (SQLException e) {
+            throw h.error(e);
+        }
+    }
+
+    static boolean isWrapperFor(LogicalConnection h, Wrapper self, Wrapper raw, Class<?> iface) throws SQLException {
+        h.touchOwner();
+        try {
+            return iface.isInstance(self) || raw.isWrapperFor(iface);
+        } catch (SQLException e) {
+            throw h.error(e);
+        }
+    }
+
+    private static String kind(Wrapper self) {
+        return self instanceof java.sql.ResultSet ? "result set" : "statement";
+    }
+
+    /**
+     * What a statement's or result set's getter returned. A LOB, array or struct may still read
+     * through the connection (pgjdbc's large objects and arrays do): it pins, as one the handle
+     * created does. A result set, statement or connection (a refcursor from {@code getObject})
+     * is the driver's own: exposed.
+     */
+    static <T> T live(LogicalConnection h, T value) {
+        if (value instanceof Blob || value instanceof Clob || value instanceof Array || value instanceof SQLXML
+                || value instanceof Struct || value instanceof Ref) {
+            return h.pinned(value);
+        }
+        if (value instanceof java.sql.ResultSet || value instanceof Statement || value instanceof Connection) {
+            return h.exposed(value);
+        }
+        return value;
+    }
+
+    static boolean isWrapperFor(LogicalConnection h, Class<?> iface) throws SQLException {
+        if (iface.isInstance(h)) {
+            h.touchOwner();
+            return true;
+        }
+        try {
+            return h.bind().isWrapperFor(iface);
+        } catch (SQLException e) {
+            throw h.error(e);
+        } finally {
+            h.done();
+        }
+    }
+
+    static void setTypeMap(LogicalConnection h, Map<String, Class<?>> map) throws SQLException {
+        try {
+            h.bind().setTypeMap(map);
+            h.sessionChanged();
+            h.exposed(map); // the driver keeps it, where no session reset reaches
+        } catch (SQLException e) {
+            throw h.error(e);
+        }
+    }
+
+    @FunctionalInterface
+    interface ClientInfoCall {
+        void apply(Connection raw) throws SQLException;
+    }
+
+    /** Client info lives on the session, or in the driver where no reset reaches: the connection is not reused. */
+    static void clientInfo(LogicalConnection h, ClientInfoCall call) throws SQLClientInfoException {
+        try {
+            call.apply(h.bind());
+            h.sessionChanged();
+            h.exposed(call);
+        } catch (SQLClientInfoException e) {
+            throw e;
+        } catch (SQLException e) {
+            throw new SQLClientInfoException(e.getMessage(), e.getSQLState(), e.getErrorCode(), Map.of(), h.error(e));
+        }
+    }
+}

@@ -1,0 +1,291 @@
+package dev.loompool.jdbc.internal;
+
+import dev.loompool.jdbc.internal.SqlEffect.Tx;
+import java.util.Arrays;
+
+/**
+ * Finds what a SQL text does to the pins of the handle that runs it (DESIGN.md §4, "Classifying
+ * SQL"): every statement of a multi-statement text, read by {@link SqlLexer} so that literals,
+ * quoted names and comments hide nothing; state-changing functions wherever they appear;
+ * procedural blocks taken as unknowable, which pins. When in doubt it says the text pins.
+ *
+ * <p>Whether a transaction is open is read from the driver where it can be ({@link WireState});
+ * there, only the session side of the answer is used.
+ */
+final class SqlClassifier {
+
+    /** Functions that leave state on the session, or take a lock that outlives the transaction. */
+    private static final String[] SESSION_FUNCTIONS = {
+        "set_config", "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock",
+        "pg_try_advisory_lock_shared", "dblink_connect", "dblink_connect_u", "get_lock",
+        // a sequence's last value is the session's: the caller's lastval() must find it, the next borrower must not
+        "nextval", "setval", "currval", "lastval",
+    };
+
+    /**
+     * The last classification of each SQL string, by identity: applications pass the same String
+     * instance for a statement over and over (a literal, a constant), so this is one array load on
+     * the hot path. Shared and lossy; a race only costs a miss. No ThreadLocal.
+     */
+    private final Classified[] recent = new Classified[1024];
+    /** Set once the pool's first connection said which database it is; before that nothing runs SQL. */
+    private volatile SqlDialect dialect;
+
+    private record Classified(String sql, SqlEffect effect) {
+    }
+
+    SqlClassifier(SqlDialect dialect) {
+        this.dialect = dialect;
+    }
+
+    /** The database is known: read by its rules from now on. */
+    void useDialect(SqlDialect d) {
+        if (d != dialect) {
+            dialect = d;
+            Arrays.fill(recent, null);
+        }
+    }
+
+    SqlEffect classify(String sql) {
+        if (sql == null) {
+            return SqlEffect.NONE;
+        }
+        int slot = System.identityHashCode(sql) & (recent.length - 1);
+        Classified hit = recent[slot];
+        if (hit != null && hit.sql == sql) {
+            return hit.effect;
+        }
+        SqlEffect effect = classifyText(sql);
+        recent[slot] = new Classified(sql, effect);
+        return effect;
+    }
+
+    /**
+     * Whether backslashes escape in plain strings is a session setting (PostgreSQL's
+     * standard_conforming_strings, MySQL's NO_BACKSLASH_ESCAPES) the pool does not track: a text
+     * with a backslash is read both ways, and the answer pins for whatever either reading finds.
+     */
+    SqlEffect classifyText(String sql) {
+        SqlDialect dialect = this.dialect;
+        boolean usual = dialect == SqlDialect.MYSQL;
+        SqlEffect effect = classify(SqlLexer.lex(sql, dialect, usual), dialect);
+        if (sql.indexOf('\\') >= 0) {
+            SqlEffect other = classify(SqlLexer.lex(sql, dialect, !usual), dialect);
+            Tx tx = effect.tx == other.tx ? effect.tx
+                    : effect.tx == Tx.OPEN || other.tx == Tx.OPEN ? Tx.OPEN : Tx.SAME; // an end only if both agree
+            effect = SqlEffect.of(effect.session || other.session, tx);
+        }
+        return effect;
+    }
+
+    /** Every statement in turn: session state from any of them, the transaction as the last leaves it. */
+    private static SqlEffect classify(SqlLexer t, SqlDialect dialect) {
+        boolean session = false;
+        Tx tx = Tx.SAME;
+        boolean body = false; // after CREATE … BEGIN or BEGIN NOT ATOMIC: the rest is a block's body
+        for (int start = 0; start < t.count(); ) {
+            int end = start;
+            while (end < t.count() && t.kind(end) != SqlLexer.Kind.SEMICOLON) {
+                end++;
+            }
+            if (end > start) {
+                SqlEffect e = statement(t, start, end, dialect);
+                session |= e.session;
+                if (!body && e.tx != Tx.SAME) {
+                    tx = e.tx;
+                }
+                body |= t.is(start, "CREATE") && contains(t, start, end, "BEGIN")
+                        || t.is(start, "BEGIN") && t.is(start + 1, "NOT");
+            }
+            start = end + 1;
+        }
+        return SqlEffect.of(session, tx);
+    }
+
+    private static SqlEffect statement(SqlLexer t, int s, int e, SqlDialect dialect) {
+        SqlEffect leading = leading(t, s, e, dialect);
+        if (!leading.session && touchesSession(t, s, e)) {
+            return SqlEffect.of(true, leading.tx);
+        }
+        return leading;
+    }
+
+    /** What the statement's first keywords say. */
+    private static SqlEffect leading(SqlLexer t, int s, int e, SqlDialect dialect) {
+        while (s < e && (t.isPunct(s, '{') || t.isPunct(s, '?') || t.isPunct(s, '='))) {
+            s++; // the JDBC escape {? = call f(…)} or {call p(…)}
+        }
+        if (t.is(s, "EXPLAIN")) {
+            return leading(t, explained(t, s + 1, e), e, dialect); // EXPLAIN ANALYZE runs the statement
+        }
+        if (t.kind(s) != SqlLexer.Kind.WORD) {
+            return SqlEffect.NONE;
+        }
+        int n = s + 1;
+        if (t.is(s, "BEGIN")) {
+            return t.is(n, "NOT") ? SqlEffect.SESSION_BEGIN : SqlEffect.BEGIN; // MariaDB BEGIN NOT ATOMIC: a block
+        }
+        if (t.is(s, "START")) {
+            return t.is(n, "TRANSACTION") ? SqlEffect.BEGIN : SqlEffect.NONE;
+        }
+        if (t.is(s, "COMMIT") || t.is(s, "END") || t.is(s, "ABORT") || t.is(s, "ROLLBACK")) {
+            return ending(t, s, e);
+        }
+        if (t.is(s, "PREPARE")) {
+            return t.is(n, "TRANSACTION") ? SqlEffect.END : SqlEffect.SESSION; // two-phase commit, or SQL PREPARE
+        }
+        if (t.is(s, "SET")) {
+            return set(t, s, e, dialect);
+        }
+        if (t.is(s, "CREATE")) {
+            return temporary(t, n) ? SqlEffect.SESSION : SqlEffect.NONE;
+        }
+        if (t.is(s, "LOAD")) { // PostgreSQL LOAD 'library' stays loaded; MySQL LOAD DATA is plain DML
+            return t.is(n, "DATA") || t.is(n, "XML") ? SqlEffect.NONE : SqlEffect.SESSION;
+        }
+        if (t.is(s, "FLUSH")) {
+            return contains(t, s, e, "LOCK") ? SqlEffect.SESSION : SqlEffect.NONE;
+        }
+        if (t.is(s, "EXECUTE")) {
+            return t.is(n, "IMMEDIATE") ? SqlEffect.SESSION_BEGIN : SqlEffect.NONE;
+        }
+        if (t.is(s, "DO") || t.is(s, "CALL") || t.is(s, "XA")) {
+            return SqlEffect.SESSION_BEGIN; // procedural: what it does cannot be known from outside
+        }
+        if (t.is(s, "RESET") || t.is(s, "DISCARD") || t.is(s, "LISTEN") || t.is(s, "USE") || t.is(s, "DECLARE")
+                || t.is(s, "LOCK") || t.is(s, "HANDLER") || t.is(s, "BACKUP")) {
+            return SqlEffect.SESSION; // BACKUP: MariaDB's BACKUP LOCK and BACKUP STAGE are held by the session
+        }
+        if (t.is(s, "UPDATE") && (t.is(n, "pg_settings") || t.is(n, "pg_catalog") && t.is(n + 2, "pg_settings"))) {
+            return SqlEffect.SESSION; // PostgreSQL: UPDATE pg_settings is SET
+        }
+        return SqlEffect.NONE;
+    }
+
+    /** The statement an EXPLAIN names: past ANALYZE, VERBOSE and a parenthesised option list. */
+    private static int explained(SqlLexer t, int i, int e) {
+        if (t.isPunct(i, '(')) {
+            int depth = 0;
+            do {
+                depth += t.isPunct(i, '(') ? 1 : t.isPunct(i, ')') ? -1 : 0;
+                i++;
+            } while (i < e && depth > 0);
+        }
+        while (i < e) {
+            if (t.is(i, "FORMAT")) {
+                i += 2; // MySQL FORMAT=JSON and the like: the value follows
+                while (i < e && (t.kind(i) == SqlLexer.Kind.PUNCT || t.is(i, "JSON") || t.is(i, "TREE"))) {
+                    i++;
+                }
+            } else if (t.is(i, "ANALYZE") || t.is(i, "ANALYSE") || t.is(i, "VERBOSE") || t.is(i, "EXTENDED")
+                    || t.is(i, "PARTITIONS")) {
+                i++;
+            } else {
+                break;
+            }
+        }
+        return i;
+    }
+
+    /** COMMIT, ROLLBACK, END, ABORT: they end the transaction, unless they chain or stop at a savepoint. */
+    private static SqlEffect ending(SqlLexer t, int s, int e) {
+        int n = s + 1;
+        if (t.is(n, "WORK") || t.is(n, "TRANSACTION")) {
+            n++;
+        }
+        if (t.is(n, "TO") || t.is(n, "PREPARED")) {
+            return SqlEffect.NONE; // ROLLBACK TO SAVEPOINT stays inside; COMMIT PREPARED runs outside one
+        }
+        for (int i = n; i < e; i++) {
+            if (t.is(i, "CHAIN")) {
+                return t.is(i - 1, "NO") ? SqlEffect.END : SqlEffect.BEGIN; // AND CHAIN opens the next at once
+            }
+        }
+        return SqlEffect.END;
+    }
+
+    /**
+     * SET changes the session, except where it lasts only for the transaction: PostgreSQL's
+     * SET LOCAL, SET TRANSACTION and SET CONSTRAINTS (MySQL's SET LOCAL is SET SESSION, and its SET
+     * TRANSACTION outside one applies to the next, whoever runs it). Autocommit switches open or
+     * end a transaction as well.
+     */
+    private static SqlEffect set(SqlLexer t, int s, int e, SqlDialect dialect) {
+        int n = s + 1;
+        if (dialect == SqlDialect.POSTGRES && (t.is(n, "LOCAL") || t.is(n, "TRANSACTION") || t.is(n, "CONSTRAINTS"))) {
+            return SqlEffect.NONE;
+        }
+        for (int i = n; i < e; i++) {
+            if (t.is(i, "autocommit") || t.is(i, "@@autocommit")) {
+                int v = i + 1;
+                while (v < e && (t.kind(v) == SqlLexer.Kind.PUNCT || t.is(v, "TO"))) {
+                    v++; // = := TO
+                }
+                boolean off = t.is(v, "OFF") || t.is(v, "FALSE")
+                        || t.kind(v) == SqlLexer.Kind.NUMBER && t.text(v).equals("0")
+                        || t.kind(v) == SqlLexer.Kind.STRING && t.text(v).matches("(?i)'(0|off|false)'");
+                return off ? SqlEffect.SESSION_BEGIN : SqlEffect.SESSION_END;
+            }
+        }
+        return SqlEffect.SESSION;
+    }
+
+    /** [OR REPLACE] [GLOBAL | LOCAL] TEMP | TEMPORARY | (the word after CREATE or INTO). */
+    private static boolean temporary(SqlLexer t, int i) {
+        if (t.is(i, "OR") && t.is(i + 1, "REPLACE")) {
+            i += 2;
+        }
+        if (t.is(i, "GLOBAL") || t.is(i, "LOCAL")) {
+            i++;
+        }
+        return t.is(i, "TEMP") || t.is(i, "TEMPORARY");
+    }
+
+    /**
+     * Anywhere in a statement: a call of a session function (quoted or schema-qualified too), the
+     * pg_temp schema, SELECT … INTO TEMP, and MySQL user variables assigned with := or INTO.
+     */
+    private static boolean touchesSession(SqlLexer t, int s, int e) {
+        for (int i = s; i < e; i++) {
+            SqlLexer.Kind k = t.kind(i);
+            if (k != SqlLexer.Kind.WORD && k != SqlLexer.Kind.QUOTED) {
+                continue;
+            }
+            if (t.isPunct(i + 1, '(')) {
+                for (String f : SESSION_FUNCTIONS) {
+                    if (t.is(i, f)) {
+                        return true;
+                    }
+                }
+            }
+            if (t.is(i, "pg_temp")) {
+                return true;
+            }
+            if (t.is(i, "INTO") && (temporary(t, i + 1) || userVariable(t, i + 1))) {
+                return true;
+            }
+            if (userVariable(t, i) && t.isPunct(i + 1, ':') && t.adjacent(i + 1) && t.isPunct(i + 2, '=')) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A MySQL user variable, {@code @x} or {@code @'x'}: the lexer makes it one word. */
+    private static boolean userVariable(SqlLexer t, int i) {
+        if (t.kind(i) != SqlLexer.Kind.WORD) {
+            return false;
+        }
+        String w = t.text(i);
+        return w.length() > 1 && w.charAt(0) == '@' && w.charAt(1) != '@';
+    }
+
+    private static boolean contains(SqlLexer t, int s, int e, String word) {
+        for (int i = s; i < e; i++) {
+            if (t.is(i, word)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,117 @@
+package dev.loompool.jdbc.internal;
+
+import dev.loompool.Pool;
+import dev.loompool.PoolClock;
+import dev.loompool.PoolListener;
+import dev.loompool.PoolStats;
+import dev.loompool.jdbc.HandleInfo;
+import dev.loompool.jdbc.LoomPoolDataSource;
+import dev.loompool.jdbc.ReleaseMode;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The one door from the public API into the JDBC engine: a started {@link LoomPoolDataSource}
+ * holds one of these and asks it for handles, counts and views. Everything behind it stays
+ * package-private; this package is exported nowhere (module-info.java).
+ */
+public final class StartedPool {
+
+    private final JdbcPool pool;
+
+    private StartedPool(JdbcPool pool) {
+        this.pool = pool;
+    }
+
+    /**
+     * Checks every setting of {@code ds}, finds the driver and opens {@code minSize} connections;
+     * fails with every configured password masked out of the message.
+     */
+    public static StartedPool start(LoomPoolDataSource ds, PoolClock clock, List<PoolListener> listeners)
+            throws SQLException {
+        return new StartedPool(Startup.start(ds, clock, listeners));
+    }
+
+    /** The JDBC isolation level a name such as {@code READ_COMMITTED} stands for; refuses others, naming them. */
+    public static int isolationLevel(String name) {
+        return Startup.isolation(name);
+    }
+
+    /** The URL of {@code ds} with every configured password masked: what logs and endpoints show. */
+    public static String maskedUrl(LoomPoolDataSource ds) {
+        return Secrets.of(ds).mask(JdbcUrls.redact(ds.getJdbcUrl()));
+    }
+
+    /** A new handle; in {@link ReleaseMode#CLOSE} it binds at once, as a classic pool's connection. */
+    public Connection openHandle() throws SQLException {
+        LogicalConnection handle = new DelegatingConnection(pool); // counted from its first use
+        if (pool.releaseMode == ReleaseMode.CLOSE) {
+            try {
+                handle.bind();
+            } catch (SQLException e) {
+                handle.close();
+                throw e;
+            }
+        }
+        return handle;
+    }
+
+    /** A view of the generic pool that cannot acquire: its stats and its breaker. */
+    public Pool<?> readOnlyView() {
+        return new ReadOnlyPool(pool.pool);
+    }
+
+    public PoolStats stats() {
+        return pool.pool.stats();
+    }
+
+    public int openHandles() {
+        return (int) pool.openHandles.sum();
+    }
+
+    public long reclaimed() {
+        return pool.reclaimed.get();
+    }
+
+    public long leaksReported() {
+        return pool.leaksReported.get();
+    }
+
+    /** One reclaimer scan now, as the periodic one would (for tests). */
+    public void scanNow() {
+        pool.scanNow();
+    }
+
+    /** The handles that hold a physical connection now. */
+    public List<HandleInfo> boundHandles() {
+        List<HandleInfo> handles = new ArrayList<>();
+        long now = pool.clock.nanoTime();
+        for (PhysicalConnection c : pool.connections) {
+            if (c.lease() == null) {
+                continue; // idle: its holder is only the note of the last one
+            }
+            LogicalConnection h = c.holder();
+            if (h != null) {
+                handles.add(new HandleInfo(h.ownerThread().getName(), Duration.ofNanos(now - c.handedOutAt),
+                        h.pinReasons()));
+            }
+        }
+        return handles;
+    }
+
+    public int evictIdle() {
+        return pool.evictIdle();
+    }
+
+    /** What a caller of a closed data source gets: SQLState 08003, naming the pool. */
+    public SQLException closedException() {
+        return pool.closed(null);
+    }
+
+    public void close() {
+        pool.close();
+    }
+}

@@ -1,0 +1,146 @@
+package dev.loompool.jdbc.internal;
+
+import dev.loompool.PoolClock;
+import dev.loompool.PoolListener;
+import dev.loompool.jdbc.Credentials;
+import dev.loompool.jdbc.LoomPoolDataSource;
+import java.lang.reflect.InvocationTargetException;
+import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
+
+/**
+ * Turns a configured {@link LoomPoolDataSource} into a running {@link JdbcPool}: checks every
+ * setting, naming the one that is wrong and what it may be, finds the driver, and pre-warms.
+ */
+final class Startup {
+
+    private Startup() {
+    }
+
+    /** Fails with the passwords of the URL, the properties and setPassword masked out of every message. */
+    static JdbcPool start(LoomPoolDataSource ds, PoolClock clock, List<PoolListener> listeners) throws SQLException {
+        try {
+            return check(ds, clock, listeners);
+        } catch (SQLException e) {
+            throw Secrets.of(ds).mask(e);
+        } catch (RuntimeException e) {
+            throw Secrets.of(ds).mask(e);
+        }
+    }
+
+    private static JdbcPool check(LoomPoolDataSource ds, PoolClock clock, List<PoolListener> listeners)
+            throws SQLException {
+        String url = ds.getJdbcUrl();
+        if (url == null || url.isBlank()) {
+            throw new IllegalArgumentException("jdbcUrl is required (the JDBC URL of the database)");
+        }
+        String refusal = JdbcUrls.refusal(url);
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
+        }
+        ConnectionFactory factory = new ConnectionFactory(driver(ds.getDriverClassName(), url), url,
+                JdbcUrls.withTimeouts(url, ds.getDataSourceProperties(), ds.getAcquireTimeout()), credentials(ds),
+                configuredDefaults(ds), ds.getConnectionInitSql(), ds.getMaxLifetime().toNanos(), clock);
+        return new JdbcPool(ds, factory, clock, listeners);
+    }
+
+    /** The credentials supplier: the configured one, asked at every connect, or the fixed username and password. */
+    private static Supplier<Credentials> credentials(LoomPoolDataSource ds) {
+        Supplier<Credentials> supplier = ds.getCredentialsSupplier();
+        if (supplier != null) {
+            return supplier;
+        }
+        Credentials fixed = new Credentials(ds.getUsername(), ds.getPassword());
+        return () -> fixed;
+    }
+
+    private static Settings configuredDefaults(LoomPoolDataSource ds) {
+        Settings s = new Settings();
+        if (ds.getAutoCommit() != null) {
+            s.autoCommit = ds.getAutoCommit();
+            s.marked.add(Attr.AUTO_COMMIT);
+        }
+        if (ds.getTransactionIsolation() != null) {
+            s.isolation = isolation(ds.getTransactionIsolation());
+            s.marked.add(Attr.ISOLATION);
+        }
+        if (ds.getReadOnly() != null) {
+            s.readOnly = ds.getReadOnly();
+            s.marked.add(Attr.READ_ONLY);
+        }
+        if (ds.getCatalog() != null) {
+            s.catalog = ds.getCatalog();
+            s.marked.add(Attr.CATALOG);
+        }
+        if (ds.getSchema() != null) {
+            s.schema = ds.getSchema();
+            s.marked.add(Attr.SCHEMA);
+        }
+        return s;
+    }
+
+    static int isolation(String name) {
+        String n = name.trim().toUpperCase(Locale.ROOT).replace('-', '_').replace(' ', '_');
+        if (n.startsWith("TRANSACTION_")) {
+            n = n.substring("TRANSACTION_".length());
+        }
+        switch (n) {
+            case "NONE":
+                return Connection.TRANSACTION_NONE;
+            case "READ_UNCOMMITTED":
+                return Connection.TRANSACTION_READ_UNCOMMITTED;
+            case "READ_COMMITTED":
+                return Connection.TRANSACTION_READ_COMMITTED;
+            case "REPEATABLE_READ":
+                return Connection.TRANSACTION_REPEATABLE_READ;
+            case "SERIALIZABLE":
+                return Connection.TRANSACTION_SERIALIZABLE;
+            default:
+                throw new IllegalArgumentException("transactionIsolation must be one of READ_UNCOMMITTED, "
+                        + "READ_COMMITTED, REPEATABLE_READ, SERIALIZABLE, NONE, was " + name);
+        }
+    }
+
+    private static Driver driver(String className, String url) throws SQLException {
+        if (className == null || className.isBlank()) {
+            try {
+                return DriverManager.getDriver(url);
+            } catch (SQLException e) {
+                throw new SQLException("no JDBC driver on the class path accepts jdbcUrl " + JdbcUrls.redact(url)
+                        + "; add the driver, or set driverClassName", "08001", e);
+            }
+        }
+        Class<?> type = load(className);
+        if (!Driver.class.isAssignableFrom(type)) {
+            throw new IllegalArgumentException("driverClassName " + className + " is not a java.sql.Driver");
+        }
+        try {
+            Driver driver = (Driver) type.getDeclaredConstructor().newInstance();
+            if (!driver.acceptsURL(url)) {
+                throw new IllegalArgumentException("driverClassName " + className + " does not accept jdbcUrl "
+                        + JdbcUrls.redact(url));
+            }
+            return driver;
+        } catch (InstantiationException | IllegalAccessException | NoSuchMethodException | InvocationTargetException e) {
+            throw new IllegalArgumentException("driverClassName " + className + " cannot be instantiated", e);
+        }
+    }
+
+    private static Class<?> load(String className) {
+        ClassLoader context = Thread.currentThread().getContextClassLoader();
+        try {
+            return Class.forName(className, true, context != null ? context : Startup.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            try {
+                return Class.forName(className, true, Startup.class.getClassLoader());
+            } catch (ClassNotFoundException again) {
+                throw new IllegalArgumentException("driverClassName " + className + " is not on the class path", again);
+            }
+        }
+    }
+}

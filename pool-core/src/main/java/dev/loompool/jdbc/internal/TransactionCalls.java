@@ -1,0 +1,69 @@
+package dev.loompool.jdbc.internal;
+
+import java.sql.SQLException;
+
+/**
+ * A handle's JDBC transaction calls: they end or open the transaction pin (DESIGN.md §4), and
+ * refuse to commit a transaction its broken connection lost.
+ */
+final class TransactionCalls {
+
+    private TransactionCalls() {
+    }
+
+    static void commit(LogicalConnection h) throws SQLException {
+        h.ensureOpen();
+        if (h.lostTransaction) {
+            throw lost(h);
+        }
+        end(h, true);
+    }
+
+    static void rollback(LogicalConnection h) throws SQLException {
+        h.ensureOpen();
+        h.lostTransaction = false;
+        end(h, false);
+    }
+
+    private static void end(LogicalConnection h, boolean commit) throws SQLException {
+        PhysicalConnection p = h.physical;
+        if (p == null) {
+            return; // nothing bound, so nothing to end
+        }
+        try {
+            if (commit) {
+                p.raw.commit();
+            } else {
+                p.raw.rollback();
+            }
+        } catch (SQLException e) {
+            throw h.error(e);
+        }
+        h.pins.jdbcTransactionEnded(p, p.current.autoCommit);
+        h.done();
+    }
+
+    static void setAutoCommit(LogicalConnection h, boolean autoCommit) throws SQLException {
+        if (autoCommit && h.lostTransaction) { // switching autocommit on would commit it: it cannot
+            throw lost(h);
+        }
+        HandleSettings.chosen(h).autoCommit = autoCommit;
+        PhysicalConnection p = h.physical;
+        boolean before = p == null || p.current.autoCommit;
+        HandleSettings.changed(h, Attr.AUTO_COMMIT); // switching it on commits, as the driver does
+        if (p == null || h.physical != p) {
+            return;
+        }
+        if (autoCommit) {
+            h.pins.jdbcTransactionEnded(p, before);
+            h.done();
+        } else {
+            h.pins.autoCommitOff(p);
+        }
+    }
+
+    private static SQLException lost(LogicalConnection h) {
+        return new SQLException("pool '" + h.pool.name + "': cannot commit, the transaction was lost when "
+                + "its connection broke; roll back", "08003");
+    }
+}

@@ -1,0 +1,14 @@
+/**
+ * loompool's core: the generic pool ({@code dev.loompool}) and the JDBC pool
+ * ({@code dev.loompool.jdbc}). Their engines, {@code dev.loompool.engine} and
+ * {@code dev.loompool.jdbc.internal}, are exported nowhere (docs/ARCHITECTURE.md).
+ */
+module dev.loompool {
+    requires transitive java.sql;
+    requires org.slf4j;
+    // @Generated on the generated JDBC wrappers: source retention, needed at compile time only
+    requires static java.compiler;
+
+    exports dev.loompool;
+    exports dev.loompool.jdbc;
+}

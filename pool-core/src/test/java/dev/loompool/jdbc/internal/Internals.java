@@ -1,0 +1,121 @@
+package dev.loompool.jdbc.internal;
+
+import dev.loompool.Lease;
+import dev.loompool.jdbc.LoomConnection;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Properties;
+
+/**
+ * The tests' one door into the engine's package-private parts: the tests of the public API live in
+ * {@code dev.loompool.jdbc}, where the engine's rules (URL redaction, the broken-connection table,
+ * the reclaimer's scans) are not visible.
+ */
+public final class Internals {
+
+    /** The reclaimer's scan period. */
+    public static final Duration RECLAIM_PERIOD = Duration.ofMillis(Reclaimer.PERIOD_MILLIS);
+
+    private Internals() {
+    }
+
+    /** Reclaimer scans run so far, over all pools. */
+    public static long reclaimerScans() {
+        return Reclaimer.scans.get();
+    }
+
+    public static String redact(String url) {
+        return JdbcUrls.redact(url);
+    }
+
+    public static Properties withTimeouts(String url, Properties properties, Duration acquireTimeout) {
+        return JdbcUrls.withTimeouts(url, properties, acquireTimeout);
+    }
+
+    public static boolean isBroken(SQLException e) {
+        return BrokenConnections.isBroken(e);
+    }
+
+    /**
+     * A's handle seen from inside, for the tests of the close/reclaim protocol. Taken with
+     * {@code unwrap}, which makes the calling thread its user: take it on A's thread.
+     */
+    public static Handle handle(Connection c) throws SQLException {
+        return new Handle((LogicalConnection) c.unwrap(LoomConnection.class));
+    }
+
+    public static final class Handle {
+
+        private final LogicalConnection handle;
+
+        private Handle(LogicalConnection handle) {
+            this.handle = handle;
+        }
+
+        /** The reclaimer's claim on the handle from its ended owner, or null if another thread used it. */
+        public Object claimForReclaim(Thread owner) {
+            return handle.claimForReclaim(owner);
+        }
+
+        public void dropClaim(Object claim) {
+            handle.dropClaim((HandleLife.Claim) claim);
+        }
+
+        public Thread ownerThread() {
+            return handle.ownerThread();
+        }
+
+        /** The handle's watch, or null once it ended. */
+        public Watch watch() {
+            HandleWatch w = handle.watch();
+            return w == null ? null : new Watch(w);
+        }
+
+        /** The reclaimer's first step: it takes the lease of the handle's connection. */
+        public Taken take() {
+            PhysicalConnection p = handle.physical;
+            Lease<PhysicalConnection> lease = p.lease();
+            if (!p.takeLease(lease)) {
+                throw new AssertionError("the lease of " + p + " was taken already");
+            }
+            return new Taken(handle, p, lease);
+        }
+    }
+
+    /** A handle's watch, which counts the handle down once, whoever ends it. */
+    public record Watch(Object target) {
+
+        public boolean countedDown() {
+            return ((HandleWatch) target).countedDown();
+        }
+
+        /** Counts the handle down; false if that was done already. */
+        public boolean countDown() {
+            return ((HandleWatch) target).countDown();
+        }
+    }
+
+    /** What the reclaimer holds between its two steps. */
+    public static final class Taken {
+
+        private final LogicalConnection handle;
+        private final PhysicalConnection connection;
+        private final Lease<PhysicalConnection> lease;
+
+        private Taken(LogicalConnection handle, PhysicalConnection connection, Lease<PhysicalConnection> lease) {
+            this.handle = handle;
+            this.connection = connection;
+            this.lease = lease;
+        }
+
+        /** Its second step: it ends the handle, unless that was done, and returns the connection. */
+        public boolean reclaim() {
+            try {
+                return handle.reclaimTaken(connection);
+            } finally {
+                handle.pool.giveBack(connection, lease);
+            }
+        }
+    }
+}
