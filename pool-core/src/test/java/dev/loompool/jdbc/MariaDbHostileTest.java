@@ -4,261 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loompool.CircuitBreakerState;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.sql.CallableStatement;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Savepoint;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
- * Hostile probes of the data-safety promise (issue 10) on the real MariaDB, written by attacking
+ * Hostile probes of transactions and the breaker (issue 10) on the real MariaDB, written by attacking
  * the change the way a user whose data is at stake would. Each test asserts what a user is
  * promised, in the form: borrower A does something; borrower B gets A's physical connection
  * (maxSize 1, checked by backend id) or a fresh one; what does B see, and what did A really commit
  * (checked from an independent admin connection)? The disabled ones are known limits or belong to
- * a later issue, and say which.
+ * a later issue, and say which. The session-state and reset probes are in {@link MariaDbHostileSessionTest}.
  */
 class MariaDbHostileTest extends HostileSupport {
-
-    /** LAST_INSERT_ID() is session state: B reads A's id; A reads B's. */
-    @Test
-    @Disabled("known limit (README): LAST_INSERT_ID() is per physical connection; use getGeneratedKeys")
-    void mariaLastInsertIdOfAnotherBorrower() throws SQLException {
-        mariaTable();
-        LoomPoolDataSource ds = maria(1);
-        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
-            run(a, "INSERT INTO " + table + " (v) VALUES (1)");
-            run(b, "INSERT INTO " + table + " (v) VALUES (2)");
-            long aId;
-            try (Connection admin = TestDatabase.MARIADB.admin()) {
-                aId = num(admin, "SELECT id FROM " + table + " WHERE v = 1");
-            }
-            assertThat(num(a, "SELECT LAST_INSERT_ID()")).as("plain driver: A's own id").isEqualTo(aId);
-        }
-    }
-
-    @Test
-    @Disabled("known limit (README): LAST_INSERT_ID() is per physical connection; use getGeneratedKeys")
-    void mariaLastInsertIdVisibleToTheNextBorrower() throws SQLException {
-        mariaTable();
-        LoomPoolDataSource ds = maria(1);
-        long idA;
-        try (Connection a = ds.getConnection()) {
-            idA = myId(a);
-            run(a, "INSERT INTO " + table + " (v) VALUES (1)");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(myId(b)).isEqualTo(idA);
-            assertThat(num(b, "SELECT LAST_INSERT_ID()")).as("fresh session: 0").isZero();
-        }
-    }
-
-    /** User variables named with quotes, and SET glued to @: the lexer reads one word "SET@x". */
-    @Test
-    void mariaUserVariableSpellingsLeak() throws SQLException {
-        LoomPoolDataSource ds = maria(1);
-        String[] leaks = {
-            "SELECT 5 INTO @`atk1`",
-            "SELECT @'atk2' := 5",
-            "SET@atk3=5",
-            "SELECT 5 INTO@atk4",
-            "SELECT@atk5:=5",
-            "SET@@session.sql_mode='ANSI_QUOTES'",
-            "/*!SET @atk6 = 5*/",
-            "SET STATEMENT max_statement_time=10 FOR SELECT @atk7 := 5",
-            "SELECT @atk8.x := 5",
-        };
-        List<String> failures = new ArrayList<>();
-        for (String sql : leaks) {
-            long idA;
-            try (Connection a = ds.getConnection()) {
-                idA = myId(a);
-                run(a, sql);
-            }
-            try (Connection b = ds.getConnection()) {
-                assertThat(myId(b)).isEqualTo(idA);
-                String vars = str(b, "SELECT CONCAT_WS(',', @atk1, @atk2, @atk3, @atk4, @atk5, @atk6, @atk7, @`atk8.x`, "
-                        + "IF(@@session.sql_mode LIKE '%ANSI_QUOTES%', 'ANSI_QUOTES', NULL))");
-                if (!vars.isEmpty()) {
-                    failures.add(sql + " -> B sees " + vars);
-                    run(b, "SET @atk1 = NULL, @atk2 = NULL, @atk3 = NULL, @atk4 = NULL, @atk5 = NULL, @atk6 = NULL, "
-                            + "@atk7 = NULL, @`atk8.x` = NULL, sql_mode = DEFAULT");
-                }
-            }
-        }
-        assertThat(failures).isEmpty();
-    }
-
-    /** {call p()} escape: a procedure that sets session state is not pinned/reset. */
-    @Test
-    void mariaJdbcCallEscapeLeaks() throws SQLException {
-        String proc = "loompool_atk_p_" + tag;
-        mariaAdmin("CREATE PROCEDURE " + proc + "() BEGIN SET @atk_call = 99; SET SESSION sql_mode = 'ANSI_QUOTES'; END");
-        mariaCleanup.add("DROP PROCEDURE IF EXISTS " + proc);
-        LoomPoolDataSource ds = maria(1);
-        long idA;
-        try (Connection a = ds.getConnection()) {
-            idA = myId(a);
-            try (CallableStatement cs = a.prepareCall("{call " + proc + "()}")) {
-                cs.execute();
-            }
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(myId(b)).isEqualTo(idA);
-            String fresh;
-            try (Connection plain = TestDatabase.MARIADB.admin()) {
-                fresh = str(plain, "SELECT @@session.sql_mode");
-            }
-            assertThat(str(b, "SELECT CONCAT_WS(',', @atk_call, @@session.sql_mode)")).as("B sees A's @atk_call")
-                    .isEqualTo(fresh);
-        }
-    }
-
-    /** The user's own useResetConnection=false is kept: then reset() does not reset, and the pool does not know. */
-    @Test
-    void mariaUseResetConnectionFalseLeaksUserVariables() throws SQLException {
-        LoomPoolDataSource ds = pool(TestDatabase.MARIADB, 1, "&useResetConnection=false", null);
-        long idA;
-        try (Connection a = ds.getConnection()) {
-            idA = myId(a);
-            run(a, "SET @atk_reset = 'secret', SESSION sql_mode = 'ANSI_QUOTES'");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(myId(b)).as("the driver will not reset: closed, not reused").isNotEqualTo(idA);
-            assertThat(str(b, "SELECT CONCAT_WS(',', @atk_reset, IF(@@session.sql_mode LIKE '%ANSI%', 'ANSI', NULL))"))
-                    .as("B sees A's session").isEmpty();
-        }
-    }
-
-    /** sql_mode NO_BACKSLASH_ESCAPES (init SQL or sessionVariables): the lexer still escapes, misses the SET. */
-    @Test
-    void mariaNoBackslashEscapesHidesASet() throws SQLException {
-        LoomPoolDataSource ds = pool(TestDatabase.MARIADB, 1, "&allowMultiQueries=true",
-                "SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES')");
-        long idA;
-        try (Connection a = ds.getConnection()) {
-            idA = myId(a);
-            run(a, "SELECT 'a\\' ; SET @atk_nbe = 'leaked'; -- '");
-            assertThat(str(a, "SELECT @atk_nbe")).isEqualTo("leaked");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(myId(b)).isEqualTo(idA);
-            assertThat(str(b, "SELECT @atk_nbe")).as("B sees A's variable").isNull();
-        }
-    }
-
-    /** sql_mode ANSI_QUOTES: "..." is an identifier, no backslash escape; the lexer escapes and misses the SET. */
-    @Test
-    void mariaAnsiQuotesHidesASet() throws SQLException {
-        LoomPoolDataSource ds = pool(TestDatabase.MARIADB, 1, "&allowMultiQueries=true",
-                "SET SESSION sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES')");
-        long idA;
-        try (Connection a = ds.getConnection()) {
-            idA = myId(a);
-            run(a, "SELECT 1 AS \"a\\\" ; SET @atk_aq = 'leaked'; -- \"");
-            assertThat(str(a, "SELECT @atk_aq")).isEqualTo("leaked");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(myId(b)).isEqualTo(idA);
-            assertThat(str(b, "SELECT @atk_aq")).as("B sees A's variable").isNull();
-        }
-    }
-
-    /** After a reset the session equals a fresh one from the same URL (sessionVariables) and init SQL. */
-    @Test
-    void mariaResetRestoresSessionVariablesAndInitSql() throws SQLException {
-        String suffix = "&sessionVariables=wait_timeout=1234,sql_mode='STRICT_ALL_TABLES'";
-        String init = "SET SESSION lock_wait_timeout = 77";
-        String probe = "SELECT CONCAT_WS('|', @@session.wait_timeout, @@session.sql_mode, @@session.lock_wait_timeout, "
-                + "@@session.autocommit, @@session.tx_isolation, @@session.character_set_client, "
-                + "@@session.collation_connection, @@session.time_zone, @@session.pseudo_thread_id = CONNECTION_ID(), "
-                + "@@session.tx_read_only, DATABASE())";
-        String fresh;
-        try (Connection plain = DriverManager.getConnection(TestDatabase.MARIADB.url() + suffix)) {
-            run(plain, init);
-            fresh = str(plain, probe);
-        }
-        LoomPoolDataSource ds = pool(TestDatabase.MARIADB, 1, suffix, init);
-        long idA;
-        try (Connection a = ds.getConnection()) {
-            idA = myId(a);
-            assertThat(str(a, probe)).isEqualTo(fresh);
-            run(a, "SET SESSION wait_timeout = 99, sql_mode = '', lock_wait_timeout = 5, time_zone = '+09:00', "
-                    + "tx_read_only = 1");
-            run(a, "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(myId(b)).isEqualTo(idA);
-            assertThat(str(b, probe)).isEqualTo(fresh);
-        }
-        try (Connection b = ds.getConnection()) {
-            // a second pool connection (the restore SQL was learnt on the first)
-            assertThat(str(b, probe)).isEqualTo(fresh);
-        }
-    }
-
-    /** XA START left open at close: the reset's ROLLBACK fails (XAE07), not a connectivity error. */
-    @Test
-    void mariaResetFailuresThatAreNotConnectivityDoNotOpenTheBreaker() throws SQLException {
-        LoomPoolDataSource ds = maria(1);
-        ds.setCircuitBreakerFailureThreshold(3);
-        for (int i = 0; i < 6; i++) {
-            try (Connection a = ds.getConnection()) {
-                run(a, "XA START 'atk" + tag + i + "'");
-                run(a, "SELECT 1");
-            }
-        }
-        assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.ACTIVE);
-        try (Connection b = ds.getConnection()) {
-            assertThat(num(b, "SELECT 1")).isEqualTo(1);
-        }
-    }
-
-    /** GET_LOCK, LOCK TABLES, temp table, SET TRANSACTION (next one) are all gone for B. */
-    @Test
-    void mariaLocksAndTempTablesAreGoneForB() throws SQLException {
-        mariaTable();
-        LoomPoolDataSource ds = maria(1);
-        long idA;
-        try (Connection a = ds.getConnection()) {
-            idA = myId(a);
-            run(a, "SELECT GET_LOCK('atk_" + tag + "', 0)");
-            run(a, "CREATE TEMPORARY TABLE atk_tmp (x int)");
-            run(a, "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE");
-        }
-        try (Connection admin = TestDatabase.MARIADB.admin()) {
-            assertThat(num(admin, "SELECT IS_FREE_LOCK('atk_" + tag + "')")).isEqualTo(1);
-        }
-        try (Connection a = ds.getConnection()) {
-            assertThat(myId(a)).isEqualTo(idA);
-            run(a, "LOCK TABLES " + table + " WRITE");
-        }
-        try (Connection admin = TestDatabase.MARIADB.admin()) {
-            run(admin, "SET SESSION lock_wait_timeout = 2");
-            run(admin, "INSERT INTO " + table + " (v) VALUES (1)"); // would time out if still locked
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(myId(b)).isEqualTo(idA);
-            assertThatThrownBy(() -> num(b, "SELECT count(*) FROM atk_tmp")).isInstanceOf(SQLException.class);
-            run(b, "START TRANSACTION");
-            String iso = str(b, "SELECT @@session.tx_isolation");
-            run(b, "COMMIT");
-            assertThat(iso).isEqualTo("REPEATABLE-READ");
-        }
-    }
 
     /** Killed inside A's transaction, then setAutoCommit(true): plain driver throws, the pool claims success. */
     @Test

@@ -72,11 +72,7 @@ abstract class LogicalResultSet implements ResultSet, Tracked {
     @Override
     public final void closeQuietly() {
         state = WrapperState.CLOSED;
-        try {
-            delegate.close();
-        } catch (SQLException | RuntimeException ignored) {
-            // the connection is being returned or is gone
-        }
+        Tracked.closeQuietly(delegate);
     }
 
     @Override

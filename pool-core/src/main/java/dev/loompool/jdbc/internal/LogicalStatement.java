@@ -64,11 +64,7 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
     @Override
     public final void closeQuietly() {
         state = WrapperState.CLOSED;
-        try {
-            delegate.close();
-        } catch (SQLException | RuntimeException ignored) {
-            // the connection is being returned or is gone; nothing to tell anybody
-        }
+        Tracked.closeQuietly(delegate);
     }
 
     /** The driver will close this statement with its last result set: the handle must look then. */

@@ -5,4 +5,13 @@ interface Tracked {
 
     /** Closes the driver's object, ignoring failures: its connection is going away or gone. */
     void closeQuietly();
+
+    /** What {@link #closeQuietly()} does with the driver's object, for statements and result sets alike. */
+    static void closeQuietly(AutoCloseable driverObject) {
+        try {
+            driverObject.close();
+        } catch (Exception ignored) {
+            // the connection is being returned or is gone; nothing to tell anybody
+        }
+    }
 }
