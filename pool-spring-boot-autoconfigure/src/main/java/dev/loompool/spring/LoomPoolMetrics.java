@@ -21,32 +21,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The pool's meters (DESIGN.md §5): the OpenTelemetry {@code db.client.connection.*} names and
- * loompool's own, tagged {@code db.client.connection.pool.name} (the current OpenTelemetry
- * attribute; {@code pool.name} and {@code state} are its deprecated spellings). Tag values are
+ * The pool's meters (DESIGN.md §5), named and described in {@link LoomPoolMeter}. Tag values are
  * lower case throughout. It listens to the pool from its start, and records
  * once a registry has bound it; the meters are removed when the pool closes.
  */
 final class LoomPoolMetrics implements PoolListener, MeterBinder {
-
-    static final String POOL_NAME = "db.client.connection.pool.name";
-    static final String STATE = "db.client.connection.state";
-
-    // The meters: OpenTelemetry's database-client names, then loompool's own (README, "Metrics").
-    static final String COUNT = "db.client.connection.count";
-    static final String MAX = "db.client.connection.max";
-    static final String IDLE_MIN = "db.client.connection.idle.min";
-    static final String PENDING_REQUESTS = "db.client.connection.pending_requests";
-    static final String CREATE_TIME = "db.client.connection.create_time";
-    static final String WAIT_TIME = "db.client.connection.wait_time";
-    static final String USE_TIME = "db.client.connection.use_time";
-    static final String TIMEOUTS = "db.client.connection.timeouts";
-    static final String HANDLES_OPEN = "loompool.handles.open";
-    static final String PINNED = "loompool.connections.pinned";
-    static final String RECLAIMED = "loompool.connections.reclaimed";
-    static final String BREAKER_STATE = "loompool.circuitbreaker.state";
-    static final String BREAKER_TRANSITIONS = "loompool.circuitbreaker.transitions";
-    static final String BREAKER_REJECTED = "loompool.circuitbreaker.rejected";
 
     private final LoomPoolDataSource dataSource;
     private final List<Meter> registered = new CopyOnWriteArrayList<>();
@@ -67,49 +46,36 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
     @Override
     public void bindTo(MeterRegistry meterRegistry) {
         LoomPoolDataSource ds = dataSource;
-        Tags poolTags = Tags.of(POOL_NAME, ds.getPoolName());
+        Tags poolTags = Tags.of(LoomPoolMeter.POOL_NAME, ds.getPoolName());
         tags = poolTags;
-        gauge(meterRegistry, COUNT, "Connections by state", Tags.of(STATE, "idle"), ds,
+        gauge(meterRegistry, LoomPoolMeter.COUNT, Tags.of(LoomPoolMeter.STATE, "idle"), ds,
                 d -> d.getPool().stats().idle());
-        gauge(meterRegistry, COUNT, "Connections by state", Tags.of(STATE, "used"), ds,
+        gauge(meterRegistry, LoomPoolMeter.COUNT, Tags.of(LoomPoolMeter.STATE, "used"), ds,
                 d -> d.getPool().stats().inUse());
-        gauge(meterRegistry, MAX, "The most connections allowed", Tags.empty(), ds,
-                d -> d.getPool().stats().maxSize());
-        gauge(meterRegistry, IDLE_MIN, "Connections kept even when idle", Tags.empty(), ds,
-                d -> d.getPool().stats().minSize());
-        gauge(meterRegistry, PENDING_REQUESTS, "Requests waiting for a connection",
-                Tags.empty(), ds, d -> d.getPool().stats().pending());
-        gauge(meterRegistry, HANDLES_OPEN,
-                "Logical connections open that have used a physical connection, bound or not", Tags.empty(), ds,
-                LoomPoolDataSource::getOpenHandles);
+        gauge(meterRegistry, LoomPoolMeter.MAX, Tags.empty(), ds, d -> d.getPool().stats().maxSize());
+        gauge(meterRegistry, LoomPoolMeter.IDLE_MIN, Tags.empty(), ds, d -> d.getPool().stats().minSize());
+        gauge(meterRegistry, LoomPoolMeter.PENDING_REQUESTS, Tags.empty(), ds, d -> d.getPool().stats().pending());
+        gauge(meterRegistry, LoomPoolMeter.HANDLES_OPEN, Tags.empty(), ds, LoomPoolDataSource::getOpenHandles);
         for (PinReason reason : PinReason.values()) {
-            gauge(meterRegistry, PINNED, "Physical connections pinned, by reason",
-                    Tags.of("reason", lower(reason)), ds,
+            gauge(meterRegistry, LoomPoolMeter.PINNED, Tags.of("reason", lower(reason)), ds,
                     d -> d.getPinnedConnections().get(reason));
         }
         for (CircuitBreakerState state : CircuitBreakerState.values()) {
-            gauge(meterRegistry, BREAKER_STATE, "1 for the circuit breaker's current state",
-                    Tags.of("state", lower(state)), ds, d -> d.getPool().state() == state ? 1 : 0);
+            gauge(meterRegistry, LoomPoolMeter.BREAKER_STATE, Tags.of("state", lower(state)), ds,
+                    d -> d.getPool().state() == state ? 1 : 0);
         }
-        registered.add(FunctionCounter.builder(RECLAIMED, ds,
+        registered.add(FunctionCounter.builder(LoomPoolMeter.RECLAIMED.meterName(), ds,
                         LoomPoolDataSource::getReclaimedConnections)
-                .description("Connections reclaimed from handles dropped without close, "
-                        + "or (reclaimOnOwnerExit) whose last user's thread ended")
-                .tags(poolTags).register(meterRegistry));
-        createTime = keep(Timer.builder(CREATE_TIME).description("Time to open a connection")
-                .tags(poolTags).register(meterRegistry));
-        waitTime = keep(Timer.builder(WAIT_TIME).description("Time to get a connection")
-                .tags(poolTags).register(meterRegistry));
+                .description(LoomPoolMeter.RECLAIMED.description()).tags(poolTags).register(meterRegistry));
+        createTime = keep(timer(LoomPoolMeter.CREATE_TIME).tags(poolTags).register(meterRegistry));
+        waitTime = keep(timer(LoomPoolMeter.WAIT_TIME).tags(poolTags).register(meterRegistry));
         Long early;
         while ((early = createdBeforeBinding.poll()) != null) {
             createTime.record(early, TimeUnit.NANOSECONDS);
         }
-        useTime = keep(Timer.builder(USE_TIME).description("Time a connection stays bound")
-                .tags(poolTags).register(meterRegistry));
-        timeouts = keep(Counter.builder(TIMEOUTS).description("Acquire timeouts")
-                .tags(poolTags).register(meterRegistry));
-        rejected = keep(Counter.builder(BREAKER_REJECTED)
-                .description("Requests failed at once by the open circuit breaker").tags(poolTags).register(meterRegistry));
+        useTime = keep(timer(LoomPoolMeter.USE_TIME).tags(poolTags).register(meterRegistry));
+        timeouts = keep(counter(LoomPoolMeter.TIMEOUTS).tags(poolTags).register(meterRegistry));
+        rejected = keep(counter(LoomPoolMeter.BREAKER_REJECTED).tags(poolTags).register(meterRegistry));
         // Every legal pair up front: dashboards can rate() them from zero, before the first change.
         for (CircuitBreakerState from : CircuitBreakerState.values()) {
             for (CircuitBreakerState to : CircuitBreakerState.values()) {
@@ -122,7 +88,7 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
     }
 
     private Counter transitions(MeterRegistry r, CircuitBreakerState from, CircuitBreakerState to) {
-        return Counter.builder(BREAKER_TRANSITIONS).description("Circuit breaker state changes")
+        return counter(LoomPoolMeter.BREAKER_TRANSITIONS)
                 .tags(tags.and("from", lower(from), "to", lower(to))).register(r);
     }
 
@@ -135,11 +101,20 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
         return meter;
     }
 
-    private void gauge(MeterRegistry r, String name, String description, Tags extra, LoomPoolDataSource ds,
+    private void gauge(MeterRegistry r, LoomPoolMeter meter, Tags extra, LoomPoolDataSource ds,
             ToDoubleFunction<LoomPoolDataSource> value) {
         // A closed pool reads as NaN, the gauge convention for "no value".
         ToDoubleFunction<LoomPoolDataSource> guarded = d -> d.isRunning() ? value.applyAsDouble(d) : Double.NaN;
-        registered.add(Gauge.builder(name, ds, guarded).description(description).tags(tags.and(extra)).register(r));
+        registered.add(Gauge.builder(meter.meterName(), ds, guarded).description(meter.description())
+                .tags(tags.and(extra)).register(r));
+    }
+
+    private static Timer.Builder timer(LoomPoolMeter meter) {
+        return Timer.builder(meter.meterName()).description(meter.description());
+    }
+
+    private static Counter.Builder counter(LoomPoolMeter meter) {
+        return Counter.builder(meter.meterName()).description(meter.description());
     }
 
     @Override

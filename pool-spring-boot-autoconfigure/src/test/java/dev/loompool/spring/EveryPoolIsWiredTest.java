@@ -111,7 +111,7 @@ class EveryPoolIsWiredTest {
             }
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             assertThat(registry.find("db.client.connection.wait_time")
-                    .tag(LoomPoolMetrics.POOL_NAME, "ordersDataSource").timer().count())
+                    .tag(LoomPoolMeter.POOL_NAME, "ordersDataSource").timer().count())
                     .as("the pool listener reached the pool before it started").isEqualTo(1);
             HealthContributor health = context.getBean("loompoolHealthIndicator", HealthContributor.class);
             assertThat(((HealthIndicator) health).health().getDetails()).containsEntry("pool", "ordersDataSource");
@@ -138,7 +138,7 @@ class EveryPoolIsWiredTest {
                     c.createStatement().execute("SELECT 1");
                 }
                 assertThat(registry.find("db.client.connection.use_time")
-                        .tag(LoomPoolMetrics.POOL_NAME, ds.getPoolName()).timer().count()).as(ds.getPoolName())
+                        .tag(LoomPoolMeter.POOL_NAME, ds.getPoolName()).timer().count()).as(ds.getPoolName())
                         .isEqualTo(1);
             }
             HealthContributor health = context.getBean("loompoolHealthIndicator", HealthContributor.class);
@@ -178,7 +178,7 @@ class EveryPoolIsWiredTest {
             assertThat(context).hasNotFailed();
             assertThat(context.getBean(LoomPoolDataSource.class).getBindObserver()).isNull();
             assertThat(context.getBean(MeterRegistry.class).find("db.client.connection.max")
-                    .tag(LoomPoolMetrics.POOL_NAME, "eager").gauge()).isNotNull();
+                    .tag(LoomPoolMeter.POOL_NAME, "eager").gauge()).isNotNull();
         });
         assertThat(output).contains("loompool 'eager' (bean 'eager') was started before Spring could wire it");
     }

@@ -6,7 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -39,6 +45,28 @@ class ObservabilityTest {
 
     private static Search meter(MeterRegistry registry, String name) {
         return registry.find(name).tag("db.client.connection.pool.name", "orders");
+    }
+
+    /** One list of meters: what a pool registers is exactly LoomPoolMeter, and the README lists each. */
+    @Test
+    void everyMeterAPoolRegistersIsListedInTheMeterEnumAndTheReadme() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        runner.run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            Set<String> registered = registry.getMeters().stream()
+                    .filter(m -> "orders".equals(m.getId().getTag(LoomPoolMeter.POOL_NAME)))
+                    .map(m -> m.getId().getName()).collect(Collectors.toCollection(TreeSet::new));
+            Set<String> listed = Arrays.stream(LoomPoolMeter.values()).map(LoomPoolMeter::meterName)
+                    .collect(Collectors.toCollection(TreeSet::new));
+            assertThat(registered).isEqualTo(listed);
+        });
+        for (LoomPoolMeter meter : LoomPoolMeter.values()) {
+            String name = meter.meterName();
+            String shortTimer = name.startsWith("db.client.connection.") && name.endsWith("_time")
+                    ? "`." + name.substring("db.client.connection.".length()) + "`" : null;
+            assertThat(readme.contains("`" + name + "`") || (shortTimer != null && readme.contains(shortTimer)))
+                    .as("README's metric table lists %s", name).isTrue();
+        }
     }
 
     @Test
