@@ -33,8 +33,10 @@ import java.util.stream.Collectors;
  * {@code isValid} once closed. It logs the SQL it ran, counts the calls of each method it
  * implements and its open statements and result sets, and fails on command.
  *
- * <p>Cheap ({@link StubDatabase#cheap}, for the benchmarks): the same answers without any of that
- * bookkeeping, and a query parks its thread for the database's query time.
+ * <p>Cheap ({@link StubDatabase#cheap}, for the benchmarks): it keeps its settings and autocommit
+ * mode but checks, logs and counts nothing ({@code commit()} and {@code rollback()} do nothing), and
+ * a query parks its thread for the database's query time. What a benchmark measures is then the
+ * pool, with one small statement and result set per query as its only cost.
  */
 public class StubConnection extends NoOpConnection {
 

@@ -42,9 +42,10 @@ public final class StubDatabase {
     }
 
     /**
-     * Cheap connections, for benchmarks: no log, no counts, no SQL parsing, no transaction state told
-     * (as a driver that cannot), so that a benchmark measures the pool, not the stub; each query parks
-     * its thread for {@code queryTime} (zero: returns at once), as a database's round trip would.
+     * Cheap connections, for benchmarks ({@link StubConnection}): no checks, no log, no counts, and no
+     * transaction state told (as a driver that cannot), so that a benchmark measures the pool, not the
+     * stub; each query parks its thread for {@code queryTime} (zero: returns at once), as a database's
+     * round trip would.
      */
     public StubDatabase cheap(Duration queryTime) {
         strict = false;
