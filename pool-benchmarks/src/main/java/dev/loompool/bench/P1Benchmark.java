@@ -1,5 +1,6 @@
 package dev.loompool.bench;
 
+import dev.loompool.stub.StubDriver;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -34,8 +35,8 @@ public class P1Benchmark {
 
     @Setup(Level.Trial)
     public void open() throws SQLException {
-        dataSource = PoolKind.valueOf(pool).open(new PoolKind.Settings(BenchDriver.STUB, null, null, 32, 32,
-                Duration.ofSeconds(30)));
+        String url = StubDriver.database("p1").cheap(Duration.ZERO).url();
+        dataSource = PoolKind.valueOf(pool).open(new PoolKind.Settings(url, null, null, 32, 32, Duration.ofSeconds(30)));
     }
 
     @TearDown(Level.Trial)

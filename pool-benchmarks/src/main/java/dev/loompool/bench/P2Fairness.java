@@ -1,9 +1,11 @@
 package dev.loompool.bench;
 
+import dev.loompool.stub.StubDriver;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import javax.sql.DataSource;
 
 /** P2: 2,000 virtual threads over 10 connections; the stub query parks 100 µs. Throughput and every request's latency. */
@@ -26,8 +28,8 @@ final class P2Fairness implements Scenario {
 
     @Override
     public Trial run(PoolKind pool, Mode mode) throws Exception {
-        DataSource ds = pool.open(new PoolKind.Settings(BenchDriver.STUB + "?parkMicros=100", null, null, 10, 10,
-                Duration.ofSeconds(60)));
+        String url = StubDriver.database("p2").cheap(Duration.of(100, ChronoUnit.MICROS)).url();
+        DataSource ds = pool.open(new PoolKind.Settings(url, null, null, 10, 10, Duration.ofSeconds(60)));
         try {
             return Load.run(pool, mode, 2000, true, () -> {
                 try (Connection c = ds.getConnection();

@@ -1,5 +1,7 @@
 package dev.loompool.bench;
 
+import dev.loompool.stub.StubDatabase;
+import dev.loompool.stub.StubDriver;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -12,7 +14,9 @@ import javax.sql.DataSource;
  */
 final class P4Outage implements Scenario {
 
-    private static final String DEAD = BenchDriver.COUNTING + "jdbc:postgresql://127.0.0.1:1/test?connectTimeout=2";
+    /** Counts the connect attempts, which the real driver then makes (and fails). */
+    private static final StubDatabase DEAD = StubDriver.database("p4")
+            .forwardTo("jdbc:postgresql://127.0.0.1:1/test?connectTimeout=2");
 
     @Override
     public String id() {
@@ -36,9 +40,9 @@ final class P4Outage implements Scenario {
 
     @Override
     public Trial run(PoolKind pool, Mode mode) throws Exception {
-        DataSource ds = pool.open(new PoolKind.Settings(DEAD, "postgres", null, 0, 10, Duration.ofSeconds(2)));
+        DataSource ds = pool.open(new PoolKind.Settings(DEAD.url(), "postgres", null, 0, 10, Duration.ofSeconds(2)));
         try {
-            long before = BenchDriver.CONNECT_ATTEMPTS.get();
+            long before = DEAD.connects();
             // Failing is the request: the latency recorded is the time to fail. A success escapes as an error.
             Trial trial = Load.run(pool, mode, 50, true, () -> {
                 try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT 1")) {
@@ -47,7 +51,7 @@ final class P4Outage implements Scenario {
                     // the outage, as every pool reports it
                 }
             });
-            long attempts = BenchDriver.CONNECT_ATTEMPTS.get() - before;
+            long attempts = DEAD.connects() - before;
             double window = (mode.warmup.toNanos() + mode.measure.toNanos()) / 1e9;
             trial.extra.put("connect attempts", attempts);
             trial.extra.put("attempts/s", String.format("%.1f", attempts / window));

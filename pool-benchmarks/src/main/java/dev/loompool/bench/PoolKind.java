@@ -35,7 +35,6 @@ enum PoolKind {
     }
 
     DataSource open(Settings s) throws SQLException {
-        BenchDriver.register();
         switch (this) {
             case LOOMPOOL: {
                 LoomPoolDataSource ds = new LoomPoolDataSource();

@@ -3,6 +3,7 @@ package dev.loompool.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loompool.stub.StubConnection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,10 +17,10 @@ class BindingTest extends StubSupport {
     @Test
     void configuringAndGettingAConnectionOpensNothing() throws SQLException {
         LoomPoolDataSource ds = dataSource();
-        assertThat(db.connects).hasValue(0);
+        assertThat(db.connects()).isEqualTo(0);
         try (Connection c = ds.getConnection()) {
             assertThat(c.unwrap(LoomConnection.class).isBound()).isFalse();
-            assertThat(db.connects).hasValue(0);
+            assertThat(db.connects()).isEqualTo(0);
             assertThat(ds.getOpenHandles()).as("a handle counts from its first use").isZero();
         }
         assertThat(ds.getOpenHandles()).isZero();
@@ -38,7 +39,7 @@ class BindingTest extends StubSupport {
             }
             assertThat(c.unwrap(LoomConnection.class).isBound()).isFalse();
             assertThat(ds.getPool().stats().inUse()).isZero();
-            assertThat(stub(1).openStatements).hasValue(0);
+            assertThat(stub(1).openStatements()).isEqualTo(0);
         }
     }
 
@@ -50,8 +51,8 @@ class BindingTest extends StubSupport {
             query(b, "SELECT 'b'");
             query(a, "SELECT 'a2'");
         }
-        assertThat(db.connects).hasValue(1);
-        assertThat(stub(1).sql).containsExactly("SELECT 'a'", "SELECT 'b'", "SELECT 'a2'");
+        assertThat(db.connects()).isEqualTo(1);
+        assertThat(stub(1).sql()).containsExactly("SELECT 'a'", "SELECT 'b'", "SELECT 'a2'");
     }
 
     @Test
@@ -66,8 +67,8 @@ class BindingTest extends StubSupport {
             tx.commit();
             assertThat(tx.unwrap(LoomConnection.class).isBound()).isFalse();
         }
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
-        assertThat(stub(2).sql).containsExactly("SELECT other");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
+        assertThat(stub(2).sql()).containsExactly("SELECT other");
     }
 
     @Test
@@ -90,8 +91,8 @@ class BindingTest extends StubSupport {
             c.setAutoCommit(false);
             query(c, "INSERT 1");
         }
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "ROLLBACK");
-        assertThat(stub(1).autoCommit).as("reset to the default").isTrue();
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "ROLLBACK");
+        assertThat(stub(1).getAutoCommit()).as("reset to the default").isTrue();
     }
 
     @Test
@@ -99,10 +100,10 @@ class BindingTest extends StubSupport {
         LoomPoolDataSource ds = dataSource();
         try (Connection c = ds.getConnection()) {
             c.setReadOnly(true);
-            assertThat(db.connects).as("a setter alone binds nothing").hasValue(0);
+            assertThat(db.connects()).as("a setter alone binds nothing").isEqualTo(0);
             assertThat(c.isReadOnly()).isTrue();
             query(c, "SELECT 1");
-            assertThat(stub(1).readOnly).isFalse(); // back in the pool: reset
+            assertThat(stub(1).isReadOnly()).isFalse(); // back in the pool: reset
             query(c, "SELECT 2");
         }
         StubConnection s = stub(1);
@@ -120,7 +121,7 @@ class BindingTest extends StubSupport {
             st.close();
             assertThat(c.unwrap(LoomConnection.class).pinReasons()).containsExactly(PinReason.SESSION_STATE);
         }
-        assertThat(stub(1).closed).as("the stub database cannot reset a session").isTrue();
+        assertThat(stub(1).isClosed()).as("the stub database cannot reset a session").isTrue();
         assertThat(ds.getPool().state()).as("a retirement is no failure").isEqualTo(dev.loompool.CircuitBreakerState.ACTIVE);
     }
 
@@ -161,7 +162,7 @@ class BindingTest extends StubSupport {
             st.executeQuery("SELECT 1");
         }
         assertThat(st.isClosed()).isTrue();
-        assertThat(stub(1).openStatements).hasValue(1); // the stub's result set was never closed by anyone
+        assertThat(stub(1).openStatements()).isEqualTo(1); // the stub's result set was never closed by anyone
         assertThat(ds.getPool().stats().inUse()).isZero();
     }
 
@@ -182,7 +183,7 @@ class BindingTest extends StubSupport {
             assertThat(ds.getPool().stats().inUse()).isEqualTo(1);
             third.close();
             assertThat(handle.isBound()).isFalse();
-            assertThat(stub(1).openStatements).hasValue(0);
+            assertThat(stub(1).openStatements()).isEqualTo(0);
             Statement again = c.createStatement();
             Statement andAgain = c.createStatement();
             assertThat(handle.pinReasons()).containsExactly(PinReason.STATEMENT);
@@ -191,7 +192,7 @@ class BindingTest extends StubSupport {
             assertThat(andAgain.isClosed()).isTrue();
         }
         assertThat(ds.getPool().stats().inUse()).isZero();
-        assertThat(stub(1).openStatements).hasValue(0);
+        assertThat(stub(1).openStatements()).isEqualTo(0);
     }
 
     @Test

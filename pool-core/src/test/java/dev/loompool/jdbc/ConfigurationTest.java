@@ -46,7 +46,7 @@ class ConfigurationTest extends StubSupport {
         sizes.setMinSize(5);
         sizes.setMaxSize(2);
         assertThatThrownBy(sizes::start).hasMessageContaining("minSize must be <= maxSize");
-        assertThat(db.connects).hasValue(0);
+        assertThat(db.connects()).isEqualTo(0);
     }
 
     @Test
@@ -69,7 +69,7 @@ class ConfigurationTest extends StubSupport {
         LoomPoolDataSource ds = dataSource();
         ds.setMinSize(3);
         ds.start();
-        assertThat(db.connects).hasValue(3);
+        assertThat(db.connects()).isEqualTo(3);
         assertThat(ds.getPool().stats().idle()).isEqualTo(3);
     }
 
@@ -77,7 +77,7 @@ class ConfigurationTest extends StubSupport {
     void aFailedPreWarmIsAClearSqlException() {
         LoomPoolDataSource ds = dataSource();
         ds.setMinSize(1);
-        db.connectFailures.add(new SQLException("Connection refused", "08001"));
+        db.failNextConnect(new SQLException("Connection refused", "08001"));
         assertThatThrownBy(ds::start).isInstanceOf(SQLException.class)
                 .hasMessageContaining("could not open its minSize=1 connections to jdbc:stub:")
                 .hasMessageContaining("Connection refused");
@@ -92,21 +92,21 @@ class ConfigurationTest extends StubSupport {
         ds.setDataSourceProperties(props);
         ds.setUsername("app");
         ds.setPassword("s3cret");
-        db.requiredPassword = "s3cret";
+        db.requirePassword("s3cret");
         try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
             a.setAutoCommit(false);
             b.setAutoCommit(false);
             BindingTest.query(a, "SELECT 1");
             BindingTest.query(b, "SELECT 1"); // a second connect: the stub mutated the first copy
         }
-        assertThat(db.connects).hasValue(2);
+        assertThat(db.connects()).isEqualTo(2);
         assertThat(props).doesNotContainKey("password");
     }
 
     @Test
     void thePasswordIsNeverPrinted() throws SQLException {
         LoomPoolDataSource ds = dataSource();
-        ds.setJdbcUrl("jdbc:stub:" + db.name + "?password=hunter2");
+        ds.setJdbcUrl("jdbc:stub:" + db.name() + "?password=hunter2");
         ds.setPassword("hunter2");
         assertThat(ds.toString()).doesNotContain("hunter2").contains("password=****");
         assertThat(new Credentials("u", "hunter2").toString()).doesNotContain("hunter2");

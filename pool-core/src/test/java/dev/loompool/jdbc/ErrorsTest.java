@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.loompool.CircuitBreakerState;
 import dev.loompool.PoolException;
 import dev.loompool.ServiceUnavailableException;
+import dev.loompool.stub.StubConnection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -24,12 +25,12 @@ class ErrorsTest extends StubSupport {
         try (Connection c = ds.getConnection()) {
             BindingTest.query(c, "SELECT 1");
             SQLException terminated = new SQLException("terminating connection due to administrator command", "57P01");
-            stub(1).failNext = terminated;
+            stub(1).loseNext(terminated);
             assertThatThrownBy(() -> BindingTest.query(c, "SELECT 2")).isSameAs(terminated);
-            assertThat(stub(1).closed).as("the broken connection is destroyed").isTrue();
+            assertThat(stub(1).isClosed()).as("the broken connection is destroyed").isTrue();
             BindingTest.query(c, "SELECT 3");
         }
-        assertThat(stub(2).sql).containsExactly("SELECT 3");
+        assertThat(stub(2).sql()).containsExactly("SELECT 3");
         assertThat(ds.getPool().stats().total()).isEqualTo(1);
     }
 
@@ -40,13 +41,12 @@ class ErrorsTest extends StubSupport {
         try (Connection c = ds.getConnection()) {
             BindingTest.query(c, "SELECT 0");
             SQLException raised = new SQLException("business rule failed", "08006");
-            stub(1).serverRaised = true;
-            stub(1).failNext = raised;
+            stub(1).failNext(raised); // the server raised it and keeps the connection
             assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1")).isSameAs(raised);
             BindingTest.query(c, "SELECT 2");
         }
-        assertThat(stub(1).closed).as("the live connection is kept").isFalse();
-        assertThat(stub(1).sql).containsExactly("SELECT 0", "SELECT 2");
+        assertThat(stub(1).isClosed()).as("the live connection is kept").isFalse();
+        assertThat(stub(1).sql()).containsExactly("SELECT 0", "SELECT 2");
         assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.ACTIVE);
     }
 
@@ -56,7 +56,7 @@ class ErrorsTest extends StubSupport {
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             BindingTest.query(c, "INSERT 1");
-            stub(1).failNext = new SQLException("connection reset", "08006");
+            stub(1).loseNext(new SQLException("connection reset", "08006"));
             assertThatThrownBy(() -> BindingTest.query(c, "INSERT 2")).hasMessage("connection reset");
             assertThatThrownBy(() -> BindingTest.query(c, "INSERT 3")).hasMessageContaining("rollback()");
             assertThatThrownBy(c::commit).hasMessageContaining("cannot commit");
@@ -64,19 +64,19 @@ class ErrorsTest extends StubSupport {
             BindingTest.query(c, "INSERT 4");
             c.commit();
         }
-        assertThat(stub(2).sql).containsExactly("INSERT 4", "COMMIT");
+        assertThat(stub(2).sql()).containsExactly("INSERT 4", "COMMIT");
     }
 
     @Test
     void anOrdinarySqlErrorKeepsTheConnection() throws SQLException {
         LoomPoolDataSource ds = dataSource();
         try (Connection c = ds.getConnection()) {
-            stub0(ds, c).failNext = new SQLException("syntax error", "42601");
+            stub0(ds, c).failNext(new SQLException("syntax error", "42601"));
             assertThatThrownBy(() -> BindingTest.query(c, "SELEC 1")).hasMessage("syntax error");
             BindingTest.query(c, "SELECT 1");
         }
-        assertThat(db.connects).hasValue(1);
-        assertThat(stub(1).closed).isFalse();
+        assertThat(db.connects()).isEqualTo(1);
+        assertThat(stub(1).isClosed()).isFalse();
     }
 
     /** Binds, so that stub 1 exists, and returns it. */
@@ -89,7 +89,7 @@ class ErrorsTest extends StubSupport {
     void aFailedConnectReachesTheCallerAsTheDriverSaidIt() throws SQLException {
         LoomPoolDataSource ds = dataSource();
         SQLException refused = new SQLException("Connection refused", "08001");
-        db.connectFailures.add(refused);
+        db.failNextConnect(refused);
         try (Connection c = ds.getConnection()) {
             assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1")).isSameAs(refused);
         }
@@ -102,7 +102,7 @@ class ErrorsTest extends StubSupport {
         ds.setClock(clock);
         ds.setCircuitBreakerFailureThreshold(3);
         ds.setCircuitBreakerOpenDuration(Duration.ofSeconds(5));
-        db.requiredPassword = "new-secret";
+        db.requirePassword("new-secret");
         AtomicReference<String> password = new AtomicReference<>("old-secret");
         AtomicInteger asked = new AtomicInteger();
         ds.setCredentialsSupplier(() -> {
@@ -115,7 +115,7 @@ class ErrorsTest extends StubSupport {
                         .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("28P01");
             }
             assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.INACTIVE);
-            int connects = db.connects.get();
+            int connects = db.connects();
             for (int i = 0; i < 100; i++) {
                 assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1"))
                         .isInstanceOf(SQLTransientConnectionException.class)
@@ -123,13 +123,13 @@ class ErrorsTest extends StubSupport {
                         .hasMessageContaining(ds.getPoolName())
                         .hasMessageContaining("after repeated connection failures");
             }
-            assertThat(db.connects).as("no connect attempt while the breaker is open").hasValue(connects);
+            assertThat(db.connects()).as("no connect attempt while the breaker is open").isEqualTo(connects);
             password.set("new-secret");
             clock.advance(Duration.ofSeconds(5));
             BindingTest.query(c, "SELECT 1");
             assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.ACTIVE);
         }
-        assertThat(asked.get()).as("credentials are asked for at every connect").isEqualTo(db.connects.get());
+        assertThat(asked.get()).as("credentials are asked for at every connect").isEqualTo(db.connects());
     }
 
     @Test
@@ -206,12 +206,12 @@ class ErrorsTest extends StubSupport {
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             BindingTest.query(c, "INSERT 1");
-            stub(1).closed = true; // the rollback on return will fail: the connection is gone
+            stub(1).close(); // the rollback on return will fail: the connection is gone
         }
         assertThat(ds.getPool().state()).as("one dead connection says nothing about the database")
                 .isEqualTo(CircuitBreakerState.ACTIVE);
         assertThat(ds.getPool().stats().total()).as("the dead one was closed, not reused").isZero();
-        db.connectFailures.add(new SQLException("Connection refused", "08001"));
+        db.failNextConnect(new SQLException("Connection refused", "08001"));
         try (Connection c = ds.getConnection()) {
             assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1")).isInstanceOf(SQLException.class);
         }

@@ -64,11 +64,11 @@ class HooksTest extends StubSupport {
         ds.setCircuitBreakerFailureThreshold(1);
         ds.start();
         assertThat(ds.evictIdle()).isEqualTo(2);
-        assertThat(stub(1).closed).as("closed now, not at some later check").isTrue();
+        assertThat(stub(1).isClosed()).as("closed now, not at some later check").isTrue();
         // the second: now, or by the check of every idle connection that a dropped one sets off
-        eventually("the second is closed", () -> stub(2).closed);
+        eventually("the second is closed", () -> stub(2).isClosed());
         assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.ACTIVE);
         eventually("the pool refills to minSize", () -> ds.getPool().stats().idle() == 2);
-        assertThat(db.connects).hasValue(4);
+        assertThat(db.connects()).isEqualTo(4);
     }
 }

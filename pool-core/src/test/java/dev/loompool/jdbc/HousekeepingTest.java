@@ -55,7 +55,7 @@ class HousekeepingTest extends StubSupport {
         ds.start();
         clock.advance(Duration.ofMinutes(31));
         eventually("the old connections are retired and the pool refilled",
-                () -> stub(1).closed && stub(2).closed && ds.getPool().stats().total() == 2 && db.connects.get() >= 4);
+                () -> stub(1).isClosed() && stub(2).isClosed() && ds.getPool().stats().total() == 2 && db.connects() >= 4);
         assertThat(ds.getPool().state()).isEqualTo(dev.loompool.CircuitBreakerState.ACTIVE);
     }
 
@@ -68,12 +68,12 @@ class HousekeepingTest extends StubSupport {
             BindingTest.query(c, "SELECT 2");
             assertThat(stub(1).calls("isValid")).as("fresh: trusted without a round trip").isZero();
             clock.advance(Duration.ofSeconds(1));
-            stub(1).valid = false;
+            stub(1).invalidate();
             BindingTest.query(c, "SELECT 3");
         }
         assertThat(stub(1).calls("isValid")).isEqualTo(1);
-        assertThat(stub(1).closed).as("the dead idle connection was dropped").isTrue();
-        assertThat(stub(2).sql).containsExactly("SELECT 3");
+        assertThat(stub(1).isClosed()).as("the dead idle connection was dropped").isTrue();
+        assertThat(stub(2).sql()).containsExactly("SELECT 3");
     }
 
     @Test

@@ -131,7 +131,7 @@ class OwnerTouchTest extends ReclaimSupport {
         left.tables().close();
         left.c().commit();
         left.c().close();
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "SELECT rows", "COMMIT");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "SELECT rows", "COMMIT");
         assertThat(ds.getReclaimedConnections()).isZero();
         assertThat(ds.getOpenHandles()).isZero();
     }
@@ -157,7 +157,7 @@ class OwnerTouchTest extends ReclaimSupport {
         clock.advance(PERIOD);
         ds.scanNow();
         assertThat(ds.getReclaimedConnections()).as("a full period after B, its last user, was seen gone").isEqualTo(1);
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "SELECT rows", "ROLLBACK");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "SELECT rows", "ROLLBACK");
         assertThat(ds.getOpenHandles()).isZero();
     }
 
@@ -188,7 +188,7 @@ class OwnerTouchTest extends ReclaimSupport {
         assertThat(ds.getReclaimedConnections()).isZero();
         left.c().commit();
         left.c().close();
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "INSERT ?", "COMMIT");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "INSERT ?", "COMMIT");
     }
 
     @Test
@@ -213,7 +213,7 @@ class OwnerTouchTest extends ReclaimSupport {
         ds.scanNow();
         left.c().commit();
         left.c().close();
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
         assertThat(ds.getReclaimedConnections()).isZero();
     }
 }

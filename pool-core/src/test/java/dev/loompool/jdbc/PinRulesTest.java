@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PinRulesTest extends StubSupport {
 
     private LoomPoolDataSource dataSource(boolean wireReadable) {
-        db.wireReadable = wireReadable;
+        db.wireReadable(wireReadable);
         LoomPoolDataSource ds = dataSource();
         ds.setMaxSize(1);
         return ds;
@@ -45,7 +45,7 @@ class PinRulesTest extends StubSupport {
             c.rollback();
             assertThat(loom(c).isBound()).isFalse();
         }
-        assertThat(stub(1).sql).containsExactly("INSERT row", "COMMIT", "INSERT row", "ROLLBACK");
+        assertThat(stub(1).sql()).containsExactly("INSERT row", "COMMIT", "INSERT row", "ROLLBACK");
     }
 
     @ParameterizedTest(name = "wire readable: {0}")
@@ -58,7 +58,7 @@ class PinRulesTest extends StubSupport {
             st.execute("COMMIT");
             st.execute("INSERT 2");
         }
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "COMMIT", "INSERT 2", "ROLLBACK");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "COMMIT", "INSERT 2", "ROLLBACK");
     }
 
     @ParameterizedTest(name = "wire readable: {0}")
@@ -74,8 +74,8 @@ class PinRulesTest extends StubSupport {
                 c.setAutoCommit(true); // commits, as JDBC says
             }
         }
-        assertThat(db.connects).as("one connection throughout").hasValue(1);
-        assertThat(stub(1).sql).doesNotContain("ROLLBACK").filteredOn("COMMIT"::equals).hasSize(6);
+        assertThat(db.connects()).as("one connection throughout").isEqualTo(1);
+        assertThat(stub(1).sql()).doesNotContain("ROLLBACK").filteredOn("COMMIT"::equals).hasSize(6);
         assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.ACTIVE);
     }
 
@@ -90,8 +90,8 @@ class PinRulesTest extends StubSupport {
                 st.execute("INSERT " + i);
             }
         }
-        assertThat(db.connects).hasValue(1);
-        assertThat(stub(1).sql).filteredOn("ROLLBACK"::equals).hasSize(3);
+        assertThat(db.connects()).isEqualTo(1);
+        assertThat(stub(1).sql()).filteredOn("ROLLBACK"::equals).hasSize(3);
         assertThat(stub(1).calls("rollback")).as("rollback() in autocommit mode throws").isZero();
         assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.ACTIVE);
     }
@@ -172,11 +172,10 @@ class PinRulesTest extends StubSupport {
         for (int i = 0; i < 4; i++) {
             try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
                 st.execute("BEGIN");
-                db.connections.get(db.connections.size() - 1).failNext =
-                        new SQLException("cannot roll back here", "XX000"); // the reset's ROLLBACK fails
+                db.latest().failNext(new SQLException("cannot roll back here", "XX000")); // the reset's ROLLBACK fails
             }
         }
-        assertThat(db.connects).as("each failed reset closed its connection").hasValue(4);
+        assertThat(db.connects()).as("each failed reset closed its connection").isEqualTo(4);
         assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.ACTIVE);
         assertThat(db.open()).isZero();
     }
@@ -189,11 +188,10 @@ class PinRulesTest extends StubSupport {
         for (int i = 0; i < 2; i++) {
             try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
                 st.execute("BEGIN");
-                db.connections.get(db.connections.size() - 1).failNext =
-                        new SQLException("connection lost", "08006");
+                db.latest().loseNext(new SQLException("connection lost", "08006"));
             }
         }
-        assertThat(db.connects).as("each lost connection was replaced, not reused").hasValue(2);
+        assertThat(db.connects()).as("each lost connection was replaced, not reused").isEqualTo(2);
         assertThat(ds.getPool().state()).as("the database still accepts connections").isEqualTo(CircuitBreakerState.ACTIVE);
     }
 }

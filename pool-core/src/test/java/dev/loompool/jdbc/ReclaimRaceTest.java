@@ -5,8 +5,9 @@ import static dev.loompool.jdbc.ReclaimTest.onThreadThatEnds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loompool.jdbc.internal.Internals.Taken;
 import dev.loompool.jdbc.internal.Internals;
+import dev.loompool.jdbc.internal.Internals.Taken;
+import dev.loompool.stub.StubConnection;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.CountDownLatch;
@@ -33,7 +34,7 @@ class ReclaimRaceTest extends ReclaimSupport {
     }
 
     private static long count(StubConnection stub, String sql) {
-        return stub.sql.stream().filter(sql::equals).count();
+        return stub.sql().stream().filter(sql::equals).count();
     }
 
     @Test
@@ -74,8 +75,8 @@ class ReclaimRaceTest extends ReclaimSupport {
             assertThat(ds.getPool().stats().total()).as("round %d", i).isEqualTo(1);
             assertThat(count(stub(1), "ROLLBACK")).as("rolled back once per round, round %d", i).isEqualTo(i + 1);
         }
-        assertThat(stub(1).closed).isFalse();
-        assertThat(db.connects).hasValue(1);
+        assertThat(stub(1).isClosed()).isFalse();
+        assertThat(db.connects()).isEqualTo(1);
         assertThat(closedByTheCaller + ds.getReclaimedConnections()).isEqualTo(rounds);
     }
 
@@ -106,7 +107,7 @@ class ReclaimRaceTest extends ReclaimSupport {
         assertThat(taken.reclaim()).as("the close ended the handle").isFalse();
         assertThat(ds.getOpenHandles()).isZero();
         assertThat(ds.getPool().stats().inUse()).isZero();
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "ROLLBACK");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "ROLLBACK");
         assertThatThrownBy(() -> query(c, "SELECT 1")).hasMessage("connection is closed");
     }
 
@@ -119,7 +120,7 @@ class ReclaimRaceTest extends ReclaimSupport {
         c.close();
         assertThat(ds.getOpenHandles()).isZero();
         assertThat(ds.getPool().stats().inUse()).isZero();
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "ROLLBACK");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "ROLLBACK");
         assertThatThrownBy(c::commit).hasMessageStartingWith("connection was reclaimed: ");
     }
 
@@ -134,10 +135,10 @@ class ReclaimRaceTest extends ReclaimSupport {
         assertThat(ds.getOpenHandles()).isZero();
         assertThat(taken.reclaim()).as("the handle already ended itself").isFalse();
         assertThat(ds.getPool().stats().inUse()).isZero();
-        assertThat(db.connects).as("it never bound another connection").hasValue(1);
+        assertThat(db.connects()).as("it never bound another connection").isEqualTo(1);
         c.close();
         assertThat(ds.getOpenHandles()).isZero();
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "COMMIT");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "COMMIT");
     }
 
     @Test
@@ -190,12 +191,12 @@ class ReclaimRaceTest extends ReclaimSupport {
         assertThat(claim).isNotNull();
         AtomicReference<Throwable> outcome = new AtomicReference<>();
         Thread b = startUsing(left.c(), "INSERT 2", outcome);
-        assertThat(stub(1).sql).as("B's call has not reached the connection").containsExactly("INSERT 1");
+        assertThat(stub(1).sql()).as("B's call has not reached the connection").containsExactly("INSERT 1");
         assertThat(left.handle().take().reclaim()).isTrue();
         b.join();
         assertThat(outcome.get()).isInstanceOf(SQLException.class)
                 .hasMessageStartingWith("connection was reclaimed: its owner thread " + left.a().getName() + " ended");
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "ROLLBACK");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "ROLLBACK");
         assertThat(left.handle().ownerThread()).isSameAs(left.a());
         assertThat(ds.getOpenHandles()).isZero();
         assertThat(ds.getPool().stats().inUse()).isZero();
@@ -215,7 +216,7 @@ class ReclaimRaceTest extends ReclaimSupport {
         assertThat(left.handle().claimForReclaim(left.a())).as("A is no longer its user").isNull();
         left.c().commit();
         left.c().close();
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
     }
 
     @Test
@@ -230,7 +231,7 @@ class ReclaimRaceTest extends ReclaimSupport {
         assertThat(ds.getReclaimedConnections()).isZero();
         left.c().commit();
         left.c().close();
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
     }
 
     /** The random race: B's first call against the scan that reclaims. Either B keeps it all, or B's call never ran. */
@@ -266,7 +267,7 @@ class ReclaimRaceTest extends ReclaimSupport {
             b.join();
             reclaimer.join();
             left.c().close();
-            var sql = stub(1).sql;
+            var sql = stub(1).sql();
             if (outcome.get().equals("committed")) {
                 assertThat(sql.subList(sql.size() - 3, sql.size())).as("round %d", i)
                         .containsExactly("INSERT " + i, update, "COMMIT");

@@ -60,7 +60,7 @@ class ReclaimTest extends ReclaimSupport {
         query(c, "INSERT 2");
         c.commit();
         c.close();
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
         assertThat(ds.getReclaimedConnections()).isZero();
         assertThat(ds.getOpenHandles()).isZero();
         assertThat(ds.getPool().stats().inUse()).isZero();
@@ -79,7 +79,7 @@ class ReclaimTest extends ReclaimSupport {
             query(c, "INSERT 2");
             c.commit();
         }
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
         assertThat(ds.getReclaimedConnections()).isZero();
     }
 
@@ -94,7 +94,7 @@ class ReclaimTest extends ReclaimSupport {
         awaitScans(3);
         assertThat(listener.unwrap(LoomConnection.class).pinReasons()).contains(PinReason.SESSION_STATE);
         query(listener, "SELECT 1"); // the worker polls on the session the startup thread set up
-        assertThat(stub(1).sql).containsExactly("LISTEN jobs", "SELECT 1");
+        assertThat(stub(1).sql()).containsExactly("LISTEN jobs", "SELECT 1");
         assertThat(ds.getReclaimedConnections()).isZero();
         listener.close();
         assertThat(ds.getOpenHandles()).isZero();
@@ -110,7 +110,7 @@ class ReclaimTest extends ReclaimSupport {
         assertThat(c.unwrap(LoomConnection.class).isBound()).isTrue();
         c.rollback();
         c.close();
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "ROLLBACK");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "ROLLBACK");
     }
 
     @Test
@@ -143,7 +143,7 @@ class ReclaimTest extends ReclaimSupport {
         assertThat(ds.getPool().stats().inUse()).isEqualTo(1);
         clock.advance(Duration.ofMillis(1));
         eventually("the connection is reclaimed", () -> ds.getPool().stats().inUse() == 0);
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "ROLLBACK");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "ROLLBACK");
         assertThat(ds.getReclaimedConnections()).isEqualTo(1);
         assertThat(ds.getOpenHandles()).isZero();
         assertThatThrownBy(() -> query(leaked, "SELECT 1")).isInstanceOf(SQLException.class)
@@ -165,7 +165,7 @@ class ReclaimTest extends ReclaimSupport {
         assertThat(ds.getReclaimedConnections()).isZero();
         c.commit();
         c.close();
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "INSERT 2", "COMMIT");
     }
 
     @Test
@@ -183,7 +183,7 @@ class ReclaimTest extends ReclaimSupport {
         assertThat(ds.getReclaimedConnections()).as("the second user ended less than a period ago").isZero();
         clock.advance(PERIOD);
         eventually("reclaimed a full period after its last user ended", () -> ds.getReclaimedConnections() == 1);
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "INSERT 2", "ROLLBACK");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "INSERT 2", "ROLLBACK");
         assertThat(ds.getOpenHandles()).isZero();
     }
 
@@ -197,7 +197,7 @@ class ReclaimTest extends ReclaimSupport {
         gcUntil("the dropped handle is collected and its connection reclaimed", () -> ds.getPool().stats().inUse() == 0);
         assertThat(ds.getReclaimedConnections()).isEqualTo(1);
         assertThat(ds.getOpenHandles()).isZero();
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "ROLLBACK");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "ROLLBACK");
     }
 
     private static void pinAndDrop(LoomPoolDataSource ds) throws SQLException {
@@ -216,6 +216,6 @@ class ReclaimTest extends ReclaimSupport {
             assertThat(ds.getReclaimedConnections()).isZero();
             c.commit();
         }
-        assertThat(stub(1).sql).containsExactly("INSERT 1", "COMMIT");
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "COMMIT");
     }
 }

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.loompool.PoolListener;
 import dev.loompool.jdbc.internal.Internals;
+import dev.loompool.stub.StubDriver;
 import java.io.IOException;
 import java.net.UnknownHostException;
 import java.sql.Connection;
@@ -286,7 +287,7 @@ class SecretMaskingTest extends StubSupport {
                 }
             });
             SQLNonTransientConnectionException original = echoing(SECRET);
-            StubDriver.database(ds.getJdbcUrl().substring("jdbc:stub:".length())).connectFailures.add(original);
+            StubDriver.database(ds.getJdbcUrl().substring("jdbc:stub:".length())).failNextConnect(original);
             SQLException[] failure = new SQLException[1];
             String log = logOf(() -> {
                 try (Connection c = ds.getConnection()) {
@@ -324,7 +325,7 @@ class SecretMaskingTest extends StubSupport {
         ds.start();
         String log;
         try (SecretLeaks.CapturedLog captured = SecretLeaks.CapturedLog.start()) {
-            db.connectFailures.add(echoing(SECRET));
+            db.failNextConnect(echoing(SECRET));
             assertThat(ds.evictIdle()).isEqualTo(1); // the refill to minSize runs in the background
             eventually("the refill failed and was logged", () -> captured.text().contains("could not create a resource in the background"));
             log = captured.text();
@@ -338,7 +339,7 @@ class SecretMaskingTest extends StubSupport {
         LoomPoolDataSource ds = dataSource();
         ds.setPassword(SECRET);
         SQLException refused = new SQLException("Connection refused", "08001", new IOException("no route"));
-        db.connectFailures.add(refused);
+        db.failNextConnect(refused);
         try (Connection c = ds.getConnection()) {
             assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1")).isSameAs(refused);
         }

@@ -1,5 +1,8 @@
 package dev.loompool.jdbc;
 
+import dev.loompool.stub.StubConnection;
+import dev.loompool.stub.StubDatabase;
+import dev.loompool.stub.StubDriver;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,8 +21,8 @@ abstract class StubSupport {
 
     LoomPoolDataSource dataSource() {
         LoomPoolDataSource ds = new LoomPoolDataSource();
-        ds.setJdbcUrl("jdbc:stub:" + db.name);
-        ds.setPoolName("stub-" + db.name);
+        ds.setJdbcUrl(db.url());
+        ds.setPoolName("stub-" + db.name());
         ds.setMinSize(0);
         ds.setMaxSize(4);
         ds.setAcquireTimeout(Duration.ofSeconds(5));
@@ -29,7 +32,7 @@ abstract class StubSupport {
 
     /** The stub connection that the handle's physical connection is. */
     StubConnection stub(int id) {
-        return db.connections.get(id - 1);
+        return db.connection(id);
     }
 
     static void eventually(String what, BooleanSupplier condition) {

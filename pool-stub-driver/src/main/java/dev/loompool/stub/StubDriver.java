@@ -1,4 +1,4 @@
-package dev.loompool.jdbc;
+package dev.loompool.stub;
 
 import java.sql.Connection;
 import java.sql.Driver;
@@ -12,36 +12,42 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 
 /**
- * A JDBC driver for unit tests: {@code jdbc:stub:NAME} connects to the {@link StubDatabase} of
- * that name, which counts connections and can fail on command.
+ * A JDBC driver without a database, for loompool's tests and benchmarks: {@code jdbc:stub:NAME}
+ * connects to the {@link StubDatabase} of that name (everything after {@code jdbc:stub:} is the
+ * name), made on first use.
+ *
+ * <p>Loading this class registers the driver with {@code DriverManager}, as real drivers do;
+ * {@link #database} loads it, so a caller that names its database first needs no service file.
  */
 public final class StubDriver implements Driver {
 
-    static final Map<String, StubDatabase> DATABASES = new ConcurrentHashMap<>();
+    static final String PREFIX = "jdbc:stub:";
+    private static final Map<String, StubDatabase> DATABASES = new ConcurrentHashMap<>();
 
     static {
         try {
-            DriverManager.registerDriver(new StubDriver()); // what real drivers do when loaded
+            DriverManager.registerDriver(new StubDriver());
         } catch (SQLException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    static StubDatabase database(String name) {
+    /** The database behind {@code jdbc:stub:NAME}; a new one is strict (see {@link StubConnection}). */
+    public static StubDatabase database(String name) {
         return DATABASES.computeIfAbsent(name, StubDatabase::new);
     }
 
     @Override
     public Connection connect(String url, Properties info) throws SQLException {
         if (!acceptsURL(url)) {
-            return null;
+            return null; // DriverManager asks every driver: another one's URL
         }
-        return database(url.substring("jdbc:stub:".length())).connect(info);
+        return database(url.substring(PREFIX.length())).connect(info);
     }
 
     @Override
     public boolean acceptsURL(String url) {
-        return url != null && url.startsWith("jdbc:stub:");
+        return url != null && url.startsWith(PREFIX);
     }
 
     @Override
