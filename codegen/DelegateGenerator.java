@@ -33,10 +33,13 @@ import java.util.Set;
 public final class DelegateGenerator {
 
     private static final String PACKAGE = "dev.loompool.jdbc.internal";
-    /** Objects that live on the physical connection that made them: handing one out pins. */
+    /**
+     * Objects that live on the physical connection that made them: handing one out pins (an array
+     * even exposes it, see SessionCalls.live). The metadata ones query it lazily in pgjdbc.
+     */
     private static final Set<Class<?>> PINNING = Set.of(java.sql.Blob.class, java.sql.Clob.class,
             java.sql.NClob.class, java.sql.SQLXML.class, java.sql.Array.class, java.sql.Struct.class,
-            java.sql.Ref.class);
+            java.sql.Ref.class, java.sql.ResultSetMetaData.class, java.sql.ParameterMetaData.class);
     /** What LogicalConnection and HandleLife implement themselves, by signature. */
     private static final Set<String> HANDWRITTEN_CONNECTION = Set.of(
             "close[]", "isClosed[]", "abort[interface java.util.concurrent.Executor]",
@@ -84,6 +87,8 @@ public final class DelegateGenerator {
                 call = "wrapPrepared(" + call + ", " + sql + ")";
             } else if (r == CallableStatement.class) {
                 call = "wrapCallable(" + call + ", " + sql + ")";
+            } else if (r == java.sql.Array.class) {
+                call = "exposed(" + call + ")"; // its getResultSet() hands out the driver's connection
             } else if (PINNING.contains(r)) {
                 call = "pinned(" + call + ")";
             }

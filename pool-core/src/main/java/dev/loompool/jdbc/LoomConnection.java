@@ -10,7 +10,11 @@ public interface LoomConnection {
     /** Keeps the current (or next) physical connection until {@link #unpin()} or close. */
     void pin();
 
-    /** Ends a {@link #pin()}; the physical connection goes back if nothing else pins it. */
+    /**
+     * Ends a {@link #pin()}; the physical connection goes back if nothing else pins it. A driver
+     * object the handle handed out (an unwrapped one, a LOB, an array, metadata) keeps its pin
+     * until the handle closes.
+     */
     void unpin();
 
     /**

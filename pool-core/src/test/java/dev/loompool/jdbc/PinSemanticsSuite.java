@@ -1,6 +1,7 @@
 package dev.loompool.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loompool.CircuitBreakerState;
 import java.sql.Connection;
@@ -212,6 +213,21 @@ abstract class PinSemanticsSuite extends PinSemanticsSupport {
             assertCleanAutocommitSession(borrowB(ds, List.of()), aBackend);
         }
         assertCommitted(ds, List.of(B_ROW));
+    }
+
+    @Test
+    void aResultSetUsedAfterItsStatementClosedLendsNothingAndPinsNothing() throws Exception {
+        LoomPoolDataSource ds = dataSource(1);
+        try (Connection a = ds.getConnection()) {
+            Statement st = a.createStatement();
+            ResultSet rs = st.executeQuery(sql("SELECT 1"));
+            st.close();
+            assertThatThrownBy(() -> rs.unwrap(driverResultSetType()))
+                    .as("its connection went back to the pool: refused, not a NullPointerException")
+                    .isInstanceOf(SQLException.class);
+            assertNotPinned(a, "a refused unwrap");
+        }
+        assertCommitted(ds, List.of());
     }
 
     @Test

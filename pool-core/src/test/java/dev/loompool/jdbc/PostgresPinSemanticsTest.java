@@ -2,10 +2,14 @@ package dev.loompool.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.sql.Array;
 import java.sql.Connection;
+import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -69,12 +73,12 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
 
     @Override
     String driverObjectQuery() {
-        return "SELECT ARRAY[1, 2, 3]";
+        return "SELECT '<a/>'::xml";
     }
 
     @Override
     Object readDriverObject(ResultSet rs) throws SQLException {
-        return rs.getArray(1);
+        return rs.getSQLXML(1);
     }
 
     @Test
@@ -90,6 +94,96 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
             assertThat(loom(a).pinReasons()).containsExactly(PinReason.EXPLICIT);
             assertBMustWait(ds, "A holds the driver's array, read through getObject");
             assertThat((Object[]) ((java.sql.Array) value).getArray()).containsExactly("x", "y");
+        }
+        assertCommitted(ds, List.of());
+    }
+
+    /** A reaches the driver's connection through an array, as pgjdbc lets any caller: never reused. */
+    @FunctionalInterface
+    interface ArrayOf {
+        Array read(Connection a) throws SQLException;
+    }
+
+    private void anArrayExposesTheConnection(ArrayOf arrayOf) throws Exception {
+        LoomPoolDataSource ds = dataSource(1);
+        long aBackend;
+        try (Connection a = ds.getConnection()) {
+            aBackend = backend(a);
+            Connection driver = arrayOf.read(a).getResultSet().getStatement().getConnection();
+            assertThat(driver).as("the driver's connection (test premise)").isInstanceOf(org.postgresql.PGConnection.class);
+            try (Statement raw = driver.createStatement()) {
+                raw.execute("SET app.tenant = 'tenant-A'");
+            }
+            assertThat(loom(a).pinReasons()).containsExactly(PinReason.EXPLICIT);
+            assertBMustWait(ds, "A holds an array, which reaches the driver's connection");
+        }
+        Probe tenant = new Probe("SELECT coalesce(current_setting('app.tenant', true), 'none')", "tenant-A");
+        BView b = borrowB(ds, List.of(tenant.sql()));
+        assertThat(b.backend()).as("what went through the driver's connection is unknown: closed, not reused")
+                .isNotEqualTo(aBackend);
+        assertThat(b.answers().get(tenant.sql())).isEqualTo("none");
+        assertCommitted(ds, List.of(B_ROW));
+    }
+
+    @Test
+    void anArrayReadFromAResultSetExposesItsConnectionWhichIsNotReused() throws Exception {
+        anArrayExposesTheConnection(a -> {
+            try (Statement st = a.createStatement(); ResultSet rs = st.executeQuery("SELECT ARRAY[1, 2]")) {
+                assertThat(rs.next()).isTrue();
+                return rs.getArray(1);
+            }
+        });
+    }
+
+    @Test
+    void anArrayTheHandleCreatedExposesItsConnectionWhichIsNotReused() throws Exception {
+        anArrayExposesTheConnection(a -> a.createArrayOf("int4", new Object[] {1, 2}));
+    }
+
+    @Test
+    void unpinLeavesThePinOfAnArrayAStillHolds() throws Exception {
+        LoomPoolDataSource ds = dataSource(1);
+        try (Connection a = ds.getConnection()) {
+            Array array = a.createArrayOf("int4", new Object[] {1, 2});
+            loom(a).pin();
+            loom(a).unpin();
+            assertThat(loom(a).pinReasons()).as("the array still reaches the connection").containsExactly(PinReason.EXPLICIT);
+            assertBMustWait(ds, "A still holds an array");
+            assertThat((Object[]) array.getArray()).containsExactly(1, 2);
+        }
+        assertCommitted(ds, List.of());
+    }
+
+    /**
+     * pgjdbc's result-set metadata queries the connection when asked (isNullable, base names): kept
+     * after its statement closed, it must not run in B's session or transaction. It pins.
+     */
+    @Test
+    void resultSetMetaDataKeptAfterItsStatementClosedKeepsAnotherBorrowerOut() throws Exception {
+        LoomPoolDataSource ds = dataSource(1);
+        try (Connection a = ds.getConnection()) {
+            ResultSetMetaData md;
+            try (Statement st = a.createStatement(); ResultSet rs = st.executeQuery("SELECT id FROM " + table)) {
+                md = rs.getMetaData();
+            }
+            assertThat(loom(a).pinReasons()).containsExactly(PinReason.EXPLICIT);
+            assertBMustWait(ds, "A holds result-set metadata that queries its connection");
+            assertThat(md.isNullable(1)).isEqualTo(ResultSetMetaData.columnNoNulls);
+        }
+        assertCommitted(ds, List.of());
+    }
+
+    @Test
+    void parameterMetaDataKeptAfterItsStatementClosedKeepsAnotherBorrowerOut() throws Exception {
+        LoomPoolDataSource ds = dataSource(1);
+        try (Connection a = ds.getConnection()) {
+            ParameterMetaData md;
+            try (PreparedStatement ps = a.prepareStatement("SELECT id FROM " + table + " WHERE id = ?")) {
+                md = ps.getParameterMetaData();
+            }
+            assertThat(loom(a).pinReasons()).containsExactly(PinReason.EXPLICIT);
+            assertBMustWait(ds, "A holds parameter metadata that queries its connection");
+            assertThat(md.getParameterTypeName(1)).isEqualTo("int4");
         }
         assertCommitted(ds, List.of());
     }

@@ -164,20 +164,38 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         return new DelegatingDatabaseMetaData(this);
     }
 
-    final <T> T pinned(T value) {
-        pins.add(PinReason.EXPLICIT);
-        physical.markLendingDriverObjects();
+    /**
+     * A driver object that may still talk to the connection is handed out (a LOB, result-set or
+     * parameter metadata): the connection is pinned until close, then reset and reused.
+     */
+    final <T> T pinned(T value) throws SQLException {
+        lend().markLendingDriverObjects();
         return value;
     }
 
     /**
-     * The driver's own object is handed out: SQL and settings through it bypass the pool, so the
+     * The driver's own object is handed out, or one that hands out the driver's connection (an
+     * array's {@code getResultSet()} does): SQL and settings through it bypass the pool, so the
      * connection is pinned until close and then closed, not reused.
      */
-    final <T> T exposed(T value) {
-        pins.add(PinReason.EXPLICIT);
-        physical.markExposed();
+    final <T> T exposed(T value) throws SQLException {
+        lend().markExposed();
         return value;
+    }
+
+    /**
+     * The connection a driver object is lent from, pinned. A result set read after its statement
+     * closed may hand out such an object with nothing bound: refused, pinning nothing.
+     */
+    private PhysicalConnection lend() throws SQLException {
+        PhysicalConnection p = physical;
+        if (p == null) {
+            throw new SQLException("pool '" + pool.name + "': the statement of this result set was closed and its "
+                    + "connection went back to the pool; read LOBs, arrays and metadata while the statement is open",
+                    "HY010");
+        }
+        pins.add(PinReason.EXPLICIT);
+        return p;
     }
 
     // ---- transactions ------------------------------------------------------------------------------
@@ -221,10 +239,14 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         }
     }
 
+    /** Ends the pin of {@link #pin()} only: a driver object lent out keeps its pin until close. */
     @Override
     public final void unpin() {
         if (touchOwnerQuietly()) {
-            pins.remove(PinReason.EXPLICIT);
+            PhysicalConnection p = physical;
+            if (p == null || !p.state().lent()) {
+                pins.remove(PinReason.EXPLICIT);
+            }
             done();
         }
     }

@@ -37,7 +37,7 @@ abstract class LogicalResultSet implements ResultSet, Tracked {
     }
 
     /** A getter returned a driver object that may still talk to the connection: it pins. */
-    final <T> T live(T value) {
+    final <T> T live(T value) throws SQLException {
         return SessionCalls.live(owner.handle, value);
     }
 

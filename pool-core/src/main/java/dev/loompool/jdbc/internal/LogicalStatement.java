@@ -125,7 +125,7 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
     }
 
     /** A getter returned a driver object that may still talk to the connection: it pins. */
-    final <T> T live(T value) {
+    final <T> T live(T value) throws SQLException {
         return SessionCalls.live(handle, value);
     }
 

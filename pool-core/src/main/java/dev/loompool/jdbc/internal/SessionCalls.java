@@ -3,6 +3,8 @@ package dev.loompool.jdbc.internal;
 import java.sql.Array;
 import java.sql.Blob;
 import java.sql.Clob;
+import java.sql.ParameterMetaData;
+import java.sql.ResultSetMetaData;
 import java.sql.Connection;
 import java.sql.Ref;
 import java.sql.SQLClientInfoException;
@@ -90,18 +92,21 @@ final class SessionCalls {
     }
 
     /**
-     * What a statement's or result set's getter returned. A LOB, array or struct may still read
-     * through the connection (pgjdbc's large objects and arrays do): it pins, as one the handle
-     * created does. A result set, statement or connection (a refcursor from {@code getObject})
-     * is the driver's own: exposed.
+     * What a statement's or result set's getter returned. A LOB, struct, ref or metadata object
+     * may still read through the connection (pgjdbc's large objects do; its result-set and
+     * parameter metadata query the connection when asked): it pins, as one the handle created
+     * does. An array hands out the driver's connection (pgjdbc: {@code getResultSet().getStatement()
+     * .getConnection()}), and a result set, statement or connection (a refcursor from
+     * {@code getObject}) is the driver's own: exposed.
      */
-    static <T> T live(LogicalConnection h, T value) {
-        if (value instanceof Blob || value instanceof Clob || value instanceof Array || value instanceof SQLXML
-                || value instanceof Struct || value instanceof Ref) {
-            return h.pinned(value);
-        }
-        if (value instanceof java.sql.ResultSet || value instanceof Statement || value instanceof Connection) {
+    static <T> T live(LogicalConnection h, T value) throws SQLException {
+        if (value instanceof Array || value instanceof java.sql.ResultSet || value instanceof Statement
+                || value instanceof Connection) {
             return h.exposed(value);
+        }
+        if (value instanceof Blob || value instanceof Clob || value instanceof SQLXML || value instanceof Struct
+                || value instanceof Ref || value instanceof ResultSetMetaData || value instanceof ParameterMetaData) {
+            return h.pinned(value);
         }
         return value;
     }
