@@ -18,7 +18,9 @@ import java.util.Set;
  * hand-written superclass, and nothing calls down into it.
  *
  * <pre>
- *   HandleLife &lt;- LogicalConnection   &lt;- DelegatingConnection          (every call binds, then done())
+ *   HandleLife &lt;- LogicalConnection   &lt;- DelegatingConnection          (every call binds, then done();
+ *                                        a call that returns a statement only if it failed: the
+ *                                        statement pins)
  *   LogicalStatement&lt;S&gt;               &lt;- DelegatingStatement, DelegatingPreparedStatement,
  *                                        DelegatingCallableStatement   (touch(); SQL hooks around execute*)
  *   LogicalResultSet                   &lt;- DelegatingResultSet           (touch())
@@ -92,7 +94,11 @@ public final class DelegateGenerator {
             } else if (PINNING.contains(r)) {
                 call = "pinned(" + call + ")";
             }
-            out.method(m, JdbcMethods.bound(call, r, "throw error(e);"));
+            // A statement is tracked by its wrap hook and pins from then on: done() after it would
+            // release nothing, and on the hot path (P1) it was an out-of-line call every prepare.
+            boolean tracked = r == Statement.class || r == PreparedStatement.class || r == CallableStatement.class;
+            out.method(m, tracked ? JdbcMethods.boundTracked(call, r, "throw error(e);")
+                    : JdbcMethods.bound(call, r, "throw error(e);"));
         }
         out.write(dir);
     }

@@ -101,6 +101,17 @@ public final class JdbcMethods {
                 + "\n        } finally {\n            done();\n        }";
     }
 
+    /**
+     * {@link #bound} for a call whose result the handle tracks from then on (a statement, through
+     * the wrap hook): the tracked result pins the connection, so {@code done()} after it would
+     * release nothing. Only a call that did not return it (it threw) reports done.
+     */
+    public static String boundTracked(String call, Class<?> r, String onError) {
+        return "boolean tracked = false;\n        try {\n            " + r.getName() + " result = " + call
+                + ";\n            tracked = true;\n            return result;\n        } catch (java.sql.SQLException e) {\n            "
+                + onError + "\n        } finally {\n            if (!tracked) {\n                done();\n            }\n        }";
+    }
+
     /** Public instance methods, inherited ones included, in a stable order. */
     public static Method[] of(Class<?> iface) {
         return Arrays.stream(iface.getMethods())

@@ -131,6 +131,8 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     }
 
     // ---- the wrappers the generated methods ask for ------------------------------------------------
+    // Each tracks the statement it returns, which pins the connection until it is closed: the
+    // generated caller therefore calls done() only when it did not get the statement (it threw).
 
     final Statement wrapStatement(Statement s) {
         DelegatingStatement wrapped = new DelegatingStatement(this, s, SqlEffect.NONE);
@@ -139,13 +141,18 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     }
 
     final PreparedStatement wrapPrepared(PreparedStatement s, String sql) {
-        DelegatingPreparedStatement wrapped = new DelegatingPreparedStatement(this, s, classifier().classify(sql));
+        // Classified before the wrapper is allocated, not as a constructor argument (which runs after
+        // the allocation): then nothing that may allocate comes between the allocation and the
+        // constructor's stores, and the JIT writes them without GC barriers. On every prepare (P1).
+        SqlEffect effect = classifier().classify(sql);
+        DelegatingPreparedStatement wrapped = new DelegatingPreparedStatement(this, s, effect);
         track(wrapped);
         return wrapped;
     }
 
     final CallableStatement wrapCallable(CallableStatement s, String sql) {
-        DelegatingCallableStatement wrapped = new DelegatingCallableStatement(this, s, classifier().classify(sql));
+        SqlEffect effect = classifier().classify(sql); // before the allocation, as in wrapPrepared
+        DelegatingCallableStatement wrapped = new DelegatingCallableStatement(this, s, effect);
         track(wrapped);
         return wrapped;
     }
@@ -160,16 +167,12 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         return new DelegatingDatabaseMetaData(this);
     }
 
-    final DatabaseMetaData wrapMetaData(DatabaseMetaData m) {
-        return new DelegatingDatabaseMetaData(this);
-    }
-
     /**
      * A driver object that may still talk to the connection is handed out (a LOB, result-set or
      * parameter metadata): the connection is pinned until close, then reset and reused.
      */
     final <T> T pinned(T value) throws SQLException {
-        lend().markLendingDriverObjects();
+        SessionCalls.lend(this).markLendingDriverObjects();
         return value;
     }
 
@@ -179,23 +182,8 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
      * connection is pinned until close and then closed, not reused.
      */
     final <T> T exposed(T value) throws SQLException {
-        lend().markExposed();
+        SessionCalls.lend(this).markExposed();
         return value;
-    }
-
-    /**
-     * The connection a driver object is lent from, pinned. A result set read after its statement
-     * closed may hand out such an object with nothing bound: refused, pinning nothing.
-     */
-    private PhysicalConnection lend() throws SQLException {
-        PhysicalConnection p = physical;
-        if (p == null) {
-            throw new SQLException("pool '" + pool.name + "': the statement of this result set was closed and its "
-                    + "connection went back to the pool; read LOBs, arrays and metadata while the statement is open",
-                    "HY010");
-        }
-        pins.add(PinReason.EXPLICIT);
-        return p;
     }
 
     // ---- transactions ------------------------------------------------------------------------------

@@ -1,12 +1,13 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.PinReason;
 import java.sql.Array;
 import java.sql.Blob;
 import java.sql.Clob;
-import java.sql.ParameterMetaData;
-import java.sql.ResultSetMetaData;
 import java.sql.Connection;
+import java.sql.ParameterMetaData;
 import java.sql.Ref;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLClientInfoException;
 import java.sql.SQLException;
 import java.sql.SQLXML;
@@ -89,6 +90,21 @@ final class SessionCalls {
 
     private static String kind(Wrapper self) {
         return self instanceof java.sql.ResultSet ? "result set" : "statement";
+    }
+
+    /**
+     * The connection a driver object is lent from, pinned. A result set read after its statement
+     * closed may hand out such an object with nothing bound: refused, pinning nothing.
+     */
+    static PhysicalConnection lend(LogicalConnection h) throws SQLException {
+        PhysicalConnection p = h.physical;
+        if (p == null) {
+            throw new SQLException("pool '" + h.pool.name + "': the statement of this result set was closed and its "
+                    + "connection went back to the pool; read LOBs, arrays and metadata while the statement is open",
+                    "HY010");
+        }
+        h.pins.add(PinReason.EXPLICIT);
+        return p;
     }
 
     /**
