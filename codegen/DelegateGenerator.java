@@ -89,6 +89,9 @@ public final class DelegateGenerator {
                 call = "wrapPrepared(" + call + ", " + sql + ")";
             } else if (r == CallableStatement.class) {
                 call = "wrapCallable(" + call + ", " + sql + ")";
+            } else if (m.getName().equals("getTypeMap") || m.getName().equals("getClientInfo") && r != String.class) {
+                // pgjdbc hands out the map it keeps: a put into it would reach every later borrower
+                call = "SessionCalls.copyOf(" + call + ")";
             } else if (r == java.sql.Array.class) {
                 call = "exposed(" + call + ")"; // its getResultSet() hands out the driver's connection
             } else if (PINNING.contains(r)) {

@@ -231,6 +231,40 @@ abstract class PinSemanticsSuite extends PinSemanticsSupport {
     }
 
     @Test
+    void aResultSetOfAClosedStatementLendsNothingFromTheConnectionBoundNow() throws Exception {
+        LoomPoolDataSource ds = dataSource(1);
+        try (Connection a = ds.getConnection()) {
+            Statement st = a.createStatement();
+            ResultSet rs = st.executeQuery(sql("SELECT 1"));
+            st.close();
+            a.setAutoCommit(false);
+            run(a, insert(1)); // bound again, maybe to another connection than the one rs came from
+            assertThatThrownBy(() -> rs.unwrap(driverResultSetType())).isInstanceOf(SQLException.class);
+            assertThat(loom(a).pinReasons()).containsExactly(PinReason.TRANSACTION);
+            a.rollback();
+        }
+        assertCommitted(ds, List.of());
+    }
+
+    /** pgjdbc hands out the type map and client info it keeps: a put into them would reach B. */
+    @Test
+    void theTypeMapAndClientInfoAHandleReadsAreCopiesSoNothingPutIntoThemReachesB() throws Exception {
+        LoomPoolDataSource ds = dataSource(1);
+        try (Connection a = ds.getConnection()) {
+            a.getTypeMap().put("leak_type", String.class);
+            a.getClientInfo().setProperty("ApplicationName", "leak-A");
+            assertNotPinned(a, "reading the type map and client info");
+        }
+        String bSaw = onAnotherThread(() -> {
+            try (Connection b = ds.getConnection()) {
+                return b.getTypeMap() + " " + b.getClientInfo();
+            }
+        });
+        assertThat(bSaw).doesNotContain("leak_type").doesNotContain("leak-A");
+        assertCommitted(ds, List.of());
+    }
+
+    @Test
     void aFrameworkTransactionKeepsAnotherBorrowerOutUntilItEnds() throws Exception {
         LoomPoolDataSource ds = dataSource(1);
         try (Connection a = ds.getConnection()) {

@@ -166,7 +166,7 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
             try (Statement st = a.createStatement(); ResultSet rs = st.executeQuery("SELECT id FROM " + table)) {
                 md = rs.getMetaData();
             }
-            assertThat(loom(a).pinReasons()).containsExactly(PinReason.EXPLICIT);
+            assertThat(loom(a).pinReasons()).containsExactly(PinReason.STATEMENT);
             assertBMustWait(ds, "A holds result-set metadata that queries its connection");
             assertThat(md.isNullable(1)).isEqualTo(ResultSetMetaData.columnNoNulls);
         }
@@ -181,11 +181,31 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
             try (PreparedStatement ps = a.prepareStatement("SELECT id FROM " + table + " WHERE id = ?")) {
                 md = ps.getParameterMetaData();
             }
-            assertThat(loom(a).pinReasons()).containsExactly(PinReason.EXPLICIT);
+            assertThat(loom(a).pinReasons()).containsExactly(PinReason.STATEMENT);
             assertBMustWait(ds, "A holds parameter metadata that queries its connection");
             assertThat(md.getParameterTypeName(1)).isEqualTo("int4");
         }
         assertCommitted(ds, List.of());
+    }
+
+    /** Metadata pins like a statement, not like a lent object: a handle dropped with it is reclaimed. */
+    @Test
+    void aHandleDroppedAfterReadingMetadataIsStillReclaimed() throws Exception {
+        LoomPoolDataSource ds = dataSource(1);
+        readMetadataAndDrop(ds);
+        ReclaimerWaits.gcUntil("the dropped handle is reclaimed", () -> ds.getReclaimedConnections() == 1);
+        assertThat(ds.getPool().stats().inUse()).isZero();
+        assertThat(ds.getOpenHandles()).isZero();
+        assertCommitted(ds, List.of());
+    }
+
+    private void readMetadataAndDrop(LoomPoolDataSource ds) throws SQLException {
+        Connection a = ds.getConnection();
+        try (Statement st = a.createStatement(); ResultSet rs = st.executeQuery("SELECT id FROM " + table)) {
+            assertThat(rs.getMetaData().getColumnCount()).isEqualTo(1);
+        }
+        assertThat(loom(a).isBound()).as("the metadata pins (test premise)").isTrue();
+        // dropped without close
     }
 
     // ---- case 2: transactions the SQL classifier cannot see ------------------------------------------

@@ -54,6 +54,12 @@ abstract class LogicalDatabaseMetaData extends ResultSetOwner implements Databas
         return null;
     }
 
+    /** Metadata binds per call and is never closed: its result sets pin by themselves. */
+    @Override
+    final boolean ownerClosed() {
+        return false;
+    }
+
     @Override
     final void resultSetClosed(LogicalResultSet rs) {
         handle.untrack(rs);

@@ -38,12 +38,13 @@ abstract class LogicalResultSet implements ResultSet, Tracked {
 
     /** A getter returned a driver object that may still talk to the connection: it pins. */
     final <T> T live(T value) throws SQLException {
-        return SessionCalls.live(owner.handle, value);
+        return SessionCalls.live(owner.handle, value, owner.ownerClosed());
     }
 
     @Override
     public final <T> T unwrap(Class<T> iface) throws SQLException {
-        return SessionCalls.unwrap(owner.handle, this, delegate, state == WrapperState.CLOSED, iface);
+        return SessionCalls.unwrap(owner.handle, this, delegate, state == WrapperState.CLOSED || owner.ownerClosed(),
+                iface);
     }
 
     @Override

@@ -80,6 +80,11 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
     }
 
     @Override
+    final boolean ownerClosed() {
+        return state == WrapperState.CLOSED;
+    }
+
+    @Override
     final Statement statementOf() {
         return this;
     }
@@ -126,7 +131,7 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
 
     /** A getter returned a driver object that may still talk to the connection: it pins. */
     final <T> T live(T value) throws SQLException {
-        return SessionCalls.live(handle, value);
+        return SessionCalls.live(handle, value, state == WrapperState.CLOSED);
     }
 
     /** Before SQL text runs: a BEGIN or a SET pins at once, even if it then fails. */

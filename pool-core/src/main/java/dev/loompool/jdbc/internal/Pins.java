@@ -164,6 +164,13 @@ final class Pins {
         more.add(t);
     }
 
+    /** Tracks {@code t} unless it is tracked already. */
+    void trackOnce(Tracked t) {
+        if (first != t && (more == null || !more.contains(t))) {
+            track(t);
+        }
+    }
+
     /** Removes {@code t} by identity (wrappers may delegate equals); false if it was not tracked. */
     boolean untrack(Tracked t) {
         if (first == t) {

@@ -21,4 +21,7 @@ abstract class ResultSetOwner {
 
     /** One of its result sets was closed by its user. */
     abstract void resultSetClosed(LogicalResultSet rs);
+
+    /** Whether it was closed: then its result sets lend nothing (their connection may be another's now). */
+    abstract boolean ownerClosed();
 }

@@ -15,6 +15,7 @@ import java.sql.Statement;
 import java.sql.Struct;
 import java.sql.Wrapper;
 import java.util.Map;
+import java.util.Properties;
 
 /**
  * The calls of a logical connection that need a physical connection only for a moment, or that
@@ -99,12 +100,17 @@ final class SessionCalls {
     static PhysicalConnection lend(LogicalConnection h) throws SQLException {
         PhysicalConnection p = h.physical;
         if (p == null) {
-            throw new SQLException("pool '" + h.pool.name + "': the statement of this result set was closed and its "
-                    + "connection went back to the pool; read LOBs, arrays and metadata while the statement is open",
-                    "HY010");
+            throw refused(h);
         }
         h.pins.add(PinReason.EXPLICIT);
         return p;
+    }
+
+    /** A result set read after its statement closed: its connection went back, nothing is lent from it. */
+    static SQLException refused(LogicalConnection h) {
+        return new SQLException("pool '" + h.pool.name + "': the statement of this result set was closed and its "
+                + "connection went back to the pool; read LOBs, arrays and metadata while the statement is open",
+                "HY010");
     }
 
     /**
@@ -115,16 +121,44 @@ final class SessionCalls {
      * .getConnection()}), and a result set, statement or connection (a refcursor from
      * {@code getObject}) is the driver's own: exposed.
      */
-    static <T> T live(LogicalConnection h, T value) throws SQLException {
-        if (value instanceof Array || value instanceof java.sql.ResultSet || value instanceof Statement
-                || value instanceof Connection) {
+    static <T> T live(LogicalConnection h, T value, boolean ownerClosed) throws SQLException {
+        boolean exposes = value instanceof Array || value instanceof java.sql.ResultSet || value instanceof Statement
+                || value instanceof Connection;
+        boolean lends = value instanceof Blob || value instanceof Clob || value instanceof SQLXML
+                || value instanceof Struct || value instanceof Ref;
+        boolean metadata = value instanceof ResultSetMetaData || value instanceof ParameterMetaData;
+        if (!exposes && !lends && !metadata) {
+            return value;
+        }
+        if (ownerClosed || h.physical == null) {
+            // Its statement closed: the connection it came from went back, and what is bound now
+            // may be another one. Nothing is lent from it.
+            throw refused(h);
+        }
+        if (exposes) {
             return h.exposed(value);
         }
-        if (value instanceof Blob || value instanceof Clob || value instanceof SQLXML || value instanceof Struct
-                || value instanceof Ref || value instanceof ResultSetMetaData || value instanceof ParameterMetaData) {
+        if (lends) {
             return h.pinned(value);
         }
+        // Metadata is like an open statement, not a lent object: it ends with the handle, and a
+        // handle dropped without close is still reclaimed.
+        h.pins.trackOnce(Tracked.METADATA);
         return value;
+    }
+
+    /** Copies of what the driver keeps live (pgjdbc's type map and client info): changes go through the setters. */
+    static <K, V> Map<K, V> copyOf(Map<K, V> live) {
+        return live == null ? null : new java.util.HashMap<>(live);
+    }
+
+    static Properties copyOf(Properties live) {
+        if (live == null) {
+            return null;
+        }
+        Properties copy = new Properties();
+        copy.putAll(live);
+        return copy;
     }
 
     static boolean isWrapperFor(LogicalConnection h, Class<?> iface) throws SQLException {
