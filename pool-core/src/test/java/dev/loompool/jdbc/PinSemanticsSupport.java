@@ -2,6 +2,7 @@ package dev.loompool.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loompool.CircuitBreakerState;
 import dev.loompool.ServiceUnavailableException;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -19,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -285,6 +287,37 @@ abstract class PinSemanticsSupport {
     static void assertNotPinned(Connection a, String after) throws SQLException {
         assertThat(loom(a).pinReasons()).as("pin reasons after %s", after).isEmpty();
         assertThat(loom(a).isBound()).as("A's handle still bound after %s", after).isFalse();
+    }
+
+    // ---- six borrows in a row (issue 10, case 5) ----------------------------------------------------
+
+    /** One borrow of {@link #sixRounds}: what A does with its handle, inserting {@code row}. */
+    @FunctionalInterface
+    interface Round {
+        void run(Connection c, int row) throws SQLException;
+    }
+
+    /** Six borrows in a row on a one-connection pool; each round's backend id, or how it failed. */
+    List<String> sixRounds(LoomPoolDataSource ds, Round round) {
+        List<String> rounds = new ArrayList<>();
+        for (int row = 1; row <= 6; row++) {
+            try (Connection c = ds.getConnection()) {
+                rounds.add("backend " + backend(c));
+                round.run(c, row);
+            } catch (SQLException e) {
+                rounds.add("round " + row + " failed: " + e);
+            }
+        }
+        return rounds;
+    }
+
+    void assertOneHealthyConnection(LoomPoolDataSource ds, List<String> rounds) {
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(rounds).as("each round's backend: one connection, reused, never destroyed")
+                    .containsOnly(rounds.get(0));
+            soft.assertThat(ds.getPool().state()).as("circuit breaker on a healthy database")
+                    .isEqualTo(CircuitBreakerState.ACTIVE);
+        });
     }
 
     // ---- scenarios the dialect tests share -----------------------------------------------------------
