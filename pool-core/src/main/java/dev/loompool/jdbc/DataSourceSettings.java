@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -36,6 +37,11 @@ public abstract class DataSourceSettings {
     private Duration leakDetectionThreshold = Duration.ZERO;
     private boolean reclaimOnOwnerExit;
     private ReleaseMode releaseMode = ReleaseMode.STATEMENT;
+    private ServerPooler serverPooler = ServerPooler.NONE;
+    private List<String> replicas = List.of();
+    private Integer replicaMinSize;
+    private Integer replicaMaxSize;
+    private boolean replicaFallbackToPrimary = true;
     private String poolName;
     private String connectionInitSql;
     private Boolean autoCommit;
@@ -48,6 +54,7 @@ public abstract class DataSourceSettings {
     private PoolClock clock = PoolClock.SYSTEM;
     private BindObserver bindObserver;
     private final List<PoolListener> poolListeners = new ArrayList<>(2);
+    private final List<Function<String, PoolListener>> replicaListeners = new ArrayList<>(1);
 
     /** Set once the pool has started, or the data source was closed: the settings no longer change. */
     private volatile boolean frozen;
@@ -257,6 +264,79 @@ public abstract class DataSourceSettings {
         return releaseMode;
     }
 
+    /** What stands between the pool and the database: {@link ServerPooler#NONE} (default) or a pooler in transaction mode. */
+    public void setServerPooler(ServerPooler serverPooler) {
+        checkNotStarted();
+        if (serverPooler == null) {
+            throw new IllegalArgumentException("serverPooler must be one of NONE, PGBOUNCER_TRANSACTION, was null");
+        }
+        this.serverPooler = serverPooler;
+    }
+
+    public ServerPooler getServerPooler() {
+        return serverPooler;
+    }
+
+    /**
+     * JDBC URLs of read replicas, each with a pool of its own ({@code <poolName>-replica-1}, …): a
+     * handle whose {@code readOnly} is true binds to one of them, in turn; everything else binds to
+     * the primary. They share the credentials, driver properties and timeouts. Default none.
+     */
+    public void setReplicas(List<String> replicas) {
+        checkNotStarted();
+        List<String> urls = replicas == null ? List.of() : List.copyOf(replicas);
+        for (int i = 0; i < urls.size(); i++) {
+            if (urls.get(i).isBlank()) {
+                throw new IllegalArgumentException("replicas[" + i + "] must be a JDBC URL, was blank");
+            }
+        }
+        this.replicas = urls;
+    }
+
+    public List<String> getReplicas() {
+        return replicas;
+    }
+
+    /** minSize of each replica's pool; the primary's unless set. */
+    public void setReplicaMinSize(Integer replicaMinSize) {
+        checkNotStarted();
+        if (replicaMinSize != null && replicaMinSize < 0) {
+            throw new IllegalArgumentException("replicaMinSize must be >= 0, was " + replicaMinSize);
+        }
+        this.replicaMinSize = replicaMinSize;
+    }
+
+    public Integer getReplicaMinSize() {
+        return replicaMinSize;
+    }
+
+    /** maxSize of each replica's pool; the primary's unless set. */
+    public void setReplicaMaxSize(Integer replicaMaxSize) {
+        checkNotStarted();
+        if (replicaMaxSize != null && replicaMaxSize < 1) {
+            throw new IllegalArgumentException("replicaMaxSize must be >= 1, was " + replicaMaxSize);
+        }
+        this.replicaMaxSize = replicaMaxSize;
+    }
+
+    public Integer getReplicaMaxSize() {
+        return replicaMaxSize;
+    }
+
+    /**
+     * Whether read-only work binds to the primary when no replica can give a connection (each is
+     * down, failing fast, or out of connections within the acquire timeout). Default true; false
+     * fails it with the replica's error.
+     */
+    public void setReplicaFallbackToPrimary(boolean replicaFallbackToPrimary) {
+        checkNotStarted();
+        this.replicaFallbackToPrimary = replicaFallbackToPrimary;
+    }
+
+    public boolean isReplicaFallbackToPrimary() {
+        return replicaFallbackToPrimary;
+    }
+
     public void setPoolName(String poolName) {
         checkNotStarted();
         this.poolName = poolName;
@@ -372,6 +452,23 @@ public abstract class DataSourceSettings {
 
     final List<PoolListener> poolListeners() {
         return poolListeners;
+    }
+
+    /**
+     * Adds a listener to each replica's pool (for its metrics): {@code forReplica} is asked at
+     * start, once per replica, with that pool's name ({@code <poolName>-replica-N}).
+     */
+    public void addReplicaPoolListeners(Function<String, PoolListener> forReplica) {
+        checkNotStarted();
+        replicaListeners.add(forReplica);
+    }
+
+    /** The listeners of the replica at {@code index} (0-based; its pool is named {@code -replica-(index + 1)}). */
+    final List<PoolListener> replicaListeners(int index) {
+        List<PoolListener> listeners = new ArrayList<>(replicaListeners.size());
+        String name = getPoolName() + "-replica-" + (index + 1);
+        replicaListeners.forEach(f -> listeners.add(f.apply(name)));
+        return listeners;
     }
 
     /** For tests: the clock that times idle, lifetime, leaks and the breaker. */

@@ -52,7 +52,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 throw new SQLException("LoomPoolDataSource '" + getPoolName() + "' is closed", "08003");
             }
             if (running == null) {
-                StartedPool started = StartedPool.start(this, clock(), poolListeners());
+                StartedPool started = StartedPool.start(this, clock(), poolListeners(), this::replicaListeners);
                 freeze(); // before the pool is published: nobody sees it running while settings still change
                 running = started;
                 log.info("loompool '{}' started: {}, min-size {}, max-size {}, release mode {}", getPoolName(),
@@ -95,6 +95,20 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
             throw new IllegalStateException("LoomPoolDataSource '" + getPoolName() + "' is not started");
         }
         return p.readOnlyView();
+    }
+
+    /**
+     * Read-only views of the replicas' pools ({@code <poolName>-replica-1}, …, in the order of
+     * {@link #setReplicas}): their stats and circuit breakers. Empty without replicas.
+     *
+     * @throws IllegalStateException before the pool is started
+     */
+    public List<Pool<?>> getReplicaPools() {
+        StartedPool p = running;
+        if (p == null) {
+            throw new IllegalStateException("LoomPoolDataSource '" + getPoolName() + "' is not started");
+        }
+        return p.replicaViews();
     }
 
     /** Whether the pool is started and not closed. */

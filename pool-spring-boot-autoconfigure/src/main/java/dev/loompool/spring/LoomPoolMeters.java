@@ -21,7 +21,15 @@ final class LoomPoolMeters implements PoolMeters, MeterBinder, DisposableBean {
     /** The meters of {@code ds}, bound now if a registry is already known; also its pool listener. */
     @Override
     public LoomPoolMetrics add(LoomPoolDataSource ds) {
-        LoomPoolMetrics metrics = new LoomPoolMetrics(ds);
+        return add(new LoomPoolMetrics(ds));
+    }
+
+    @Override
+    public LoomPoolMetrics addReplica(LoomPoolDataSource ds, String replicaName) {
+        return add(new LoomPoolMetrics(ds, replicaName));
+    }
+
+    private LoomPoolMetrics add(LoomPoolMetrics metrics) {
         lock.lock();
         try {
             pools.add(metrics);

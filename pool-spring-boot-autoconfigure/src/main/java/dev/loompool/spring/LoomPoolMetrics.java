@@ -1,6 +1,7 @@
 package dev.loompool.spring;
 
 import dev.loompool.CircuitBreakerState;
+import dev.loompool.Pool;
 import dev.loompool.PoolListener;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.PinReason;
@@ -28,6 +29,9 @@ import java.util.function.ToDoubleFunction;
 final class LoomPoolMetrics implements PoolListener, MeterBinder {
 
     private final LoomPoolDataSource dataSource;
+    /** The pool these meters are of: the data source's own, or one of its replicas' (DESIGN.md §7). */
+    private final String poolName;
+    private final boolean replica;
     private final List<Meter> registered = new CopyOnWriteArrayList<>();
     private volatile MeterRegistry registry;
     private volatile Tags tags = Tags.empty();
@@ -40,33 +44,55 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
     private final Queue<Long> createdBeforeBinding = new ConcurrentLinkedQueue<>();
 
     LoomPoolMetrics(LoomPoolDataSource dataSource) {
+        this(dataSource, null);
+    }
+
+    /** The meters of the replica pool {@code replicaName} of {@code dataSource}; null: of its primary. */
+    LoomPoolMetrics(LoomPoolDataSource dataSource, String replicaName) {
         this.dataSource = dataSource;
+        this.poolName = replicaName;
+        this.replica = replicaName != null;
+    }
+
+    /** The pool measured: the primary's view, or the replica's of that name. */
+    private Pool<?> pool(LoomPoolDataSource ds) {
+        if (!replica) {
+            return ds.getPool();
+        }
+        for (Pool<?> p : ds.getReplicaPools()) {
+            if (p.name().equals(poolName)) {
+                return p;
+            }
+        }
+        throw new IllegalStateException("no replica pool " + poolName);
     }
 
     @Override
     public void bindTo(MeterRegistry meterRegistry) {
         LoomPoolDataSource ds = dataSource;
-        Tags poolTags = Tags.of(LoomPoolMeter.POOL_NAME, ds.getPoolName());
+        Tags poolTags = Tags.of(LoomPoolMeter.POOL_NAME, replica ? poolName : ds.getPoolName());
         tags = poolTags;
         gauge(meterRegistry, LoomPoolMeter.COUNT, Tags.of(LoomPoolMeter.STATE, "idle"), ds,
-                d -> d.getPool().stats().idle());
+                d -> pool(d).stats().idle());
         gauge(meterRegistry, LoomPoolMeter.COUNT, Tags.of(LoomPoolMeter.STATE, "used"), ds,
-                d -> d.getPool().stats().inUse());
-        gauge(meterRegistry, LoomPoolMeter.MAX, Tags.empty(), ds, d -> d.getPool().stats().maxSize());
-        gauge(meterRegistry, LoomPoolMeter.IDLE_MIN, Tags.empty(), ds, d -> d.getPool().stats().minSize());
-        gauge(meterRegistry, LoomPoolMeter.PENDING_REQUESTS, Tags.empty(), ds, d -> d.getPool().stats().pending());
-        gauge(meterRegistry, LoomPoolMeter.HANDLES_OPEN, Tags.empty(), ds, LoomPoolDataSource::getOpenHandles);
-        for (PinReason reason : PinReason.values()) {
-            gauge(meterRegistry, LoomPoolMeter.PINNED, Tags.of("reason", lower(reason)), ds,
-                    d -> d.getPinnedConnections().get(reason));
-        }
+                d -> pool(d).stats().inUse());
+        gauge(meterRegistry, LoomPoolMeter.MAX, Tags.empty(), ds, d -> pool(d).stats().maxSize());
+        gauge(meterRegistry, LoomPoolMeter.IDLE_MIN, Tags.empty(), ds, d -> pool(d).stats().minSize());
+        gauge(meterRegistry, LoomPoolMeter.PENDING_REQUESTS, Tags.empty(), ds, d -> pool(d).stats().pending());
         for (CircuitBreakerState state : CircuitBreakerState.values()) {
             gauge(meterRegistry, LoomPoolMeter.BREAKER_STATE, Tags.of("state", lower(state)), ds,
-                    d -> d.getPool().state() == state ? 1 : 0);
+                    d -> pool(d).state() == state ? 1 : 0);
         }
-        registered.add(FunctionCounter.builder(LoomPoolMeter.RECLAIMED.meterName(), ds,
-                        LoomPoolDataSource::getReclaimedConnections)
-                .description(LoomPoolMeter.RECLAIMED.description()).tags(poolTags).register(meterRegistry));
+        if (!replica) { // handles belong to the data source, whichever pool they bind to
+            gauge(meterRegistry, LoomPoolMeter.HANDLES_OPEN, Tags.empty(), ds, LoomPoolDataSource::getOpenHandles);
+            for (PinReason reason : PinReason.values()) {
+                gauge(meterRegistry, LoomPoolMeter.PINNED, Tags.of("reason", lower(reason)), ds,
+                        d -> d.getPinnedConnections().get(reason));
+            }
+            registered.add(FunctionCounter.builder(LoomPoolMeter.RECLAIMED.meterName(), ds,
+                            LoomPoolDataSource::getReclaimedConnections)
+                    .description(LoomPoolMeter.RECLAIMED.description()).tags(poolTags).register(meterRegistry));
+        }
         createTime = keep(timer(LoomPoolMeter.CREATE_TIME).tags(poolTags).register(meterRegistry));
         waitTime = keep(timer(LoomPoolMeter.WAIT_TIME).tags(poolTags).register(meterRegistry));
         Long early;

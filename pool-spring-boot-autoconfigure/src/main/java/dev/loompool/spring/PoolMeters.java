@@ -12,4 +12,7 @@ interface PoolMeters {
 
     /** Registers the meters of {@code ds}; the listener that feeds its timers and counters. */
     PoolListener add(LoomPoolDataSource ds);
+
+    /** Registers the meters of the replica pool {@code replicaName} of {@code ds}; its listener. */
+    PoolListener addReplica(LoomPoolDataSource ds, String replicaName);
 }

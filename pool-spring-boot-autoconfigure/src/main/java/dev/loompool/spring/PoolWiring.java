@@ -81,7 +81,10 @@ final class PoolWiring implements BeanPostProcessor {
             logger.warn("loompool '" + ds.getPoolName() + "' (bean '" + beanName + "') was started before Spring"
                     + " could wire it: it has no Spring transaction pinning and no wait, use and create timers."
                     + " Let the pool start on its first getConnection() instead of calling start() in the bean method.");
-            meters.ifAvailable(m -> m.add(ds));
+            meters.ifAvailable(m -> {
+                m.add(ds);
+                ds.getReplicaPools().forEach(replica -> m.addReplica(ds, replica.name()));
+            });
             return;
         }
         if (ds.getBindObserver() == null) {
@@ -90,7 +93,10 @@ final class PoolWiring implements BeanPostProcessor {
                 ds.setBindObserver(observer);
             }
         }
-        meters.ifAvailable(m -> ds.addPoolListener(m.add(ds)));
+        meters.ifAvailable(m -> {
+            ds.addPoolListener(m.add(ds));
+            ds.addReplicaPoolListeners(replicaName -> m.addReplica(ds, replicaName));
+        });
     }
 
     /**

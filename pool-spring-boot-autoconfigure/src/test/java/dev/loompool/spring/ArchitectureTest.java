@@ -59,6 +59,7 @@ class ArchitectureTest {
             Map.entry("dev.loompool.jdbc.DataSourceSettings", "user: its JavaBean settings, as HikariConfig"),
             Map.entry("dev.loompool.jdbc.LoomConnection", "user: connection.unwrap(LoomConnection.class)"),
             Map.entry("dev.loompool.jdbc.ReleaseMode", "user: setReleaseMode"),
+            Map.entry("dev.loompool.jdbc.ServerPooler", "user: setServerPooler (DESIGN.md §7)"),
             Map.entry("dev.loompool.jdbc.PinReason", "user: LoomConnection.pinReasons()"),
             Map.entry("dev.loompool.jdbc.Credentials", "user: setCredentialsSupplier, for rotation"),
             Map.entry("dev.loompool.jdbc.HandleInfo", "user: LoomPoolDataSource.getBoundHandles()"),

@@ -166,6 +166,11 @@ final class ConnectionFactory {
         return sessionReset;
     }
 
+    /** The URL it connects to: the primary's, or a replica's. */
+    String url() {
+        return url;
+    }
+
     SqlClassifier classifier() {
         return classifier;
     }

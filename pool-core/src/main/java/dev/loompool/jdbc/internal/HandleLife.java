@@ -185,7 +185,7 @@ abstract class HandleLife {
     final void unbind() {
         PhysicalConnection p = physical;
         physical = null;
-        if (!pool.release(p)) {
+        if (!p.home.release(p)) {
             lost = true; // only the reclaimer takes a lease from under its handle
         }
     }
@@ -253,7 +253,7 @@ abstract class HandleLife {
             STATE.setRelease(this, HandleState.CLOSED);
             physical = null;
             finish(s); // its statements close before the connection goes back
-            pool.giveBack(p, lease); // the release check rolls back and resets what this handle changed
+            p.home.giveBack(p, lease); // the release check rolls back and resets what this handle changed
             return;
         }
         physical = null; // the reclaimer has the connection: whoever moves the state closes the handle
@@ -334,7 +334,7 @@ abstract class HandleLife {
             finish(was);
             if (p != null) {
                 physical = null;
-                pool.release(p); // unless the reclaimer already took it
+                p.home.release(p); // unless the reclaimer already took it
             }
         }
     }

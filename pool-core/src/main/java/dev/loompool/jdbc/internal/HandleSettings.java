@@ -1,6 +1,7 @@
 package dev.loompool.jdbc.internal;
 
 import java.sql.SQLException;
+import java.util.function.Consumer;
 
 /**
  * The JDBC settings of a logical connection ({@link LogicalConnection#own}): what the handle chose
@@ -35,6 +36,19 @@ final class HandleSettings {
         }
     }
 
+    /**
+     * Behind a pooler in transaction mode, a setting the driver sends as session SQL may only
+     * keep the pool's default (TransactionPooling).
+     */
+    static void checkBehindPooler(LogicalConnection h, Attr a, Consumer<Settings> value, String call)
+            throws SQLException {
+        Settings wanted = new Settings();
+        value.accept(wanted);
+        if (!defaults(h).same(wanted, a)) {
+            throw TransactionPooling.refusedSetting(h.pool, call);
+        }
+    }
+
     /** Where to read a setting from: the bound connection, else the handle's choice, else the defaults. */
     static Settings view(LogicalConnection h, Attr a) throws SQLException {
         h.ensureOpen();
@@ -45,6 +59,11 @@ final class HandleSettings {
         if (h.own != null && h.own.marked.contains(a)) {
             return h.own;
         }
+        return defaults(h);
+    }
+
+    /** The pool's defaults, as the first connection took them: one is made to learn them if none was. */
+    static Settings defaults(LogicalConnection h) throws SQLException {
         Settings defaults = h.pool.factory.learnedDefaults();
         if (defaults == null) { // no connection made yet: make one to learn them
             h.bind();

@@ -13,6 +13,7 @@ import dev.loompool.ServiceUnavailableException;
 import dev.loompool.jdbc.BindObserver;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.ReleaseMode;
+import dev.loompool.jdbc.ServerPooler;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
@@ -49,13 +50,20 @@ final class JdbcPool {
     final Pool<PhysicalConnection> pool;
     /** Every physical connection alive: what the reclaimer scans, a registration per connect, not per handle. */
     final Set<PhysicalConnection> connections = ConcurrentHashMap.newKeySet();
+    // The handles' counts: a replica's pool shares its primary's, since a handle binds to either.
     /** Handles that have used a connection and have not ended: see {@link LoomPoolDataSource#getOpenHandles()}. */
-    final LongAdder openHandles = new LongAdder();
+    final LongAdder openHandles;
     /** Watches set since the housekeeper's last scan, which takes them in (one per handle, set rarely). */
-    final ConcurrentLinkedQueue<HandleWatch> watches = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<HandleWatch> watches;
     final boolean reclaimOnOwnerExit;
-    final AtomicLong reclaimed = new AtomicLong();
-    final AtomicLong leaksReported = new AtomicLong();
+    final AtomicLong reclaimed;
+    final AtomicLong leaksReported;
+    /** Behind a pooler in transaction mode: session state is refused, and never reset (TransactionPooling). */
+    final boolean transactionPooler;
+    /** The handles' readOnly unless they set it: true routes them to the replicas. */
+    final boolean readOnlyByDefault;
+    /** The read replicas' pools, on the primary's; null without replicas, and on a replica's own. */
+    Replicas replicas;
     final int validationSeconds;
     private final int handOutValidationSeconds;
     private final long idleTimeoutNanos;
@@ -63,9 +71,19 @@ final class JdbcPool {
     private final String acquireTimeoutText;
     private final Reclaimer reclaimer;
 
-    JdbcPool(LoomPoolDataSource config, ConnectionFactory factory, PoolClock clock, List<PoolListener> listeners)
-            throws SQLException {
-        this.name = config.getPoolName();
+    /**
+     * A primary's pool ({@code primary} null), or a replica's, named {@code name}, which shares the
+     * primary's handle counts.
+     */
+    JdbcPool(LoomPoolDataSource config, ConnectionFactory factory, PoolClock clock, List<PoolListener> listeners,
+            String name, int minSize, int maxSize, JdbcPool primary) throws SQLException {
+        this.name = name;
+        this.openHandles = primary == null ? new LongAdder() : primary.openHandles;
+        this.watches = primary == null ? new ConcurrentLinkedQueue<>() : primary.watches;
+        this.reclaimed = primary == null ? new AtomicLong() : primary.reclaimed;
+        this.leaksReported = primary == null ? new AtomicLong() : primary.leaksReported;
+        this.transactionPooler = config.getServerPooler() == ServerPooler.PGBOUNCER_TRANSACTION;
+        this.readOnlyByDefault = Boolean.TRUE.equals(config.getReadOnly());
         this.releaseMode = config.getReleaseMode();
         this.bindObserver = config.getBindObserver();
         this.clock = clock;
@@ -76,12 +94,12 @@ final class JdbcPool {
         this.validationSeconds = (int) Math.max(1, config.getValidationTimeout().toSeconds());
         this.handOutValidationSeconds = handOutValidationSeconds(validationSeconds, config.getAcquireTimeout());
         this.idleTimeoutNanos = config.getIdleTimeout().toNanos();
-        this.minSize = config.getMinSize();
+        this.minSize = minSize;
         this.acquireTimeoutText = config.getAcquireTimeout().toMillis() + " ms";
         var builder = Pool.builder(this::connect)
                 .name(name)
-                .minSize(config.getMinSize())
-                .maxSize(config.getMaxSize())
+                .minSize(minSize)
+                .maxSize(maxSize)
                 .acquireTimeout(config.getAcquireTimeout())
                 .healthcheckInterval(config.getHealthcheckInterval())
                 .clock(clock)
@@ -98,7 +116,7 @@ final class JdbcPool {
             this.pool = builder.build();
         } catch (PoolException e) { // its cause is what the factory threw, already masked
             throw factory.secrets().mask(new SQLException("pool '" + name + "': could not open its minSize="
-                    + config.getMinSize() + " connections to " + JdbcUrls.redact(config.getJdbcUrl()) + ": "
+                    + minSize + " connections to " + JdbcUrls.redact(factory.url()) + ": "
                     + e.getCause().getMessage(), e.getCause() instanceof SQLException s ? s.getSQLState() : "08001",
                     e.getCause()));
         }
@@ -109,6 +127,7 @@ final class JdbcPool {
 
     private PhysicalConnection connect() throws SQLException {
         PhysicalConnection p = factory.create();
+        p.home = this;
         connections.add(p);
         return p;
     }
@@ -239,6 +258,9 @@ final class JdbcPool {
 
     private void resetSession(PhysicalConnection p) throws SQLException, Retired {
         SessionReset sessionReset = factory.sessionReset();
+        if (transactionPooler) { // PgBouncer resets its own server connections; a DISCARD ALL here would reach another's
+            throw new Retired("session state behind a pooler in transaction mode is not reset, the connection is closed");
+        }
         if (!sessionReset.supported()) {
             throw new Retired("session state cannot be reset on this database");
         }
@@ -379,6 +401,9 @@ final class JdbcPool {
     }
 
     void close() {
+        if (replicas != null) {
+            replicas.close();
+        }
         reclaimer.stop();
         try {
             pool.close();

@@ -180,7 +180,7 @@ final class JdbcUrls {
         return copy;
     }
 
-    private static void setUnlessGiven(String url, Properties properties, String key, String value) {
+    static void setUnlessGiven(String url, Properties properties, String key, String value) {
         for (String given : properties.stringPropertyNames()) {
             if (given.equalsIgnoreCase(key)) {
                 return;

@@ -51,7 +51,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
             throw new SQLException("pool '" + pool.name + "': the connection broke inside a transaction, "
                     + "which is lost; call rollback() before going on", "08003");
         }
-        var lease = pool.acquire();
+        var lease = pool.replicas != null && readOnlyWork() ? pool.replicas.acquire(pool) : pool.acquire();
         p = lease.resource();
         if (own != null) {
             try {
@@ -77,6 +77,11 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
             pool.bindObserver.bound(this);
         }
         return p.raw;
+    }
+
+    /** Whether this unit of work goes to a replica: the handle's readOnly, else the pool's default. */
+    private boolean readOnlyWork() {
+        return own != null && own.marked.contains(Attr.READ_ONLY) ? own.readOnly : pool.readOnlyByDefault;
     }
 
     /** After every bound call: the handle releases the physical connection if nothing pins it. */
@@ -140,21 +145,39 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         return wrapped;
     }
 
-    final PreparedStatement wrapPrepared(PreparedStatement s, String sql) {
+    final PreparedStatement wrapPrepared(PreparedStatement s, String sql) throws SQLException {
         // Classified before the wrapper is allocated, not as a constructor argument (which runs after
         // the allocation): then nothing that may allocate comes between the allocation and the
         // constructor's stores, and the JIT writes them without GC barriers. On every prepare (P1).
-        SqlEffect effect = classifier().classify(sql);
+        SqlEffect effect = behindPooler(classifier().classify(sql), sql, s);
         DelegatingPreparedStatement wrapped = new DelegatingPreparedStatement(this, s, effect);
         track(wrapped);
         return wrapped;
     }
 
-    final CallableStatement wrapCallable(CallableStatement s, String sql) {
-        SqlEffect effect = classifier().classify(sql); // before the allocation, as in wrapPrepared
+    final CallableStatement wrapCallable(CallableStatement s, String sql) throws SQLException {
+        SqlEffect effect = behindPooler(classifier().classify(sql), sql, s); // before the allocation, as in wrapPrepared
         DelegatingCallableStatement wrapped = new DelegatingCallableStatement(this, s, effect);
         track(wrapped);
         return wrapped;
+    }
+
+    /**
+     * Session SQL behind a pooler in transaction mode is refused when prepared (the driver's
+     * statement {@code s} is closed); the common statement pays one flag test.
+     */
+    final SqlEffect behindPooler(SqlEffect effect, String sql, Statement s) throws SQLException {
+        if (!effect.session || !pool.transactionPooler) {
+            return effect;
+        }
+        try {
+            return TransactionPooling.check(pool, effect, sql);
+        } catch (SQLException refused) {
+            if (s != null) {
+                Tracked.closeQuietly(s);
+            }
+            throw refused;
+        }
     }
 
     /**
@@ -270,6 +293,9 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final void setTransactionIsolation(int level) throws SQLException {
+        if (pool.transactionPooler) {
+            HandleSettings.checkBehindPooler(this, Attr.ISOLATION, w -> w.isolation = level, "setTransactionIsolation(" + level + ")");
+        }
         HandleSettings.chosen(this).isolation = level;
         HandleSettings.changed(this, Attr.ISOLATION);
     }
@@ -303,6 +329,9 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final void setSchema(String schema) throws SQLException {
+        if (pool.transactionPooler) {
+            HandleSettings.checkBehindPooler(this, Attr.SCHEMA, w -> w.schema = schema, "setSchema(" + schema + ")");
+        }
         HandleSettings.chosen(this).schema = schema;
         HandleSettings.changed(this, Attr.SCHEMA);
     }

@@ -136,7 +136,7 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
 
     /** Before SQL text runs: a BEGIN or a SET pins at once, even if it then fails. */
     final SqlEffect sqlBefore(String sql) throws SQLException {
-        return applyBefore(handle.classifier().classify(sql));
+        return applyBefore(handle.behindPooler(handle.classifier().classify(sql), sql, null));
     }
 
     /** Before a prepared statement runs, or a batch: its SQL was classified at prepare time. */

@@ -20,6 +20,8 @@ final class PhysicalConnection {
     private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", ConnectionState.class);
 
     final Connection raw;
+    /** The pool it belongs to (the primary's or a replica's), which it goes back to; set once, before it is first lent. */
+    JdbcPool home;
     /** How to read from the driver whether the server has a transaction open on {@link #raw}. */
     final WireState wire;
     /** {@code wire.readable()}, kept here: the release path asks it several times a cycle. */

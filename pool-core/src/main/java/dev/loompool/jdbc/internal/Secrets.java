@@ -56,8 +56,14 @@ final class Secrets {
 
     /** The passwords {@code ds} is configured with; a credentials supplier is not asked (the connect masks its password). */
     static Secrets of(LoomPoolDataSource ds) {
-        return of(ds.getJdbcUrl(), ds.getDataSourceProperties(),
+        Secrets secrets = of(ds.getJdbcUrl(), ds.getDataSourceProperties(),
                 ds.getCredentialsSupplier() == null ? ds.getPassword() : null);
+        for (String replica : ds.getReplicas()) {
+            for (String password : JdbcUrls.passwords(replica)) {
+                secrets = secrets.with(password);
+            }
+        }
+        return secrets;
     }
 
     /** The secrets of a URL, its driver properties, and a password (each may be null). */

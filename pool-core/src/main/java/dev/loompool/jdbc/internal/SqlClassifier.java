@@ -81,6 +81,7 @@ final class SqlClassifier {
     /** Every statement in turn: session state from any of them, the transaction as the last leaves it. */
     private static SqlEffect classify(SqlLexer t, SqlDialect dialect) {
         boolean session = false;
+        boolean known = false; // some statement's session state is certain, not only what a DO or CALL may leave
         Tx tx = Tx.SAME;
         boolean body = false; // after CREATE … BEGIN or BEGIN NOT ATOMIC: the rest is a block's body
         for (int start = 0; start < t.count(); ) {
@@ -91,6 +92,7 @@ final class SqlClassifier {
             if (end > start) {
                 SqlEffect e = statement(t, start, end, dialect);
                 session |= e.session;
+                known |= e.session && e != SqlEffect.OPAQUE;
                 if (!body && e.tx != Tx.SAME) {
                     tx = e.tx;
                 }
@@ -99,12 +101,12 @@ final class SqlClassifier {
             }
             start = end + 1;
         }
-        return SqlEffect.of(session, tx);
+        return session && !known && tx == Tx.OPEN ? SqlEffect.OPAQUE : SqlEffect.of(session, tx);
     }
 
     private static SqlEffect statement(SqlLexer t, int s, int e, SqlDialect dialect) {
         SqlEffect leading = leading(t, s, e, dialect);
-        if (!leading.session && touchesSession(t, s, e)) {
+        if ((!leading.session || leading == SqlEffect.OPAQUE) && touchesSession(t, s, e)) {
             return SqlEffect.of(true, leading.tx);
         }
         return leading;
@@ -123,7 +125,7 @@ final class SqlClassifier {
         }
         int n = s + 1;
         if (t.is(s, "BEGIN")) {
-            return t.is(n, "NOT") ? SqlEffect.SESSION_BEGIN : SqlEffect.BEGIN; // MariaDB BEGIN NOT ATOMIC: a block
+            return t.is(n, "NOT") ? SqlEffect.OPAQUE : SqlEffect.BEGIN; // MariaDB BEGIN NOT ATOMIC: a block
         }
         if (t.is(s, "START")) {
             return t.is(n, "TRANSACTION") ? SqlEffect.BEGIN : SqlEffect.NONE;
@@ -138,7 +140,9 @@ final class SqlClassifier {
             return set(t, s, e, dialect);
         }
         if (t.is(s, "CREATE")) {
-            return temporary(t, n) ? SqlEffect.SESSION : SqlEffect.NONE;
+            // PostgreSQL's ON COMMIT DROP: the table ends with the transaction, which pins anyway
+            return temporary(t, n) && !(dialect == SqlDialect.POSTGRES && onCommitDrop(t, n, e))
+                    ? SqlEffect.SESSION : SqlEffect.NONE;
         }
         if (t.is(s, "LOAD")) { // PostgreSQL LOAD 'library' stays loaded; MySQL LOAD DATA is plain DML
             return t.is(n, "DATA") || t.is(n, "XML") ? SqlEffect.NONE : SqlEffect.SESSION;
@@ -147,10 +151,16 @@ final class SqlClassifier {
             return contains(t, s, e, "LOCK") ? SqlEffect.SESSION : SqlEffect.NONE;
         }
         if (t.is(s, "EXECUTE")) {
-            return t.is(n, "IMMEDIATE") ? SqlEffect.SESSION_BEGIN : SqlEffect.NONE;
+            return t.is(n, "IMMEDIATE") ? SqlEffect.OPAQUE : SqlEffect.NONE;
         }
         if (t.is(s, "DO") || t.is(s, "CALL") || t.is(s, "XA")) {
-            return SqlEffect.SESSION_BEGIN; // procedural: what it does cannot be known from outside
+            return SqlEffect.OPAQUE; // procedural: what it does cannot be known from outside
+        }
+        if (dialect == SqlDialect.POSTGRES && t.is(s, "LOCK")) {
+            return SqlEffect.NONE; // LOCK TABLE: held to the end of the transaction it needs, which pins anyway
+        }
+        if (dialect == SqlDialect.POSTGRES && t.is(s, "DECLARE")) {
+            return contains(t, s, e, "HOLD") ? SqlEffect.SESSION : SqlEffect.NONE; // else the cursor ends with its transaction
         }
         if (t.is(s, "RESET") || t.is(s, "DISCARD") || t.is(s, "LISTEN") || t.is(s, "USE") || t.is(s, "DECLARE")
                 || t.is(s, "LOCK") || t.is(s, "HANDLER") || t.is(s, "BACKUP")) {
@@ -231,6 +241,15 @@ final class SqlClassifier {
     }
 
     /** [OR REPLACE] [GLOBAL | LOCAL] TEMP | TEMPORARY | (the word after CREATE or INTO). */
+    private static boolean onCommitDrop(SqlLexer t, int s, int e) {
+        for (int i = s; i + 2 < e; i++) {
+            if (t.is(i, "ON") && t.is(i + 1, "COMMIT") && t.is(i + 2, "DROP")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static boolean temporary(SqlLexer t, int i) {
         if (t.is(i, "OR") && t.is(i + 1, "REPLACE")) {
             i += 2;

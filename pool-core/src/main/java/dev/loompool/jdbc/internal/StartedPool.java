@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntFunction;
 
 /**
  * The one door from the public API into the JDBC engine: a started {@link LoomPoolDataSource}
@@ -30,9 +31,9 @@ public final class StartedPool {
      * Checks every setting of {@code ds}, finds the driver and opens {@code minSize} connections;
      * fails with every configured password masked out of the message.
      */
-    public static StartedPool start(LoomPoolDataSource ds, PoolClock clock, List<PoolListener> listeners)
-            throws SQLException {
-        return new StartedPool(Startup.start(ds, clock, listeners));
+    public static StartedPool start(LoomPoolDataSource ds, PoolClock clock, List<PoolListener> listeners,
+            IntFunction<List<PoolListener>> replicaListeners) throws SQLException {
+        return new StartedPool(Startup.start(ds, clock, listeners, replicaListeners));
     }
 
     /** The JDBC isolation level a name such as {@code READ_COMMITTED} stands for; refuses others, naming them. */
@@ -64,6 +65,28 @@ public final class StartedPool {
         return new ReadOnlyPool(pool.pool);
     }
 
+    /** Views of the replicas' pools, as {@link #readOnlyView()}; empty without replicas. */
+    public List<Pool<?>> replicaViews() {
+        List<Pool<?>> views = new ArrayList<>();
+        for (JdbcPool replica : pools()) {
+            if (replica != pool) {
+                views.add(new ReadOnlyPool(replica.pool));
+            }
+        }
+        return views;
+    }
+
+    /** The primary's pool, then the replicas'. */
+    private List<JdbcPool> pools() {
+        if (pool.replicas == null) {
+            return List.of(pool);
+        }
+        List<JdbcPool> all = new ArrayList<>(pool.replicas.pools().size() + 1);
+        all.add(pool);
+        all.addAll(pool.replicas.pools());
+        return all;
+    }
+
     public PoolStats stats() {
         return pool.pool.stats();
     }
@@ -89,21 +112,27 @@ public final class StartedPool {
     public List<HandleInfo> boundHandles() {
         List<HandleInfo> handles = new ArrayList<>();
         long now = pool.clock.nanoTime();
-        for (PhysicalConnection c : pool.connections) {
-            if (c.lease() == null) {
-                continue; // idle: its holder is only the note of the last one
-            }
-            LogicalConnection h = c.holder();
-            if (h != null) {
-                handles.add(new HandleInfo(h.ownerThread().getName(), Duration.ofNanos(now - c.handedOutAt),
-                        h.pinReasons()));
+        for (JdbcPool each : pools()) {
+            for (PhysicalConnection c : each.connections) {
+                if (c.lease() == null) {
+                    continue; // idle: its holder is only the note of the last one
+                }
+                LogicalConnection h = c.holder();
+                if (h != null) {
+                    handles.add(new HandleInfo(h.ownerThread().getName(), Duration.ofNanos(now - c.handedOutAt),
+                            h.pinReasons()));
+                }
             }
         }
         return handles;
     }
 
     public int evictIdle() {
-        return pool.evictIdle();
+        int evicted = 0;
+        for (JdbcPool each : pools()) {
+            evicted += each.evictIdle();
+        }
+        return evicted;
     }
 
     /** What a caller of a closed data source gets: SQLState 08003, naming the pool. */

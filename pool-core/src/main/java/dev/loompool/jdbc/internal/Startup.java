@@ -4,12 +4,16 @@ import dev.loompool.PoolClock;
 import dev.loompool.PoolListener;
 import dev.loompool.jdbc.Credentials;
 import dev.loompool.jdbc.LoomPoolDataSource;
+import dev.loompool.jdbc.ServerPooler;
 import java.lang.reflect.InvocationTargetException;
 import java.sql.Connection;
 import java.sql.Driver;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
+import java.util.function.IntFunction;
 import java.util.Locale;
 import java.util.function.Supplier;
 
@@ -23,9 +27,10 @@ final class Startup {
     }
 
     /** Fails with the passwords of the URL, the properties and setPassword masked out of every message. */
-    static JdbcPool start(LoomPoolDataSource ds, PoolClock clock, List<PoolListener> listeners) throws SQLException {
+    static JdbcPool start(LoomPoolDataSource ds, PoolClock clock, List<PoolListener> listeners,
+            IntFunction<List<PoolListener>> replicaListeners) throws SQLException {
         try {
-            return check(ds, clock, listeners);
+            return check(ds, clock, listeners, replicaListeners);
         } catch (SQLException e) {
             throw Secrets.of(ds).mask(e);
         } catch (RuntimeException e) {
@@ -33,8 +38,8 @@ final class Startup {
         }
     }
 
-    private static JdbcPool check(LoomPoolDataSource ds, PoolClock clock, List<PoolListener> listeners)
-            throws SQLException {
+    private static JdbcPool check(LoomPoolDataSource ds, PoolClock clock, List<PoolListener> listeners,
+            IntFunction<List<PoolListener>> replicaListeners) throws SQLException {
         String url = ds.getJdbcUrl();
         if (url == null || url.isBlank()) {
             throw new IllegalArgumentException("jdbcUrl is required (the JDBC URL of the database)");
@@ -43,10 +48,46 @@ final class Startup {
         if (refusal != null) {
             throw new IllegalArgumentException(refusal);
         }
-        ConnectionFactory factory = new ConnectionFactory(driver(ds.getDriverClassName(), url), url,
-                JdbcUrls.withTimeouts(url, ds.getDataSourceProperties(), ds.getAcquireTimeout()), credentials(ds),
+        if (ds.getServerPooler() == ServerPooler.PGBOUNCER_TRANSACTION) {
+            TransactionPooling.checkSettings(ds, new SqlClassifier(SqlDialect.POSTGRES));
+        }
+        for (int i = 0; i < ds.getReplicas().size(); i++) {
+            String refused = JdbcUrls.refusal(ds.getReplicas().get(i));
+            if (refused != null) {
+                throw new IllegalArgumentException("replicas[" + i + "]: " + refused);
+            }
+        }
+        JdbcPool primary = new JdbcPool(ds, factory(ds, url, clock), clock, listeners, ds.getPoolName(),
+                ds.getMinSize(), ds.getMaxSize(), null);
+        if (ds.getReplicas().isEmpty()) {
+            return primary;
+        }
+        List<JdbcPool> replicas = new ArrayList<>();
+        try {
+            int min = ds.getReplicaMinSize() != null ? ds.getReplicaMinSize() : ds.getMinSize();
+            int max = ds.getReplicaMaxSize() != null ? ds.getReplicaMaxSize() : ds.getMaxSize();
+            for (int i = 0; i < ds.getReplicas().size(); i++) {
+                String replicaUrl = ds.getReplicas().get(i);
+                replicas.add(new JdbcPool(ds, factory(ds, replicaUrl, clock), clock, replicaListeners.apply(i),
+                        ds.getPoolName() + "-replica-" + (i + 1), min, max, primary));
+            }
+        } catch (SQLException | RuntimeException e) {
+            replicas.forEach(JdbcPool::close);
+            primary.close();
+            throw e;
+        }
+        primary.replicas = new Replicas(replicas, ds.isReplicaFallbackToPrimary());
+        return primary;
+    }
+
+    /** Connects to {@code url} (the primary's, or a replica's) with the data source's driver, credentials and properties. */
+    private static ConnectionFactory factory(LoomPoolDataSource ds, String url, PoolClock clock) throws SQLException {
+        Properties properties = JdbcUrls.withTimeouts(url, ds.getDataSourceProperties(), ds.getAcquireTimeout());
+        if (ds.getServerPooler() == ServerPooler.PGBOUNCER_TRANSACTION) {
+            properties = TransactionPooling.withUnnamedStatements(url, properties);
+        }
+        return new ConnectionFactory(driver(ds.getDriverClassName(), url), url, properties, credentials(ds),
                 configuredDefaults(ds), ds.getConnectionInitSql(), ds.getMaxLifetime().toNanos(), clock);
-        return new JdbcPool(ds, factory, clock, listeners);
     }
 
     /** The credentials supplier: the configured one, asked at every connect, or the fixed username and password. */

@@ -1,0 +1,98 @@
+package dev.loompool.jdbc.internal;
+
+import dev.loompool.jdbc.LoomPoolDataSource;
+import dev.loompool.jdbc.ServerPooler;
+import java.sql.SQLException;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.regex.Pattern;
+
+/**
+ * The rules behind a pooler in transaction mode (DESIGN.md §7, {@link ServerPooler#PGBOUNCER_TRANSACTION}):
+ * it hands every transaction to whichever server connection is free, so state left on a session
+ * reaches another client, and what a session held (a SET, a prepared statement, a lock) may be
+ * gone at the next transaction. The pool refuses what would leave such state, instead of pinning
+ * a connection whose session the pooler does not keep, and never resets a session itself.
+ */
+final class TransactionPooling {
+
+    private static final String SETTING = "serverPooler is PGBOUNCER_TRANSACTION (loompool.server-pooler=pgbouncer-transaction)";
+    private static final String WHY = "PgBouncer in transaction mode gives the next transaction any server connection,"
+            + " and what this leaves on the session to another client";
+
+    private TransactionPooling() {
+    }
+
+    /**
+     * What SQL that leaves session state does behind the pooler: SQL whose effect cannot be known
+     * ({@code DO}, {@code CALL}) runs as a transaction would, the rest is refused.
+     *
+     * @throws SQLException SQLState 0A000, naming the statement and the setting
+     */
+    static SqlEffect check(JdbcPool pool, SqlEffect effect, String sql) throws SQLException {
+        if (effect == SqlEffect.OPAQUE) {
+            return SqlEffect.BEGIN;
+        }
+        throw new SQLException("pool '" + pool.name + "': refused " + quote(sql) + ": it leaves state on the session, and "
+                + SETTING + "; " + WHY + ". Keep it inside a transaction (SET LOCAL, set_config(name, value, true), "
+                + "pg_advisory_xact_lock, ON COMMIT DROP), or run it on a data source that connects without the pooler",
+                "0A000");
+    }
+
+    /** A JDBC setter the driver implements as session SQL, asked for a value other than the pool's default. */
+    static SQLException refusedSetting(JdbcPool pool, String call) {
+        return new SQLException("pool '" + pool.name + "': refused " + call + ": the driver sets it on the session, and "
+                + SETTING + "; " + WHY + ". Set it inside the transaction (SET TRANSACTION ISOLATION LEVEL …, "
+                + "SET LOCAL search_path …), or on the database or role (ALTER ROLE … SET …)", "0A000");
+    }
+
+    /** At start: what the pool would set on every new session, which the pooler would hand to others. */
+    static void checkSettings(LoomPoolDataSource ds, SqlClassifier postgres) {
+        String url = ds.getJdbcUrl().toLowerCase(Locale.ROOT);
+        if (!url.startsWith("jdbc:postgresql:")) {
+            throw new IllegalArgumentException("serverPooler PGBOUNCER_TRANSACTION needs a PostgreSQL jdbcUrl "
+                    + "(jdbc:postgresql:…), was " + JdbcUrls.redact(ds.getJdbcUrl()) + "; allowed values for another "
+                    + "database: NONE");
+        }
+        refuseAtStart("transactionIsolation", ds.getTransactionIsolation());
+        refuseAtStart("schema", ds.getSchema());
+        String initSql = ds.getConnectionInitSql();
+        if (initSql != null && !initSql.isBlank() && postgres.classify(initSql).session) {
+            throw new IllegalArgumentException("connectionInitSql " + quote(initSql) + " leaves state on the session, and "
+                    + SETTING + ": PgBouncer runs it on one server connection and the pool's later transactions on "
+                    + "others; set it on the database or role instead (ALTER ROLE … SET …)");
+        }
+        if (Pattern.compile("(?i)[?&;]readOnlyMode=always").matcher(ds.getJdbcUrl()).find()
+                || "always".equalsIgnoreCase(ds.getDataSourceProperties().getProperty("readOnlyMode"))) {
+            throw new IllegalArgumentException("readOnlyMode=always makes pgjdbc set read-only on the session, and "
+                    + SETTING + "; use readOnlyMode=transaction (pgjdbc's default)");
+        }
+    }
+
+    private static void refuseAtStart(String setting, String value) {
+        if (value != null) {
+            throw new IllegalArgumentException(setting + " " + value + " is set on every new session, and " + SETTING
+                    + ": PgBouncer would not keep it for the pool's transactions; set it on the database or role "
+                    + "instead (ALTER ROLE … SET …), or leave " + setting + " unset");
+        }
+    }
+
+    /**
+     * pgjdbc's named server-side statements live on one server connection, which the pooler does
+     * not keep: unnamed ones ({@code prepareThreshold=0}, batches included) unless the user chose.
+     */
+    static Properties withUnnamedStatements(String url, Properties properties) {
+        Properties copy = new Properties();
+        copy.putAll(properties);
+        JdbcUrls.setUnlessGiven(url, copy, "prepareThreshold", "0");
+        return copy;
+    }
+
+    /** The start of a statement, for a message: enough to find it, and nothing past its first line. */
+    private static String quote(String sql) {
+        String s = sql.strip();
+        int end = s.indexOf('\n');
+        s = end < 0 ? s : s.substring(0, end);
+        return "\"" + (s.length() > 80 ? s.substring(0, 77) + "..." : s) + "\"";
+    }
+}
