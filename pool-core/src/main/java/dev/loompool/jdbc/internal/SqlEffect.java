@@ -18,7 +18,7 @@ enum SqlEffect {
     /**
      * SQL whose effect cannot be known ({@code DO}, {@code CALL}, {@code XA}, {@code BEGIN NOT
      * ATOMIC}, {@code EXECUTE IMMEDIATE}): pinned as {@link #SESSION_BEGIN}; behind a pooler in
-     * transaction mode, which keeps no session for it to leave state on, as {@link #BEGIN}.
+     * transaction mode, which keeps no session for it to leave state on, as {@link #NONE}.
      */
     OPAQUE(true, Tx.OPEN),
     /** MySQL {@code SET autocommit=1}: commits, and changes the session. */

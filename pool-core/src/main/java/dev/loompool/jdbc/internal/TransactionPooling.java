@@ -25,13 +25,15 @@ final class TransactionPooling {
 
     /**
      * What SQL that leaves session state does behind the pooler: SQL whose effect cannot be known
-     * ({@code DO}, {@code CALL}) runs as a transaction would, the rest is refused.
+     * ({@code DO}, {@code CALL}) runs as any other statement (PostgreSQL's cannot leave a
+     * transaction open that pgjdbc would not report, and the pool holds a connection while the
+     * driver says one is open); the rest is refused.
      *
      * @throws SQLException SQLState 0A000, naming the statement and the setting
      */
     static SqlEffect check(JdbcPool pool, SqlEffect effect, String sql) throws SQLException {
         if (effect == SqlEffect.OPAQUE) {
-            return SqlEffect.BEGIN;
+            return SqlEffect.NONE;
         }
         throw new SQLException("pool '" + pool.name + "': refused " + quote(sql) + ": it leaves state on the session, and "
                 + SETTING + "; " + WHY + ". Keep it inside a transaction (SET LOCAL, set_config(name, value, true), "
