@@ -1,5 +1,6 @@
 package dev.loompool.bench.chaos;
 
+import dev.loompool.testsupport.PgCluster;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,6 +16,8 @@ import javax.sql.DataSource;
  */
 final class Bank {
 
+    /** The database of the bank, created in the suite's private cluster. */
+    static final String DATABASE = "chaos";
     static final long INITIAL_BALANCE = 1_000;
 
     private final PgCluster cluster;
@@ -31,7 +34,7 @@ final class Bank {
 
     /** Drops and recreates the accounts, every balance back to its initial value. */
     void reset() throws SQLException {
-        try (Connection c = cluster.admin(PgCluster.DATABASE); Statement s = c.createStatement()) {
+        try (Connection c = cluster.admin(DATABASE); Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS accounts");
             s.execute("CREATE TABLE accounts (id int PRIMARY KEY, balance bigint NOT NULL)");
             s.execute("INSERT INTO accounts SELECT g, " + INITIAL_BALANCE + " FROM generate_series(1, " + accounts
@@ -42,7 +45,7 @@ final class Bank {
 
     /** The sum of all balances, read in one statement (one snapshot) over a fresh admin connection. */
     long total() throws SQLException {
-        try (Connection c = cluster.admin(PgCluster.DATABASE); Statement s = c.createStatement();
+        try (Connection c = cluster.admin(DATABASE); Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT coalesce(sum(balance), 0), count(*) FROM accounts")) {
             rs.next();
             if (rs.getInt(2) != accounts) {

@@ -1,9 +1,11 @@
 package dev.loompool.bench.chaos;
 
+import dev.loompool.testsupport.PgCluster;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
@@ -122,7 +124,7 @@ final class ChaosRun {
 
     private int backends() {
         try {
-            return cluster.backendCount();
+            return cluster.clientBackends(Bank.DATABASE, Set.of());
         } catch (SQLException e) {
             return -1;
         }

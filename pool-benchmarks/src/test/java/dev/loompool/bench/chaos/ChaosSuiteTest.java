@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.loompool.testsupport.PgCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.FileSystems;
@@ -48,10 +49,13 @@ class ChaosSuiteTest {
         long start = System.nanoTime();
         String where;
         try (PgCluster cluster = PgCluster.start(bin)) {
+            cluster.createDatabase(Bank.DATABASE);
             where = cluster.toString();
             Bank bank = new Bank(cluster, settings.accounts());
             ChaosRun run = new ChaosRun(cluster, bank, settings);
-            String url = cluster.poolUrl();
+            // The pools' backends are the client backends the suite counts (admin ones left out).
+            String url = "jdbc:postgresql://127.0.0.1:" + cluster.port() + "/" + Bank.DATABASE
+                    + "?ApplicationName=chaos-pool";
             ChaosRun.PoolOpener loom = timeline -> PoolUnderTest.loompool(url, settings, timeline);
             ChaosRun.PoolOpener hika = timeline -> PoolUnderTest.hikari(url, settings);
             run.run(hika, 0); // the warm-up rounds, discarded

@@ -1,5 +1,6 @@
 package dev.loompool.bench.chaos;
 
+import dev.loompool.testsupport.PgCluster;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -67,7 +68,7 @@ final class Faults implements Runnable {
 
     private void kill() {
         try {
-            int pid = cluster.killRandomClientBackend();
+            int pid = cluster.terminateRandomClientBackend(Bank.DATABASE);
             if (pid > 0) {
                 killed.add(pid);
                 kills.incrementAndGet();

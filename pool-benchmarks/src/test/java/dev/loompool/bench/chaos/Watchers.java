@@ -1,5 +1,6 @@
 package dev.loompool.bench.chaos;
 
+import dev.loompool.testsupport.PgCluster;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,7 +85,7 @@ final class Watchers {
         int before = pool.counts().total();
         int backends;
         try {
-            backends = cluster.backendCount(faults.killedPids());
+            backends = cluster.clientBackends(Bank.DATABASE, faults.killedPids());
         } catch (SQLException e) {
             backendUnavailable.increment();
             rule.unavailable();
