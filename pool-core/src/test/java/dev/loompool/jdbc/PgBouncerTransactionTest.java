@@ -51,6 +51,8 @@ class PgBouncerTransactionTest {
         try (Connection c = TestDatabase.POSTGRES.admin(); Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS pgb_ledger");
             s.execute("CREATE TABLE pgb_ledger (worker int, n int, kind text)");
+            s.execute("DROP SEQUENCE IF EXISTS pgb_seq");
+            s.execute("CREATE SEQUENCE pgb_seq");
         }
     }
 
@@ -161,7 +163,7 @@ class PgBouncerTransactionTest {
     void sessionStateIsRefusedNamingTheStatementAndTheSetting() throws Exception {
         String[] refused = {"SET search_path TO pg_catalog", "SELECT set_config('app.tenant', 'a', false)",
             "LISTEN pgb_channel", "SELECT pg_advisory_lock(4242)", "PREPARE pgb_q AS SELECT 1",
-            "CREATE TEMP TABLE pgb_leak (id int)", "RESET ALL"};
+            "CREATE TEMP TABLE pgb_leak (id int)", "RESET ALL", "SELECT currval('pgb_seq')"};
         try (LoomPoolDataSource ds = pool(""); Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             for (String sql : refused) {
                 SQLException e = assertThrows(SQLException.class, () -> s.execute(sql), sql);
@@ -174,6 +176,7 @@ class PgBouncerTransactionTest {
             assertThrows(SQLException.class, () -> c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE));
             assertThrows(SQLException.class, () -> c.setSchema("pg_catalog"));
             c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED); // the default: nothing to send
+            s.execute("SELECT nextval('pgb_seq')"); // its value is in the result: fine out of a transaction too
 
             // What ends with the transaction is fine.
             c.setAutoCommit(false);
@@ -183,6 +186,10 @@ class PgBouncerTransactionTest {
             s.execute("CREATE TEMP TABLE pgb_scratch (id int) ON COMMIT DROP");
             s.execute("DO $$ BEGIN PERFORM 1; END $$");
             s.execute("SELECT pg_advisory_xact_lock(4243)");
+            try (ResultSet rs = s.executeQuery("SELECT nextval('pgb_seq'), currval('pgb_seq')")) {
+                rs.next(); // currval in the transaction that drew the value: the same server connection
+                assertEquals(rs.getLong(1), rs.getLong(2));
+            }
             try (ResultSet rs = s.executeQuery("SELECT current_setting('app.tenant', true)")) {
                 rs.next();
                 assertEquals("in-tx", rs.getString(1));

@@ -66,11 +66,32 @@ final class SqlClassifier {
      * with a backslash is read both ways, and the answer pins for whatever either reading finds.
      */
     SqlEffect classifyText(String sql) {
+        return classifyText(sql, Behind.NOTHING);
+    }
+
+    /**
+     * How a text whose {@link #classify} says session reads behind a pooler in transaction mode,
+     * where only a session that outlives the transaction counts: a sequence's value (nextval's own
+     * result, currval and lastval inside the transaction that drew it) and {@code set_config(…, true)}
+     * do not. Not cached: the rare path.
+     */
+    SqlEffect classifyBehindPooler(String sql, boolean inTransaction) {
+        return classifyText(sql, inTransaction ? Behind.POOLER_IN_TRANSACTION : Behind.POOLER_OUTSIDE_TRANSACTION);
+    }
+
+    /** What stands between the pool and the sessions the SQL runs in. */
+    private enum Behind {
+        NOTHING,
+        POOLER_OUTSIDE_TRANSACTION,
+        POOLER_IN_TRANSACTION
+    }
+
+    private SqlEffect classifyText(String sql, Behind behind) {
         SqlDialect dialect = this.dialect;
         boolean usual = dialect == SqlDialect.MYSQL;
-        SqlEffect effect = classify(SqlLexer.lex(sql, dialect, usual), dialect);
+        SqlEffect effect = classify(SqlLexer.lex(sql, dialect, usual), dialect, behind);
         if (sql.indexOf('\\') >= 0) {
-            SqlEffect other = classify(SqlLexer.lex(sql, dialect, !usual), dialect);
+            SqlEffect other = classify(SqlLexer.lex(sql, dialect, !usual), dialect, behind);
             Tx tx = effect.tx == other.tx ? effect.tx
                     : effect.tx == Tx.OPEN || other.tx == Tx.OPEN ? Tx.OPEN : Tx.SAME; // an end only if both agree
             effect = SqlEffect.of(effect.session || other.session, tx);
@@ -79,7 +100,7 @@ final class SqlClassifier {
     }
 
     /** Every statement in turn: session state from any of them, the transaction as the last leaves it. */
-    private static SqlEffect classify(SqlLexer t, SqlDialect dialect) {
+    private static SqlEffect classify(SqlLexer t, SqlDialect dialect, Behind behind) {
         boolean session = false;
         boolean known = false; // some statement's session state is certain, not only what a DO or CALL may leave
         Tx tx = Tx.SAME;
@@ -90,7 +111,7 @@ final class SqlClassifier {
                 end++;
             }
             if (end > start) {
-                SqlEffect e = statement(t, start, end, dialect);
+                SqlEffect e = statement(t, start, end, dialect, behind);
                 session |= e.session;
                 known |= e.session && e != SqlEffect.OPAQUE;
                 if (!body && e.tx != Tx.SAME) {
@@ -104,9 +125,9 @@ final class SqlClassifier {
         return session && !known && tx == Tx.OPEN ? SqlEffect.OPAQUE : SqlEffect.of(session, tx);
     }
 
-    private static SqlEffect statement(SqlLexer t, int s, int e, SqlDialect dialect) {
+    private static SqlEffect statement(SqlLexer t, int s, int e, SqlDialect dialect, Behind behind) {
         SqlEffect leading = leading(t, s, e, dialect);
-        if ((!leading.session || leading == SqlEffect.OPAQUE) && touchesSession(t, s, e)) {
+        if ((!leading.session || leading == SqlEffect.OPAQUE) && touchesSession(t, s, e, behind)) {
             return SqlEffect.of(true, leading.tx);
         }
         return leading;
@@ -264,18 +285,14 @@ final class SqlClassifier {
      * Anywhere in a statement: a call of a session function (quoted or schema-qualified too), the
      * pg_temp schema, SELECT … INTO TEMP, and MySQL user variables assigned with := or INTO.
      */
-    private static boolean touchesSession(SqlLexer t, int s, int e) {
+    private static boolean touchesSession(SqlLexer t, int s, int e, Behind behind) {
         for (int i = s; i < e; i++) {
             SqlLexer.Kind k = t.kind(i);
             if (k != SqlLexer.Kind.WORD && k != SqlLexer.Kind.QUOTED) {
                 continue;
             }
-            if (t.isPunct(i + 1, '(')) {
-                for (String f : SESSION_FUNCTIONS) {
-                    if (t.is(i, f)) {
-                        return true;
-                    }
-                }
+            if (t.isPunct(i + 1, '(') && sessionCall(t, i, e, behind)) {
+                return true;
             }
             if (t.is(i, "pg_temp")) {
                 return true;
@@ -285,6 +302,46 @@ final class SqlClassifier {
             }
             if (userVariable(t, i) && t.isPunct(i + 1, ':') && t.adjacent(i + 1) && t.isPunct(i + 2, '=')) {
                 return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether the call of the function named at {@code i} leaves state on a session that outlives it. */
+    private static boolean sessionCall(SqlLexer t, int i, int e, Behind behind) {
+        for (String f : SESSION_FUNCTIONS) {
+            if (t.is(i, f)) {
+                if (behind == Behind.NOTHING) {
+                    return true;
+                }
+                if (t.is(i, "nextval") || t.is(i, "setval")) {
+                    return false; // the value is in the result; what currval would see, in this transaction
+                }
+                if (t.is(i, "currval") || t.is(i, "lastval")) {
+                    return behind == Behind.POOLER_OUTSIDE_TRANSACTION; // else another client's session's value
+                }
+                return !(t.is(i, "set_config") && thirdArgumentTrue(t, i + 1, e));
+            }
+        }
+        return false;
+    }
+
+    /** {@code (a, b, true)} from the parenthesis at {@code open}: set_config's is_local, literally true. */
+    private static boolean thirdArgumentTrue(SqlLexer t, int open, int e) {
+        int depth = 0;
+        int commas = 0;
+        for (int i = open; i < e; i++) {
+            if (t.isPunct(i, '(')) {
+                depth++;
+            } else if (t.isPunct(i, ')')) {
+                if (--depth == 0) {
+                    return false;
+                }
+            } else if (depth == 1 && t.isPunct(i, ',')) {
+                commas++;
+                if (commas == 2) {
+                    return t.is(i + 1, "true") && t.isPunct(i + 2, ')');
+                }
             }
         }
         return false;

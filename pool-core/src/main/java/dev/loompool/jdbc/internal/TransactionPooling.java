@@ -27,25 +27,33 @@ final class TransactionPooling {
      * What SQL that leaves session state does behind the pooler: SQL whose effect cannot be known
      * ({@code DO}, {@code CALL}) runs as any other statement (PostgreSQL's cannot leave a
      * transaction open that pgjdbc would not report, and the pool holds a connection while the
-     * driver says one is open); the rest is refused.
+     * driver says one is open); sequence functions and {@code set_config(…, true)} as
+     * {@link SqlClassifier#classifyBehindPooler} says; the rest is refused.
      *
      * @throws SQLException SQLState 0A000, naming the statement and the setting
      */
-    static SqlEffect check(JdbcPool pool, SqlEffect effect, String sql) throws SQLException {
-        if (effect == SqlEffect.OPAQUE) {
+    static SqlEffect check(LogicalConnection h, SqlEffect effect, String sql) throws SQLException {
+        SqlEffect behind = effect == SqlEffect.OPAQUE ? effect : h.classifier().classifyBehindPooler(sql, h.inTransaction());
+        if (behind == SqlEffect.OPAQUE) {
             return SqlEffect.NONE;
         }
-        throw new SQLException("pool '" + pool.name + "': refused " + quote(sql) + ": it leaves state on the session, and "
-                + SETTING + "; " + WHY + ". Keep it inside a transaction (SET LOCAL, set_config(name, value, true), "
-                + "pg_advisory_xact_lock, ON COMMIT DROP), or run it on a data source that connects without the pooler",
-                "0A000");
+        if (!behind.session) {
+            return behind;
+        }
+        JdbcPool pool = h.pool;
+        throw pool.factory.secrets().mask(new SQLException("pool '" + pool.name + "': refused " + quote(sql)
+                + ": it leaves state on the session, and " + SETTING + "; " + WHY + ". Keep it inside a transaction "
+                + "(SET LOCAL, set_config(name, value, true), pg_advisory_xact_lock, ON COMMIT DROP, currval after "
+                + "nextval in one transaction), or run it on a data source that connects without the pooler ("
+                + pool.pool.stats() + ")", "0A000"));
     }
 
     /** A JDBC setter the driver implements as session SQL, asked for a value other than the pool's default. */
     static SQLException refusedSetting(JdbcPool pool, String call) {
-        return new SQLException("pool '" + pool.name + "': refused " + call + ": the driver sets it on the session, and "
-                + SETTING + "; " + WHY + ". Set it inside the transaction (SET TRANSACTION ISOLATION LEVEL …, "
-                + "SET LOCAL search_path …), or on the database or role (ALTER ROLE … SET …)", "0A000");
+        return pool.factory.secrets().mask(new SQLException("pool '" + pool.name + "': refused " + call + ": the driver "
+                + "sets it on the session, and " + SETTING + "; " + WHY + ". Set it inside the transaction (SET "
+                + "TRANSACTION ISOLATION LEVEL …, SET LOCAL search_path …), or on the database or role (ALTER ROLE … "
+                + "SET …) (" + pool.pool.stats() + ")", "0A000"));
     }
 
     /** At start: what the pool would set on every new session, which the pooler would hand to others. */

@@ -206,4 +206,27 @@ class SqlClassifierTest {
         assertThat(classifier.classify(sql)).isSameAs(classifier.classify(sql)).isEqualTo(SqlEffect.SESSION);
         assertThat(classifier.classify(null)).isEqualTo(SqlEffect.NONE);
     }
+
+    /** Behind PgBouncer in transaction mode only what outlives the transaction counts: out of it / in it. */
+    @ParameterizedTest(name = "{0} -> {1} / {2}")
+    @CsvSource(delimiter = '|', value = {
+        "SELECT nextval('s') | NONE | NONE",
+        "INSERT INTO t VALUES (nextval('s'), setval('u', 3)) | NONE | NONE",
+        "SELECT currval('s') | SESSION | NONE",
+        "SELECT lastval() | SESSION | NONE",
+        "SELECT set_config('app.tenant', 'a', true) | NONE | NONE",
+        "SELECT set_config('app.tenant', 'a', false) | SESSION | SESSION",
+        "SELECT set_config('app.tenant', f(1, 2), true) | NONE | NONE",
+        "SELECT set_config('app.tenant', 'a', is_local) | SESSION | SESSION",
+        "SELECT set_config('app.tenant', 'a', true), pg_advisory_lock(1) | SESSION | SESSION",
+        "SET search_path TO x | SESSION | SESSION",
+        "SET LOCAL search_path TO x | NONE | NONE",
+        "SELECT pg_advisory_lock(1) | SESSION | SESSION",
+        "SELECT pg_advisory_xact_lock(1) | NONE | NONE",
+    })
+    void behindAPoolerInTransactionMode(String sql, SqlEffect outside, SqlEffect inside) {
+        SqlClassifier classifier = new SqlClassifier(SqlDialect.POSTGRES);
+        assertThat(classifier.classifyBehindPooler(sql, false)).isEqualTo(outside);
+        assertThat(classifier.classifyBehindPooler(sql, true)).isEqualTo(inside);
+    }
 }
