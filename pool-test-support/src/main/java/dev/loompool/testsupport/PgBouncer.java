@@ -97,6 +97,10 @@ public final class PgBouncer implements AutoCloseable {
                     "logfile = " + dir.resolve("pgbouncer.log"),
                     "pidfile = " + dir.resolve(PID_FILE),
                     ""));
+            if (Commands.asPostgres()) {
+                // Written by root: readable by postgres only under a permissive umask, so hand them over.
+                Commands.exec(List.of("chown", "-R", "postgres:postgres", dir.toString()), dir, true);
+            }
             // -d: it daemonizes and writes its pid file, which close() and the orphan cleanup read.
             Commands.exec(Commands.command(binary, "-d", dir.resolve("pgbouncer.ini").toString()), dir, true);
             bouncer.awaitListening();

@@ -104,7 +104,7 @@ class PrivatePostgresServersTest {
                             allConnected.await(20, TimeUnit.SECONDS);
                             c.setAutoCommit(false);
                             try (PreparedStatement ps = c.prepareStatement(
-                                    "SELECT pg_backend_pid(), ?::int, pg_sleep(0.05)")) {
+                                    "SELECT pg_backend_pid(), ?::int, pg_sleep(0.1)")) {
                                 ps.setInt(1, client);
                                 try (ResultSet rs = ps.executeQuery()) {
                                     rs.next();
