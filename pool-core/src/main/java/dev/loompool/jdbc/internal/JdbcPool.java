@@ -70,6 +70,12 @@ final class JdbcPool {
     private final int minSize;
     private final String acquireTimeoutText;
     private final Reclaimer reclaimer;
+    /**
+     * When a connection was last found broken: an idle one returned before that is not trusted on
+     * its recent use, but validated when handed out (DESIGN.md §7: a restart or failover kills them
+     * all, and the background check of the idle ones may not have reached it yet).
+     */
+    private volatile long suspectSince;
 
     /**
      * A primary's pool ({@code primary} null), or a replica's, named {@code name}, which shares the
@@ -96,6 +102,7 @@ final class JdbcPool {
         this.idleTimeoutNanos = config.getIdleTimeout().toNanos();
         this.minSize = minSize;
         this.acquireTimeoutText = config.getAcquireTimeout().toMillis() + " ms";
+        this.suspectSince = clock.nanoTime() - 1; // before every connection this pool makes
         var builder = Pool.builder(this::connect)
                 .name(name)
                 .minSize(minSize)
@@ -154,8 +161,15 @@ final class JdbcPool {
             return false;
         }
         // While the circuit is not ACTIVE, validate even a fresh one: the hand-out may be the probe.
-        return now - p.lastReturnedAt < TRUST_IDLE_NANOS && pool.state() == CircuitBreakerState.ACTIVE
-                || p.raw.isValid(handOutValidationSeconds);
+        if (now - p.lastReturnedAt < TRUST_IDLE_NANOS && p.lastReturnedAt - suspectSince > 0
+                && pool.state() == CircuitBreakerState.ACTIVE) {
+            return true;
+        }
+        if (p.raw.isValid(handOutValidationSeconds)) {
+            return true;
+        }
+        suspectSince = now;
+        return false;
     }
 
     /**
@@ -192,6 +206,7 @@ final class JdbcPool {
         ConnectionState state = p.state();
         if (state != ConnectionState.HEALTHY && state != ConnectionState.LENDING_DRIVER_OBJECTS) {
             if (state == ConnectionState.BROKEN) {
+                suspectSince = clock.nanoTime();
                 throw new Retired("broken"); // see giveBack: no breaker failure by itself
             }
             throw new Retired(state == ConnectionState.EVICTED ? "evicted"
