@@ -153,6 +153,21 @@ class LoomPoolAutoConfigurationTest {
         assertThat(seen[0].isClosed()).isTrue();
     }
 
+    /** loompool.server-pooler binds as Boot binds enums (pgbouncer-transaction), and the pool checks it at start. */
+    @Test
+    void theServerPoolerBindsAndRefusesADatabaseItDoesNotFit() {
+        runner.withPropertyValues("loompool.server-pooler=pgbouncer-transaction").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("PGBOUNCER_TRANSACTION needs a "
+                    + "PostgreSQL jdbcUrl");
+        });
+        runner.withPropertyValues("loompool.server-pooler=session").run(context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = new LoomPoolFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("loompool.server-pooler").contains("NONE, PGBOUNCER_TRANSACTION");
+        });
+    }
+
     @Test
     void anInvalidSettingFailsStartupNamingTheKey() {
         runner.withPropertyValues("loompool.max-size=0").run(context -> {

@@ -112,6 +112,35 @@ class ObservabilityTest {
         });
     }
 
+    /** Each replica's pool has its meters, tagged with its own name; handles stay the data source's. */
+    @Test
+    void replicaPoolsHaveTheirOwnMeters() {
+        runner.withPropertyValues("loompool.replicas=" + LoomPoolAutoConfigurationTest.h2(), "loompool.replica-max-size=3")
+                .run(context -> {
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
+                    try (var c = ds.getConnection()) {
+                        c.setReadOnly(true);
+                        try (var s = c.createStatement()) {
+                            s.execute("SELECT 1");
+                        }
+                    }
+                    Search replica = registry.find("db.client.connection.max")
+                            .tag("db.client.connection.pool.name", "orders-replica-1");
+                    assertThat(replica.gauge().value()).isEqualTo(3);
+                    assertThat(meter(registry, "db.client.connection.max").gauge().value()).isEqualTo(4);
+                    assertThat(registry.find("db.client.connection.wait_time")
+                            .tag("db.client.connection.pool.name", "orders-replica-1").timer().count())
+                            .as("the read-only statement bound a replica connection").isEqualTo(1);
+                    assertThat(meter(registry, "db.client.connection.wait_time").timer().count())
+                            .as("and not the primary's").isZero();
+                    assertThat(registry.find("loompool.circuitbreaker.state").tag("state", "active")
+                            .tag("db.client.connection.pool.name", "orders-replica-1").gauge().value()).isEqualTo(1);
+                    assertThat(registry.find("loompool.handles.open")
+                            .tag("db.client.connection.pool.name", "orders-replica-1").meters()).isEmpty();
+                });
+    }
+
     @Test
     void bootsJdbcConnectionsGaugesAreNeverRenamedOntoAnotherDataSourcesName() {
         // A loompool bean "dataSource" named "orders" beside a Hikari bean "orders": both keep Boot's names.
