@@ -16,7 +16,6 @@ import dev.loompool.jdbc.ReleaseMode;
 import dev.loompool.jdbc.ServerPooler;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -219,7 +218,7 @@ final class JdbcPool {
                 // hold it in a ROLLBACK for ever. Bounded by validationTimeout; a timeout loses the
                 // connection, and the server rolls back whatever was open when it goes.
                 p.raw.setNetworkTimeout(Runnable::run, validationSeconds * 1000);
-                undo(p, transaction);
+                ReturnUndo.undo(this, p, transaction);
                 p.raw.setNetworkTimeout(Runnable::run, p.current.networkTimeout);
             }
             p.raw.clearWarnings();
@@ -237,63 +236,6 @@ final class JdbcPool {
         }
         p.lastReturnedAt = now;
         return true;
-    }
-
-    /** Undoes what the last holder left: its transaction, its settings, its session state. */
-    private void undo(PhysicalConnection p, boolean transaction) throws SQLException, Retired {
-        if (transaction) {
-            rollback(p);
-        }
-        if (p.sessionDirty || p.serverTransactionOpen() // still "open": SQL turned autocommit off
-                || p.current.marked.contains(Attr.SCHEMA) && factory.sessionReset().ownsSchema()) {
-            resetSession(p);
-        } else if (!p.current.marked.isEmpty()) {
-            for (Attr a : p.current.marked) {
-                p.defaults.applyTo(p.raw, a);
-                p.current.copyFrom(p.defaults, a);
-            }
-            p.current.marked.clear();
-        }
-        if (p.serverTransactionOpen()) {
-            throw new Retired("the server still reports a transaction after the reset");
-        }
-    }
-
-    /** Rollback in autocommit mode is an error in pgjdbc: a transaction SQL began ends by SQL. */
-    private static void rollback(PhysicalConnection p) throws SQLException {
-        if (p.current.autoCommit) {
-            try (Statement st = p.raw.createStatement()) {
-                st.execute("ROLLBACK");
-            }
-        } else {
-            p.raw.rollback();
-        }
-        p.transactionDirty = false;
-    }
-
-    private void resetSession(PhysicalConnection p) throws SQLException, Retired {
-        SessionReset sessionReset = factory.sessionReset();
-        if (transactionPooler) { // PgBouncer resets its own server connections; a DISCARD ALL here would reach another's
-            throw new Retired("session state behind a pooler in transaction mode is not reset, the connection is closed");
-        }
-        if (!sessionReset.supported()) {
-            throw new Retired("session state cannot be reset on this database");
-        }
-        if (!p.current.autoCommit) {
-            p.raw.setAutoCommit(true); // DISCARD ALL cannot run in the transaction pgjdbc would begin
-        }
-        sessionReset.reset(p.raw);
-        // A reset keeps some state (MariaDB keeps the database chosen by USE): put back every
-        // setting the connection had when it was new, then the defaults and connectionInitSql.
-        Settings now = factory.initialize(p.raw);
-        for (Attr a : Attr.values()) {
-            if (!now.same(p.defaults, a)) {
-                p.defaults.applyTo(p.raw, a);
-            }
-        }
-        p.current = p.defaults.copy();
-        p.sessionDirty = false;
-        p.transactionDirty = false;
     }
 
     // ---- used by the handles -------------------------------------------------------------------

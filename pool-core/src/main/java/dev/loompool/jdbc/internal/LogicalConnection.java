@@ -79,16 +79,6 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         return p.raw;
     }
 
-    /** Whether the handle is in a transaction: autocommit off, or one the server reports open. */
-    final boolean inTransaction() {
-        PhysicalConnection p = physical;
-        if (p != null) {
-            return !p.current.autoCommit || p.serverTransactionOpen();
-        }
-        return own != null && own.marked.contains(Attr.AUTO_COMMIT) ? !own.autoCommit
-                : pool.factory.learnedDefaults() != null && !pool.factory.learnedDefaults().autoCommit;
-    }
-
     /** Whether this unit of work goes to a replica: the handle's readOnly, else the pool's default. */
     private boolean readOnlyWork() {
         return own != null && own.marked.contains(Attr.READ_ONLY) ? own.readOnly : pool.readOnlyByDefault;
@@ -177,17 +167,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
      * statement {@code s} is closed); the common statement pays one flag test.
      */
     final SqlEffect behindPooler(SqlEffect effect, String sql, Statement s) throws SQLException {
-        if (!effect.session || !pool.transactionPooler) {
-            return effect;
-        }
-        try {
-            return TransactionPooling.check(this, effect, sql);
-        } catch (SQLException refused) {
-            if (s != null) {
-                Tracked.closeQuietly(s);
-            }
-            throw refused;
-        }
+        return effect.session && pool.transactionPooler ? TransactionPooling.check(this, effect, sql, s) : effect;
     }
 
     /**

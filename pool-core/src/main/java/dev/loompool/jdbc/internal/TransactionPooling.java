@@ -3,6 +3,7 @@ package dev.loompool.jdbc.internal;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.ServerPooler;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.regex.Pattern;
@@ -32,8 +33,19 @@ final class TransactionPooling {
      *
      * @throws SQLException SQLState 0A000, naming the statement and the setting
      */
-    static SqlEffect check(LogicalConnection h, SqlEffect effect, String sql) throws SQLException {
-        SqlEffect behind = effect == SqlEffect.OPAQUE ? effect : h.classifier().classifyBehindPooler(sql, h.inTransaction());
+    static SqlEffect check(LogicalConnection h, SqlEffect effect, String sql, Statement prepared) throws SQLException {
+        try {
+            return check(h, effect, sql);
+        } catch (SQLException refused) {
+            if (prepared != null) {
+                Tracked.closeQuietly(prepared); // refused at prepare time: the driver's statement goes
+            }
+            throw refused;
+        }
+    }
+
+    private static SqlEffect check(LogicalConnection h, SqlEffect effect, String sql) throws SQLException {
+        SqlEffect behind = effect == SqlEffect.OPAQUE ? effect : h.classifier().classifyBehindPooler(sql, inTransaction(h));
         if (behind == SqlEffect.OPAQUE) {
             return SqlEffect.NONE;
         }
@@ -46,6 +58,17 @@ final class TransactionPooling {
                 + "(SET LOCAL, set_config(name, value, true), pg_advisory_xact_lock, ON COMMIT DROP, currval after "
                 + "nextval in one transaction), or run it on a data source that connects without the pooler ("
                 + pool.pool.stats() + ")", "0A000"));
+    }
+
+    /** Whether the handle is in a transaction: autocommit off, or one the server reports open. */
+    private static boolean inTransaction(LogicalConnection h) {
+        PhysicalConnection p = h.physical;
+        if (p != null) {
+            return !p.current.autoCommit || p.serverTransactionOpen();
+        }
+        Settings defaults = h.pool.factory.learnedDefaults();
+        return h.own != null && h.own.marked.contains(Attr.AUTO_COMMIT) ? !h.own.autoCommit
+                : defaults != null && !defaults.autoCommit;
     }
 
     /** A JDBC setter the driver implements as session SQL, asked for a value other than the pool's default. */
