@@ -247,6 +247,11 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         return StartedPool.maskedUrl(this);
     }
 
+    /** The replicas' URLs, masked as {@link #getMaskedJdbcUrl()}. */
+    public List<String> getMaskedReplicaUrls() {
+        return getReplicas().stream().map(url -> StartedPool.maskedUrl(this, url)).toList();
+    }
+
     /** The configured properties, credentials supplier and settings, without the password. */
     @Override
     public String toString() {

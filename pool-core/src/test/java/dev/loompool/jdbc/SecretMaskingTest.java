@@ -115,6 +115,17 @@ class SecretMaskingTest extends StubSupport {
 
     // ---- the password in the URL's authority, with the real drivers --------------------------
 
+    /** A replica that is down at start stops it; its URL's password shows nowhere, nor in the masked URLs. */
+    @Test
+    void aReplicaUrlsPasswordIsMaskedWhenItCannotConnect() throws Exception {
+        LoomPoolDataSource ds = real(TestDatabase.POSTGRES.url());
+        String replica = "jdbc:postgresql://127.0.0.1:1/test?user=reader&password=" + SECRET;
+        ds.setReplicas(List.of(replica));
+        assertThat(ds.getMaskedReplicaUrls()).singleElement().asString().doesNotContain(SECRET).contains("password=****");
+        SQLException e = failedStart(ds);
+        assertThat(e.getMessage()).contains("-replica-1': could not open its minSize=1").contains("127.0.0.1:1");
+    }
+
     @Test
     void aPasswordInThePostgresUrlAuthorityIsRefusedBeforeTheDriverSeesIt() throws Exception {
         // pgjdbc reads no user:password@: it would take "user:S3cretPw@127.0.0.1" for the host name

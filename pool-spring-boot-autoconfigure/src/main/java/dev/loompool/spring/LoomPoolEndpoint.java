@@ -109,6 +109,15 @@ public class LoomPoolEndpoint {
             pool.put("inUse", s.inUse());
             pool.put("pending", s.pending());
             pool.put("openHandles", ds.getOpenHandles());
+            if (!ds.getReplicas().isEmpty()) {
+                pool.put("replicas", ds.getReplicaPools().stream().map(r -> Map.of(
+                        "name", r.name(),
+                        "circuitBreaker", r.state().name(),
+                        "total", r.stats().total(),
+                        "idle", r.stats().idle(),
+                        "inUse", r.stats().inUse(),
+                        "pending", r.stats().pending())).toList());
+            }
         }
         return pool;
     }
@@ -124,6 +133,8 @@ public class LoomPoolEndpoint {
         s.put("idleTimeout", ds.getIdleTimeout().toString());
         s.put("maxLifetime", ds.getMaxLifetime().toString());
         s.put("releaseMode", ds.getReleaseMode().name());
+        s.put("serverPooler", ds.getServerPooler().name());
+        s.put("replicas", ds.getMaskedReplicaUrls());
         s.put("reclaimOnOwnerExit", ds.isReclaimOnOwnerExit());
         s.put("circuitBreakerFailureThreshold", ds.getCircuitBreakerFailureThreshold());
         s.put("circuitBreakerOpenDuration", ds.getCircuitBreakerOpenDuration().toString());

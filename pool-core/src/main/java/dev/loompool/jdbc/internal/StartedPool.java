@@ -43,7 +43,12 @@ public final class StartedPool {
 
     /** The URL of {@code ds} with every configured password masked: what logs and endpoints show. */
     public static String maskedUrl(LoomPoolDataSource ds) {
-        return Secrets.of(ds).mask(JdbcUrls.redact(ds.getJdbcUrl()));
+        return maskedUrl(ds, ds.getJdbcUrl());
+    }
+
+    /** {@code url} (the primary's or a replica's) with every password {@code ds} knows masked. */
+    public static String maskedUrl(LoomPoolDataSource ds, String url) {
+        return Secrets.of(ds).mask(JdbcUrls.redact(url));
     }
 
     /** A new handle; in {@link ReleaseMode#CLOSE} it binds at once, as a classic pool's connection. */
