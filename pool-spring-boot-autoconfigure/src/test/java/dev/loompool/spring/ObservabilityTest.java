@@ -138,6 +138,10 @@ class ObservabilityTest {
                             .tag("db.client.connection.pool.name", "orders-replica-1").gauge().value()).isEqualTo(1);
                     assertThat(registry.find("loompool.handles.open")
                             .tag("db.client.connection.pool.name", "orders-replica-1").meters()).isEmpty();
+                    Map<String, Object> shown = context.getBean(LoomPoolEndpoint.class).pool("orders");
+                    assertThat(shown.get("replicas")).asString().contains("name=orders-replica-1")
+                            .contains("circuitBreaker=ACTIVE");
+                    assertThat(shown.get("settings")).asString().contains("serverPooler=NONE");
                 });
     }
 
