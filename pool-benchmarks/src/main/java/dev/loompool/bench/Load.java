@@ -1,5 +1,6 @@
 package dev.loompool.bench;
 
+import java.sql.SQLTransientConnectionException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -29,6 +30,7 @@ final class Load {
         long end = warmupEnd + mode.measure.toNanos();
         CountDownLatch go = new CountDownLatch(1);
         AtomicLong errors = new AtomicLong();
+        AtomicLong acquireFailures = new AtomicLong();
         AtomicReference<String> firstError = new AtomicReference<>();
         Queue<long[]> perThread = new ConcurrentLinkedQueue<>();
         List<Thread> workers = new ArrayList<>();
@@ -49,6 +51,9 @@ final class Load {
                     } catch (Exception e) {
                         if (measured) {
                             errors.incrementAndGet();
+                            if (e instanceof SQLTransientConnectionException) {
+                                acquireFailures.incrementAndGet();
+                            }
                             firstError.compareAndSet(null, e.toString());
                         }
                         continue;
@@ -79,6 +84,6 @@ final class Load {
             System.arraycopy(a, 0, all, at, a.length);
             at += a.length;
         }
-        return new Trial(pool, total, errors.get(), firstError.get(), mode.measure.toNanos() / 1e9, all);
+        return new Trial(pool, total, errors.get(), acquireFailures.get(), firstError.get(), mode.measure.toNanos() / 1e9, all);
     }
 }

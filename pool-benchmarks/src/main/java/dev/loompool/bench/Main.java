@@ -1,5 +1,6 @@
 package dev.loompool.bench;
 
+import dev.loompool.testsupport.PgBouncer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,15 +17,13 @@ import java.util.TreeSet;
  */
 public final class Main {
 
-    private static final List<PoolKind> POOLS = List.of(PoolKind.values());
-
     private Main() {
     }
 
     public static void main(String[] args) throws Exception {
         System.setProperty("java.awt.headless", "true");
         Mode mode = Arrays.asList(args).contains("full") ? Mode.FULL : Mode.QUICK;
-        Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P4", "P5", "P6", "P7"));
+        Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P9"));
         Path out = mode == Mode.FULL ? Path.of("pool-benchmarks", "results") : Path.of("pool-benchmarks", "target", "bench-quick");
         for (int i = 0; i < args.length - 1; i++) {
             if (args[i].equals("--only")) {
@@ -54,12 +53,19 @@ public final class Main {
         if (postgres && only.contains("P5")) {
             P5Oltp.prepareTables();
         }
-        for (Scenario s : List.of(new P2Fairness(), new P3SlowCall(), new P4Outage(), new P5Oltp(), new P7RealCycle())) {
+        for (Scenario s : List.of(new P2Fairness(), new P3SlowCall(), new P4Outage(), new P5Oltp(), new P7RealCycle(),
+                new P9ManyInstances())) {
             if (!only.contains(s.id())) {
                 continue;
             }
-            if ((s instanceof P3SlowCall || s instanceof P5Oltp || s instanceof P7RealCycle) && !postgres) {
-                String why = "PostgreSQL not reachable at " + Postgres.URL;
+            String why = null;
+            if ((s instanceof P3SlowCall || s instanceof P5Oltp || s instanceof P7RealCycle || s instanceof P9ManyInstances)
+                    && !postgres) {
+                why = "PostgreSQL not reachable at " + Postgres.URL;
+            } else if (s instanceof P9ManyInstances && PgBouncer.findBinary().isEmpty()) {
+                why = "no pgbouncer on the PATH nor in /usr/sbin (apt-get install pgbouncer)";
+            }
+            if (why != null) {
                 if ("true".equalsIgnoreCase(System.getenv("CI"))) {
                     failed = fail(report, s.id(), new IllegalStateException(why));
                 } else {
@@ -71,8 +77,9 @@ public final class Main {
                 Map<PoolKind, List<Trial>> trials = runAlternating(s, mode);
                 for (List<Trial> list : trials.values()) {
                     for (Trial t : list) {
-                        if (s.errorsAreFailures() && t.errors > 0) {
-                            System.out.println(s.id() + " " + t.pool.label + ": " + t.errors + " errors, first: " + t.firstError);
+                        if (s.failures(t) > 0) {
+                            System.out.println(s.id() + " " + t.pool.label + ": " + t.errors + " errors (" + t.acquireFailures
+                                    + " of them acquire failures), first: " + t.firstError);
                             failed = true;
                         }
                     }
@@ -91,9 +98,10 @@ public final class Main {
     /** Round r runs the pools starting at the r-th, so that no pool always goes first or last. */
     private static Map<PoolKind, List<Trial>> runAlternating(Scenario s, Mode mode) throws Exception {
         Map<PoolKind, List<Trial>> trials = new EnumMap<>(PoolKind.class);
+        List<PoolKind> pools = s.pools();
         for (int round = 0; round < mode.rounds; round++) {
-            for (int i = 0; i < POOLS.size(); i++) {
-                PoolKind pool = POOLS.get((i + round) % POOLS.size());
+            for (int i = 0; i < pools.size(); i++) {
+                PoolKind pool = pools.get((i + round) % pools.size());
                 Trial t = s.run(pool, mode);
                 trials.computeIfAbsent(pool, p -> new ArrayList<>()).add(t);
                 System.out.printf("%s round %d %-8s %,10.0f req/s  p50 %8.2f ms  p99 %8.2f ms  max %8.2f ms  errors %d %s%n",

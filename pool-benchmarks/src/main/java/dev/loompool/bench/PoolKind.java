@@ -3,6 +3,7 @@ package dev.loompool.bench;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.loompool.jdbc.LoomPoolDataSource;
+import dev.loompool.jdbc.ServerPooler;
 import io.agroal.api.AgroalDataSource;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import io.agroal.api.security.NamePrincipal;
@@ -30,11 +31,26 @@ enum PoolKind {
         this.label = label;
     }
 
-    /** What every pool is opened with. {@code minSize} connections are opened up front. */
-    record Settings(String url, String user, String password, int minSize, int maxSize, Duration acquireTimeout) {
+    /**
+     * What every pool is opened with. {@code minSize} connections are opened up front. With
+     * {@code pgBouncerTransaction} the URL leads to PgBouncer in transaction mode, and each pool is
+     * set up the way its documentation says for that (P9).
+     */
+    record Settings(String url, String user, String password, int minSize, int maxSize, Duration acquireTimeout,
+            boolean pgBouncerTransaction) {
+
+        Settings(String url, String user, String password, int minSize, int maxSize, Duration acquireTimeout) {
+            this(url, user, password, minSize, maxSize, acquireTimeout, false);
+        }
     }
 
-    DataSource open(Settings s) throws SQLException {
+    DataSource open(Settings given) throws SQLException {
+        // The other pools' documented way behind PgBouncer in transaction mode: pgjdbc's unnamed
+        // statements, set in the URL (HikariCP's wiki). loompool's setting does that itself.
+        Settings s = given.pgBouncerTransaction() && this != LOOMPOOL
+                ? new Settings(given.url() + (given.url().contains("?") ? "&" : "?") + "prepareThreshold=0", given.user(),
+                        given.password(), given.minSize(), given.maxSize(), given.acquireTimeout(), true)
+                : given;
         switch (this) {
             case LOOMPOOL: {
                 LoomPoolDataSource ds = new LoomPoolDataSource();
@@ -46,6 +62,9 @@ enum PoolKind {
                 ds.setAcquireTimeout(s.acquireTimeout());
                 ds.setCircuitBreakerOpenDuration(Duration.ofSeconds(1));
                 ds.setPoolName("bench");
+                if (s.pgBouncerTransaction()) {
+                    ds.setServerPooler(ServerPooler.PGBOUNCER_TRANSACTION);
+                }
                 if (s.minSize() > 0) {
                     ds.start();
                 }

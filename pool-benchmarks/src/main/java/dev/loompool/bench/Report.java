@@ -104,9 +104,9 @@ final class Report {
         trials.forEach((pool, list) -> {
             Trial t = median(list);
             double m = mean(list);
-            md.append(String.format("| %s | %,.0f | %.2fx | %.2f | %.2f | %.2f | %.2f | %.1f | %d | %s |%n", pool.label, m,
+            md.append(String.format("| %s | %,.0f | %.2fx | %.2f | %.2f | %.2f | %.2f | %.1f | %s | %s |%n", pool.label, m,
                     loom / m, t.millis(0.5), t.millis(0.99), t.millis(0.999), t.maxMillis(),
-                    t.maxMillis() / t.millis(0.5), list.stream().mapToLong(x -> x.errors).sum(), t.extra.isEmpty() ? "" : t.extra));
+                    t.maxMillis() / t.millis(0.5), errors(list), t.extra.isEmpty() ? "" : t.extra));
             pools.add(pool.label);
             rates.add(m);
             if (t.sortedNanos.length > 0) { // a pool whose every request outlasted the window has no latencies
@@ -118,6 +118,13 @@ final class Report {
         md.append("\nTarget: ").append(s.target()).append(": ").append(verdict).append("\n\n");
         save(rate, s.id().toLowerCase() + "-throughput");
         save(latency, s.id().toLowerCase() + "-latency");
+    }
+
+    /** Errors over all rounds, and how many of them were getConnection giving up, if any. */
+    private static String errors(List<Trial> list) {
+        long all = list.stream().mapToLong(t -> t.errors).sum();
+        long acquire = list.stream().mapToLong(t -> t.acquireFailures).sum();
+        return acquire == 0 ? String.valueOf(all) : String.format("%,d (%,d acquire failures)", all, acquire);
     }
 
     static double mean(List<Trial> list) {

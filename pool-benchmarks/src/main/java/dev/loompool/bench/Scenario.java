@@ -1,5 +1,7 @@
 package dev.loompool.bench;
 
+import java.util.List;
+
 /** A timed workload, run once per pool per round. */
 interface Scenario {
 
@@ -12,8 +14,18 @@ interface Scenario {
 
     Trial run(PoolKind pool, Mode mode) throws Exception;
 
+    /** The pools it compares, loompool and HikariCP among them (the verdicts need both). */
+    default List<PoolKind> pools() {
+        return List.of(PoolKind.values());
+    }
+
     /** Whether errors in the measured window are a failure of the run (not so when they are the point). */
     default boolean errorsAreFailures() {
         return true;
+    }
+
+    /** The errors of a trial that fail the run. */
+    default long failures(Trial t) {
+        return errorsAreFailures() ? t.errors : 0;
     }
 }

@@ -13,15 +13,21 @@ final class Trial {
     final PoolKind pool;
     final long requests;
     final long errors;
+    /**
+     * The errors that were getConnection giving up ({@code SQLTransientConnectionException}: every
+     * pool here throws it on an acquire timeout, and when it fails fast).
+     */
+    final long acquireFailures;
     final String firstError;
     final double seconds;
     final long[] sortedNanos;
     final Map<String, Object> extra = new LinkedHashMap<>();
 
-    Trial(PoolKind pool, long requests, long errors, String firstError, double seconds, long[] nanos) {
+    Trial(PoolKind pool, long requests, long errors, long acquireFailures, String firstError, double seconds, long[] nanos) {
         this.pool = pool;
         this.requests = requests;
         this.errors = errors;
+        this.acquireFailures = acquireFailures;
         this.firstError = firstError;
         this.seconds = seconds;
         this.sortedNanos = nanos;

@@ -40,6 +40,14 @@ final class Verdicts {
                         "%.2fx the floor (HikariCP %.2fx), %.2fx HikariCP's requests/s; p99 %.3f ms, the floor's %.3f ms",
                         loomFloor, hikariFloor, ratio, loom.millis(0.99), floorP99));
             }
+            case "P9": { // Latencies are of the requests that got a connection: say how many of HikariCP's did not.
+                List<Trial> hikari = trials.get(PoolKind.HIKARI);
+                long failed = hikari.stream().mapToLong(t -> t.acquireFailures).sum();
+                long all = failed + hikari.stream().mapToLong(t -> t.requests).sum();
+                return Report.verdict(ratio >= 1, String.format("%.2fx HikariCP's requests/s; p99 %.2f ms, HikariCP's %.2f ms "
+                        + "over the requests that got a connection, while %,d more (%.2f %%) gave up after the acquire timeout",
+                        ratio, loom.millis(0.99), Report.median(hikari).millis(0.99), failed, 100.0 * failed / all));
+            }
             default:
                 return Report.verdict(ratio >= 1, String.format("%.2fx HikariCP's throughput", ratio));
         }
