@@ -53,6 +53,7 @@ class PgBouncerTransactionTest {
             s.execute("CREATE TABLE pgb_ledger (worker int, n int, kind text)");
             s.execute("DROP SEQUENCE IF EXISTS pgb_seq");
             s.execute("CREATE SEQUENCE pgb_seq");
+            s.execute("CREATE OR REPLACE PROCEDURE pgb_proc() LANGUAGE sql AS 'SELECT 1'");
         }
     }
 
@@ -163,7 +164,9 @@ class PgBouncerTransactionTest {
     void sessionStateIsRefusedNamingTheStatementAndTheSetting() throws Exception {
         String[] refused = {"SET search_path TO pg_catalog", "SELECT set_config('app.tenant', 'a', false)",
             "LISTEN pgb_channel", "SELECT pg_advisory_lock(4242)", "PREPARE pgb_q AS SELECT 1",
-            "CREATE TEMP TABLE pgb_leak (id int)", "RESET ALL", "SELECT currval('pgb_seq')"};
+            "CREATE TEMP TABLE pgb_leak (id int)", "RESET ALL", "SELECT currval('pgb_seq')", "SET local.tenant = 'a'",
+            "UPDATE ONLY pg_settings SET setting = 'pg_catalog' WHERE name = 'search_path'",
+            "DO $$ BEGIN PERFORM set_config('search_path', 'pg_catalog', false); END $$", "CALL pgb_proc()"};
         try (LoomPoolDataSource ds = pool(""); Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             for (String sql : refused) {
                 SQLException e = assertThrows(SQLException.class, () -> s.execute(sql), sql);
@@ -184,12 +187,9 @@ class PgBouncerTransactionTest {
             s.execute("SELECT set_config('app.tenant', 'in-tx', true)");
             s.execute("LOCK TABLE pgb_ledger IN SHARE MODE");
             s.execute("CREATE TEMP TABLE pgb_scratch (id int) ON COMMIT DROP");
-            s.execute("DO $$ BEGIN PERFORM 1; END $$");
             s.execute("SELECT pg_advisory_xact_lock(4243)");
-            try (ResultSet rs = s.executeQuery("SELECT nextval('pgb_seq'), currval('pgb_seq')")) {
-                rs.next(); // currval in the transaction that drew the value: the same server connection
-                assertEquals(rs.getLong(1), rs.getLong(2));
-            }
+            SQLException currval = assertThrows(SQLException.class, () -> s.execute("SELECT currval('pgb_seq')"));
+            assertEquals("0A000", currval.getSQLState(), "in a transaction too: the value may be another client's");
             try (ResultSet rs = s.executeQuery("SELECT current_setting('app.tenant', true)")) {
                 rs.next();
                 assertEquals("in-tx", rs.getString(1));
@@ -202,7 +202,7 @@ class PgBouncerTransactionTest {
                 Statement s = plain.createStatement()) {
             for (int i = 0; i < 2 * SERVERS; i++) {
                 try (ResultSet rs = s.executeQuery("SELECT current_setting('search_path'), "
-                        + "coalesce(current_setting('app.tenant', true), ''), "
+                        + "coalesce(current_setting('app.tenant', true), '') || coalesce(current_setting('local.tenant', true), ''), "
                         + "(SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid IN (4242, 4243))")) {
                     rs.next();
                     assertFalse(rs.getString(1).startsWith("pg_catalog"), rs.getString(1));
@@ -252,17 +252,25 @@ class PgBouncerTransactionTest {
             try (direct) {
                 leaveWork(direct);
             }
-            assertTrue(sent.stream().anyMatch(m -> m.contains("DISCARD ALL")), "without it, the DO block is reset");
+            assertTrue(sent.stream().anyMatch(m -> m.contains("DISCARD ALL")), "without it, the SET is reset");
         } finally {
             driver.removeHandler(capture);
             driver.setLevel(before);
         }
     }
 
-    /** A DO block (whose effect the pool cannot know), and a transaction left open at close. */
+    /**
+     * What makes a pool reset a session (a {@code SET}, refused behind the pooler, which then leaves
+     * nothing to reset), and a transaction left open at close.
+     */
     private static void leaveWork(LoomPoolDataSource ds) throws SQLException {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            s.execute("DO $$ BEGIN PERFORM pg_sleep(0); END $$");
+            s.execute("SELECT pg_sleep(0)");
+            try {
+                s.execute("SET application_name = 'pgb-reset'");
+            } catch (SQLException refusedBehindThePooler) {
+                assertEquals("0A000", refusedBehindThePooler.getSQLState());
+            }
             c.setAutoCommit(false);
             s.execute("INSERT INTO pgb_ledger VALUES (-1, -1, 'rollback')");
         }

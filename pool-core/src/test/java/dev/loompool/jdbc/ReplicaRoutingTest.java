@@ -105,6 +105,15 @@ class ReplicaRoutingTest {
                         () -> s.executeUpdate("INSERT INTO ledger VALUES (3, 'must not land')"));
                 assertEquals("25006", e.getSQLState(), e.getMessage()); // read_only_sql_transaction
             }
+            // Leaving read-only while a statement keeps the replica's connection: refused, not written there.
+            c.setReadOnly(true);
+            try (Statement open = c.createStatement(); ResultSet rs = open.executeQuery("SELECT 1")) {
+                SQLException e = assertThrows(SQLException.class, () -> c.setReadOnly(false));
+                assertTrue(e.getMessage().contains("routing-replica-1"), e.getMessage());
+                assertTrue(c.isReadOnly(), "the handle stays read-only");
+            }
+            c.setReadOnly(false); // nothing holds the replica's connection now
+            assertEquals(onPrimary, where(c));
             List<Pool<?>> replicas = ds.getReplicaPools();
             assertEquals(1, replicas.size());
             assertEquals("routing-replica-1", replicas.get(0).name());

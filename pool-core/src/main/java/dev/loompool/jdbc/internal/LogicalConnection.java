@@ -297,6 +297,10 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final void setReadOnly(boolean readOnly) throws SQLException {
+        PhysicalConnection p = physical;
+        if (!readOnly && p != null && p.home != pool) { // writes must not follow onto the replica it holds
+            throw Replicas.stillBound(this, p);
+        }
         HandleSettings.chosen(this).readOnly = readOnly;
         HandleSettings.changed(this, Attr.READ_ONLY);
     }

@@ -58,6 +58,17 @@ final class Replicas {
         return primary.acquire();
     }
 
+    /**
+     * {@code setReadOnly(false)} on a handle that holds a replica's connection {@code p} (an open
+     * statement, result set or transaction pins it): the writes that follow would run there.
+     */
+    static SQLException stillBound(LogicalConnection h, PhysicalConnection p) {
+        return new SQLException("pool '" + h.pool.name + "': setReadOnly(false) while this handle holds a connection of "
+                + "the replica pool '" + p.home.name + "' (pinned by " + h.pinReasons() + "); close its statements and "
+                + "result sets, or end its transaction, first: what follows would run on the replica ("
+                + p.home.pool.stats() + ")", "25000");
+    }
+
     void close() {
         pools.forEach(JdbcPool::close);
     }

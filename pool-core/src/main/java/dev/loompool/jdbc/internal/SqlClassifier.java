@@ -71,19 +71,19 @@ final class SqlClassifier {
 
     /**
      * How a text whose {@link #classify} says session reads behind a pooler in transaction mode,
-     * where only a session that outlives the transaction counts: a sequence's value (nextval's own
-     * result, currval and lastval inside the transaction that drew it) and {@code set_config(…, true)}
-     * do not. Not cached: the rare path.
+     * which keeps no session for the pool to hold: what is only the session's for the pool's sake
+     * passes, {@code nextval} and {@code setval} (their value is in the result) and
+     * {@code set_config(…, true)}. {@code currval} and {@code lastval} do not: the value they
+     * would read may be another client's, even inside a transaction. Not cached: the rare path.
      */
-    SqlEffect classifyBehindPooler(String sql, boolean inTransaction) {
-        return classifyText(sql, inTransaction ? Behind.POOLER_IN_TRANSACTION : Behind.POOLER_OUTSIDE_TRANSACTION);
+    SqlEffect classifyBehindPooler(String sql) {
+        return classifyText(sql, Behind.POOLER);
     }
 
     /** What stands between the pool and the sessions the SQL runs in. */
     private enum Behind {
         NOTHING,
-        POOLER_OUTSIDE_TRANSACTION,
-        POOLER_IN_TRANSACTION
+        POOLER
     }
 
     private SqlEffect classifyText(String sql, Behind behind) {
@@ -102,7 +102,6 @@ final class SqlClassifier {
     /** Every statement in turn: session state from any of them, the transaction as the last leaves it. */
     private static SqlEffect classify(SqlLexer t, SqlDialect dialect, Behind behind) {
         boolean session = false;
-        boolean known = false; // some statement's session state is certain, not only what a DO or CALL may leave
         Tx tx = Tx.SAME;
         boolean body = false; // after CREATE … BEGIN or BEGIN NOT ATOMIC: the rest is a block's body
         for (int start = 0; start < t.count(); ) {
@@ -113,7 +112,6 @@ final class SqlClassifier {
             if (end > start) {
                 SqlEffect e = statement(t, start, end, dialect, behind);
                 session |= e.session;
-                known |= e.session && e != SqlEffect.OPAQUE;
                 if (!body && e.tx != Tx.SAME) {
                     tx = e.tx;
                 }
@@ -122,12 +120,12 @@ final class SqlClassifier {
             }
             start = end + 1;
         }
-        return session && !known && tx == Tx.OPEN ? SqlEffect.OPAQUE : SqlEffect.of(session, tx);
+        return SqlEffect.of(session, tx);
     }
 
     private static SqlEffect statement(SqlLexer t, int s, int e, SqlDialect dialect, Behind behind) {
         SqlEffect leading = leading(t, s, e, dialect);
-        if ((!leading.session || leading == SqlEffect.OPAQUE) && touchesSession(t, s, e, behind)) {
+        if (!leading.session && touchesSession(t, s, e, behind)) {
             return SqlEffect.of(true, leading.tx);
         }
         return leading;
@@ -146,7 +144,7 @@ final class SqlClassifier {
         }
         int n = s + 1;
         if (t.is(s, "BEGIN")) {
-            return t.is(n, "NOT") ? SqlEffect.OPAQUE : SqlEffect.BEGIN; // MariaDB BEGIN NOT ATOMIC: a block
+            return t.is(n, "NOT") ? SqlEffect.SESSION_BEGIN : SqlEffect.BEGIN; // MariaDB BEGIN NOT ATOMIC: a block
         }
         if (t.is(s, "START")) {
             return t.is(n, "TRANSACTION") ? SqlEffect.BEGIN : SqlEffect.NONE;
@@ -172,10 +170,10 @@ final class SqlClassifier {
             return contains(t, s, e, "LOCK") ? SqlEffect.SESSION : SqlEffect.NONE;
         }
         if (t.is(s, "EXECUTE")) {
-            return t.is(n, "IMMEDIATE") ? SqlEffect.OPAQUE : SqlEffect.NONE;
+            return t.is(n, "IMMEDIATE") ? SqlEffect.SESSION_BEGIN : SqlEffect.NONE;
         }
         if (t.is(s, "DO") || t.is(s, "CALL") || t.is(s, "XA")) {
-            return SqlEffect.OPAQUE; // procedural: what it does cannot be known from outside
+            return SqlEffect.SESSION_BEGIN; // procedural: what it does cannot be known from outside
         }
         if (dialect == SqlDialect.POSTGRES && t.is(s, "LOCK")) {
             return SqlEffect.NONE; // LOCK TABLE: held to the end of the transaction it needs, which pins anyway
@@ -186,6 +184,9 @@ final class SqlClassifier {
         if (t.is(s, "RESET") || t.is(s, "DISCARD") || t.is(s, "LISTEN") || t.is(s, "USE") || t.is(s, "DECLARE")
                 || t.is(s, "LOCK") || t.is(s, "HANDLER") || t.is(s, "BACKUP")) {
             return SqlEffect.SESSION; // BACKUP: MariaDB's BACKUP LOCK and BACKUP STAGE are held by the session
+        }
+        if (t.is(s, "UPDATE") && t.is(n, "ONLY")) {
+            n++;
         }
         if (t.is(s, "UPDATE") && (t.is(n, "pg_settings") || t.is(n, "pg_catalog") && t.is(n + 2, "pg_settings"))) {
             return SqlEffect.SESSION; // PostgreSQL: UPDATE pg_settings is SET
@@ -243,7 +244,9 @@ final class SqlClassifier {
      */
     private static SqlEffect set(SqlLexer t, int s, int e, SqlDialect dialect) {
         int n = s + 1;
-        if (dialect == SqlDialect.POSTGRES && (t.is(n, "LOCAL") || t.is(n, "TRANSACTION") || t.is(n, "CONSTRAINTS"))) {
+        // The keywords, not a setting of that name: SET local.tenant = … and SET "local".x = … last.
+        if (dialect == SqlDialect.POSTGRES && t.kind(n) == SqlLexer.Kind.WORD && !t.isPunct(n + 1, '.')
+                && (t.is(n, "LOCAL") || t.is(n, "TRANSACTION") || t.is(n, "CONSTRAINTS"))) {
             return SqlEffect.NONE;
         }
         for (int i = n; i < e; i++) {
@@ -261,7 +264,6 @@ final class SqlClassifier {
         return SqlEffect.SESSION;
     }
 
-    /** [OR REPLACE] [GLOBAL | LOCAL] TEMP | TEMPORARY | (the word after CREATE or INTO). */
     private static boolean onCommitDrop(SqlLexer t, int s, int e) {
         for (int i = s; i + 2 < e; i++) {
             if (t.is(i, "ON") && t.is(i + 1, "COMMIT") && t.is(i + 2, "DROP")) {
@@ -271,6 +273,7 @@ final class SqlClassifier {
         return false;
     }
 
+    /** [OR REPLACE] [GLOBAL | LOCAL] TEMP | TEMPORARY | (the word after CREATE or INTO). */
     private static boolean temporary(SqlLexer t, int i) {
         if (t.is(i, "OR") && t.is(i + 1, "REPLACE")) {
             i += 2;
@@ -315,10 +318,7 @@ final class SqlClassifier {
                     return true;
                 }
                 if (t.is(i, "nextval") || t.is(i, "setval")) {
-                    return false; // the value is in the result; what currval would see, in this transaction
-                }
-                if (t.is(i, "currval") || t.is(i, "lastval")) {
-                    return behind == Behind.POOLER_OUTSIDE_TRANSACTION; // else another client's session's value
+                    return false; // the value is in the result
                 }
                 return !(t.is(i, "set_config") && thirdArgumentTrue(t, i + 1, e));
             }

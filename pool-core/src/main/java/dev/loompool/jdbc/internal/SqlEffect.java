@@ -13,14 +13,11 @@ enum SqlEffect {
     END(false, Tx.ENDED),
     /** Leaves state on the session, which must be reset before anybody else gets the connection. */
     SESSION(true, Tx.SAME),
-    /** Session state and a transaction that may be open: MySQL {@code SET autocommit=0}. */
-    SESSION_BEGIN(true, Tx.OPEN),
     /**
-     * SQL whose effect cannot be known ({@code DO}, {@code CALL}, {@code XA}, {@code BEGIN NOT
-     * ATOMIC}, {@code EXECUTE IMMEDIATE}): pinned as {@link #SESSION_BEGIN}; behind a pooler in
-     * transaction mode, which keeps no session for it to leave state on, as {@link #NONE}.
+     * Session state and a transaction that may be open: MySQL {@code SET autocommit=0}, and SQL
+     * whose effect cannot be known ({@code DO}, {@code CALL}, {@code XA}, {@code BEGIN NOT ATOMIC}).
      */
-    OPAQUE(true, Tx.OPEN),
+    SESSION_BEGIN(true, Tx.OPEN),
     /** MySQL {@code SET autocommit=1}: commits, and changes the session. */
     SESSION_END(true, Tx.ENDED);
 

@@ -25,11 +25,10 @@ final class TransactionPooling {
     }
 
     /**
-     * What SQL that leaves session state does behind the pooler: SQL whose effect cannot be known
-     * ({@code DO}, {@code CALL}) runs as any other statement (PostgreSQL's cannot leave a
-     * transaction open that pgjdbc would not report, and the pool holds a connection while the
-     * driver says one is open); sequence functions and {@code set_config(…, true)} as
-     * {@link SqlClassifier#classifyBehindPooler} says; the rest is refused.
+     * SQL that leaves session state is refused behind the pooler, and so is SQL whose effect the
+     * pool cannot see ({@code DO}, {@code CALL}: the pin table's rule); what the classifier says
+     * only of a session it keeps ({@code nextval}, {@code set_config(…, true)}) passes, as
+     * {@link SqlClassifier#classifyBehindPooler} reads it.
      *
      * @throws SQLException SQLState 0A000, naming the statement and the setting
      */
@@ -45,30 +44,17 @@ final class TransactionPooling {
     }
 
     private static SqlEffect check(LogicalConnection h, SqlEffect effect, String sql) throws SQLException {
-        SqlEffect behind = effect == SqlEffect.OPAQUE ? effect : h.classifier().classifyBehindPooler(sql, inTransaction(h));
-        if (behind == SqlEffect.OPAQUE) {
-            return SqlEffect.NONE;
-        }
+        SqlEffect behind = h.classifier().classifyBehindPooler(sql);
         if (!behind.session) {
             return behind;
         }
         JdbcPool pool = h.pool;
         throw pool.factory.secrets().mask(new SQLException("pool '" + pool.name + "': refused " + quote(sql)
                 + ": it leaves state on the session, and " + SETTING + "; " + WHY + ". Keep it inside a transaction "
-                + "(SET LOCAL, set_config(name, value, true), pg_advisory_xact_lock, ON COMMIT DROP, currval after "
-                + "nextval in one transaction), or run it on a data source that connects without the pooler ("
+                + "(SET LOCAL, set_config(name, value, true), pg_advisory_xact_lock, ON COMMIT DROP, INSERT … "
+                + "RETURNING instead of currval), or run it (and DO or CALL) on a data source that connects without "
+                + "the pooler ("
                 + pool.pool.stats() + ")", "0A000"));
-    }
-
-    /** Whether the handle is in a transaction: autocommit off, or one the server reports open. */
-    private static boolean inTransaction(LogicalConnection h) {
-        PhysicalConnection p = h.physical;
-        if (p != null) {
-            return !p.current.autoCommit || p.serverTransactionOpen();
-        }
-        Settings defaults = h.pool.factory.learnedDefaults();
-        return h.own != null && h.own.marked.contains(Attr.AUTO_COMMIT) ? !h.own.autoCommit
-                : defaults != null && !defaults.autoCommit;
     }
 
     /** A JDBC setter the driver implements as session SQL, asked for a value other than the pool's default. */
