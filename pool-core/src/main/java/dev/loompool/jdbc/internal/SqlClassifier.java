@@ -297,6 +297,9 @@ final class SqlClassifier {
             if (t.isPunct(i + 1, '(') && sessionCall(t, i, e, behind)) {
                 return true;
             }
+            if (t.is(i, "U") && t.isPunct(i + 1, '&') && t.kind(i + 2) == SqlLexer.Kind.QUOTED) {
+                return true; // U&"set\005fconfig": an identifier spelled in escapes, which the pool does not decode
+            }
             if (t.is(i, "pg_temp")) {
                 return true;
             }

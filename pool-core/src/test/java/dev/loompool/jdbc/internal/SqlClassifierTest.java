@@ -89,6 +89,7 @@ class SqlClassifierTest {
         "PREPARE q AS SELECT 1 | SESSION",
         "DECLARE c CURSOR WITH HOLD FOR SELECT 1 | SESSION",
         "LOCK TABLE t | NONE",
+        "SELECT U&\"set\\005fconfig\"('a.b', 'x', false) | SESSION",
         "SET local.tenant = 'a' | SESSION",
         "SET \"local\".tenant = 'a' | SESSION",
         "SET transaction.tenant = 'a' | SESSION",
