@@ -62,6 +62,24 @@ class PostgresHostileSessionTest extends HostileSupport {
     }
 
     /** PostgreSQL documents UPDATE pg_settings as equivalent to SET. */
+    /** Settings named like the keywords of SET LOCAL, UPDATE ONLY, and an escaped function name. */
+    @Test
+    void pgSessionSettingsSpelledLikeTransactionOnesDoNotLeak() throws SQLException {
+        LoomPoolDataSource ds = pg(1);
+        try (Connection a = ds.getConnection()) {
+            run(a, "SET local.tenant = 'a'");
+            run(a, "SET \"transaction\".tenant = 'a'");
+            run(a, "SELECT U&\"set\\005fconfig\"('app.tenant', 'a', false)");
+            run(a, "UPDATE ONLY pg_settings SET setting = 'evil_schema' WHERE name = 'search_path'");
+        }
+        try (Connection b = ds.getConnection()) {
+            assertThat(str(b, "SELECT coalesce(current_setting('local.tenant', true), '') || "
+                    + "coalesce(current_setting('transaction.tenant', true), '') || "
+                    + "coalesce(current_setting('app.tenant', true), '') || current_setting('search_path')"))
+                    .as("B gets a fresh session").isEqualTo("\"$user\", public");
+        }
+    }
+
     @Test
     void pgUpdatePgSettingsLeaksSearchPath() throws SQLException {
         LoomPoolDataSource ds = pg(1);
