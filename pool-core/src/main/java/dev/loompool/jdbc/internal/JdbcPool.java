@@ -72,9 +72,11 @@ final class JdbcPool {
     /**
      * When a connection was last found broken: an idle one returned before that is not trusted on
      * its recent use, but validated when handed out (DESIGN.md §7: a restart or failover kills them
-     * all, and the background check of the idle ones may not have reached it yet).
+     * all, and the background check of the idle ones may not have reached it yet). Plain, read at
+     * every hand-out: whoever notes it gives the connection back through the pool before the next
+     * hand-out of it, and the pool's own hand-off publishes the note; a late read costs one more trust.
      */
-    private volatile long suspectSince;
+    private long suspectSince;
 
     /**
      * A primary's pool ({@code primary} null), or a replica's, named {@code name}, which shares the
