@@ -55,8 +55,10 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 StartedPool started = StartedPool.start(this, clock(), poolListeners(), this::replicaListeners);
                 freeze(); // before the pool is published: nobody sees it running while settings still change
                 running = started;
-                log.info("loompool '{}' started: {}, min-size {}, max-size {}, release mode {}", getPoolName(),
-                        getMaskedJdbcUrl(), getMinSize(), getMaxSize(), getReleaseMode());
+                log.info("loompool '{}' started: {}, min-size {}, max-size {}, release mode {}{}{}", getPoolName(),
+                        getMaskedJdbcUrl(), getMinSize(), getMaxSize(), getReleaseMode(),
+                        getServerPooler() == ServerPooler.NONE ? "" : ", server pooler " + getServerPooler(),
+                        getReplicas().isEmpty() ? "" : ", replicas " + getMaskedReplicaUrls());
             }
             return running;
         } finally {

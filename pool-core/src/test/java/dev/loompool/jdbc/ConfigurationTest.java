@@ -36,6 +36,11 @@ class ConfigurationTest extends StubSupport {
         assertThatThrownBy(() -> ds.setCircuitBreakerFailureThreshold(-1))
                 .hasMessageStartingWith("circuitBreakerFailureThreshold must be >= 0");
         assertThatThrownBy(() -> ds.setReleaseMode(null)).hasMessageContaining("STATEMENT, CLOSE");
+        assertThatThrownBy(() -> ds.setServerPooler(null)).hasMessageContaining("NONE, PGBOUNCER_TRANSACTION");
+        assertThatThrownBy(() -> ds.setReplicas(java.util.List.of("jdbc:postgresql://r1/db", " ")))
+                .hasMessage("replicas[1] must be a JDBC URL, was blank");
+        assertThatThrownBy(() -> ds.setReplicaMaxSize(0)).hasMessage("replicaMaxSize must be >= 1, was 0");
+        assertThatThrownBy(() -> ds.setReplicaMinSize(-1)).hasMessage("replicaMinSize must be >= 0, was -1");
         ds.setTransactionIsolation("transaction_read_committed");
         assertThat(ds.getIdleTimeout()).as("a refused value leaves the setting as it was").isEqualTo(Duration.ofMinutes(10));
     }
