@@ -30,15 +30,9 @@ class MultiHostFailoverTest {
 
     @Test
     void theSamePoolWritesToThePromotedStandby() throws Exception {
-        try (PgCluster primary = PgCluster.start(Prerequisites.postgresBinaries())) {
-            primary.createDatabase(DB);
-            try (Connection c = primary.admin(DB); Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE writes (id int PRIMARY KEY)");
-            }
-            try (PgCluster standby = primary.startStandby()) {
-                primary.waitForStandby(standby, Duration.ofSeconds(30));
-                run(primary, standby);
-            }
+        try (PgCluster primary = PgCluster.startWith(Prerequisites.postgresBinaries(), DB,
+                "CREATE TABLE writes (id int PRIMARY KEY)"); PgCluster standby = primary.startStandbyCaughtUp()) {
+            run(primary, standby);
         }
     }
 

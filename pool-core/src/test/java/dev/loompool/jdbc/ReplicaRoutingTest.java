@@ -32,14 +32,9 @@ class ReplicaRoutingTest {
 
     @BeforeAll
     static void startClusters() throws Exception {
-        primary = PgCluster.start(Prerequisites.postgresBinaries());
-        primary.createDatabase(DB);
-        try (Connection c = primary.admin(DB); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE ledger (id int PRIMARY KEY, note text)");
-            s.execute("INSERT INTO ledger VALUES (1, 'before the standby')");
-        }
-        standby = primary.startStandby();
-        primary.waitForStandby(standby, Duration.ofSeconds(30));
+        primary = PgCluster.startWith(Prerequisites.postgresBinaries(), DB,
+                "CREATE TABLE ledger (id int PRIMARY KEY, note text)", "INSERT INTO ledger VALUES (1, 'before the standby')");
+        standby = primary.startStandbyCaughtUp();
     }
 
     @AfterAll

@@ -35,13 +35,8 @@ class ReadReplicaTransactionsTest {
 
     @BeforeAll
     static void startClusters() throws Exception {
-        primary = PgCluster.start(Prerequisites.postgresBinaries());
-        primary.createDatabase("shop");
-        try (Connection c = primary.admin("shop"); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE orders (id int PRIMARY KEY)");
-        }
-        standby = primary.startStandby();
-        primary.waitForStandby(standby, Duration.ofSeconds(30));
+        primary = PgCluster.startWith(Prerequisites.postgresBinaries(), "shop", "CREATE TABLE orders (id int PRIMARY KEY)");
+        standby = primary.startStandbyCaughtUp();
     }
 
     @AfterAll

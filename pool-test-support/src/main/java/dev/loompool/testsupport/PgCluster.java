@@ -98,6 +98,35 @@ public final class PgCluster implements AutoCloseable {
         }
     }
 
+    /** A new cluster (see {@link #start}) with {@code database}, in which {@code setupSql} ran. */
+    public static PgCluster startWith(Path bin, String database, String... setupSql) throws IOException, SQLException {
+        PgCluster cluster = start(bin);
+        try {
+            cluster.createDatabase(database);
+            try (Connection c = cluster.admin(database); Statement s = c.createStatement()) {
+                for (String sql : setupSql) {
+                    s.execute(sql);
+                }
+            }
+            return cluster;
+        } catch (SQLException | RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    /** {@link #startStandby()}, returned once it has replayed what this cluster had written ({@link #waitForStandby}). */
+    public PgCluster startStandbyCaughtUp() throws IOException, SQLException {
+        PgCluster standby = startStandby();
+        try {
+            waitForStandby(standby, Duration.ofSeconds(30));
+            return standby;
+        } catch (SQLException | RuntimeException e) {
+            standby.close();
+            throw e;
+        }
+    }
+
     /**
      * A streaming standby of this cluster, started: {@code pg_basebackup -R -X stream} into a
      * directory and port of its own, so it is closed (and cleaned up) on its own. It accepts
