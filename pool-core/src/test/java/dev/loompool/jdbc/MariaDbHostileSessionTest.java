@@ -56,6 +56,37 @@ class MariaDbHostileSessionTest extends HostileSupport {
         }
     }
 
+    /** MariaDB's NEXT VALUE FOR and PREVIOUS VALUE FOR are nextval and lastval: they pin like them. */
+    @Test
+    void mariaPreviousValueForIsTheBorrowersOwn() throws SQLException {
+        String seq = "loompool_atk_seq_" + tag;
+        mariaAdmin("CREATE SEQUENCE " + seq);
+        mariaCleanup.add("DROP SEQUENCE IF EXISTS " + seq);
+        LoomPoolDataSource ds = maria(2);
+        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
+            long mine = num(a, "SELECT NEXT VALUE FOR " + seq);
+            num(b, "SELECT NEXT VALUE FOR " + seq);
+            assertThat(num(a, "SELECT PREVIOUS VALUE FOR " + seq)).as("A's own value, not B's").isEqualTo(mine);
+        }
+        try (Connection c = ds.getConnection()) {
+            assertThat(str(c, "SELECT coalesce(PREVIOUS VALUE FOR " + seq + ", 'none')")).as("a fresh session")
+                    .isEqualTo("none");
+        }
+    }
+
+    /** FLUSH TABLES … FOR EXPORT locks tables for the session: the next borrower must not inherit them. */
+    @Test
+    void mariaFlushForExportDoesNotLockTheNextBorrower() throws SQLException {
+        mariaTable();
+        LoomPoolDataSource ds = maria(1);
+        try (Connection a = ds.getConnection()) {
+            run(a, "FLUSH TABLES " + table + " FOR EXPORT");
+        }
+        try (Connection b = ds.getConnection()) {
+            run(b, "INSERT INTO " + table + " (v) VALUES (1)"); // on a session still under A's lock: refused
+        }
+    }
+
     /** User variables named with quotes, and SET glued to @: the lexer reads one word "SET@x". */
     @Test
     void mariaUserVariableSpellingsLeak() throws SQLException {

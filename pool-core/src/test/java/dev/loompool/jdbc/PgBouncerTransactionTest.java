@@ -166,7 +166,8 @@ class PgBouncerTransactionTest {
             "LISTEN pgb_channel", "SELECT pg_advisory_lock(4242)", "PREPARE pgb_q AS SELECT 1",
             "CREATE TEMP TABLE pgb_leak (id int)", "RESET ALL", "SELECT currval('pgb_seq')", "SET local.tenant = 'a'",
             "UPDATE ONLY pg_settings SET setting = 'pg_catalog' WHERE name = 'search_path'",
-            "DO $$ BEGIN PERFORM set_config('search_path', 'pg_catalog', false); END $$", "CALL pgb_proc()"};
+            "DO $$ BEGIN PERFORM set_config('search_path', 'pg_catalog', false); END $$", "CALL pgb_proc()",
+            "SELECT setseed(0.42)", "SELECT set_config('app.tenant', 'a', \"true\") FROM (SELECT false AS \"true\") f"};
         try (LoomPoolDataSource ds = pool(""); Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             for (String sql : refused) {
                 SQLException e = assertThrows(SQLException.class, () -> s.execute(sql), sql);
@@ -176,6 +177,13 @@ class PgBouncerTransactionTest {
             }
             SQLException prepared = assertThrows(SQLException.class, () -> c.prepareStatement("SET TIME ZONE 'UTC'"));
             assertEquals("0A000", prepared.getSQLState());
+            // The driver's own objects run SQL no check sees, and closing ours resets no server session.
+            for (Class<?> driverType : List.of(org.postgresql.PGConnection.class, org.postgresql.core.BaseConnection.class)) {
+                SQLException e = assertThrows(SQLException.class, () -> c.unwrap(driverType));
+                assertEquals("0A000", e.getSQLState());
+            }
+            assertEquals("0A000", assertThrows(SQLException.class,
+                    () -> s.unwrap(org.postgresql.PGStatement.class)).getSQLState());
             assertThrows(SQLException.class, () -> c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE));
             assertThrows(SQLException.class, () -> c.setSchema("pg_catalog"));
             c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED); // the default: nothing to send
@@ -218,24 +226,7 @@ class PgBouncerTransactionTest {
     void noSessionResetIsSent() throws Exception {
         Logger driver = Logger.getLogger("org.postgresql");
         Queue<String> sent = new ConcurrentLinkedQueue<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                if (r.getParameters() != null) {
-                    sent.add(java.text.MessageFormat.format(r.getMessage(), r.getParameters()));
-                } else {
-                    sent.add(r.getMessage());
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        Handler capture = capture(sent);
         Level before = driver.getLevel();
         driver.setLevel(Level.FINEST);
         driver.addHandler(capture);
@@ -259,6 +250,25 @@ class PgBouncerTransactionTest {
         }
     }
 
+    /** Collects what pgjdbc logs at FINEST, its protocol trace among it. */
+    private static Handler capture(Queue<String> sent) {
+        return new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                sent.add(r.getParameters() != null ? java.text.MessageFormat.format(r.getMessage(), r.getParameters())
+                        : r.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
     /**
      * What makes a pool reset a session (a {@code SET}, refused behind the pooler, which then leaves
      * nothing to reset), and a transaction left open at close.
@@ -276,15 +286,31 @@ class PgBouncerTransactionTest {
         }
     }
 
+    /** pgjdbc's trace: behind the pooler every Parse is unnamed, unless the URL sets a threshold. */
     @Test
     void pgjdbcSendsUnnamedStatementsUnlessTheUrlChooses() throws Exception {
-        try (LoomPoolDataSource ds = pool(""); Connection c = ds.getConnection()) {
-            assertEquals(0, c.unwrap(org.postgresql.PGConnection.class).getPrepareThreshold());
+        assertTrue(namedParses(pool("")).isEmpty(), "prepareThreshold=0: no named server-side statement");
+        assertFalse(namedParses(pool("prepareThreshold=3")).isEmpty(),
+                "PgBouncer 1.21+ with max_prepared_statements: the user's choice stands");
+    }
+
+    /** The Parse messages naming a statement (S_1, …) while one prepared statement runs six times on one handle. */
+    private static List<String> namedParses(LoomPoolDataSource ds) throws Exception {
+        Queue<String> sent = new ConcurrentLinkedQueue<>();
+        Logger driver = Logger.getLogger("org.postgresql");
+        Handler capture = capture(sent);
+        Level before = driver.getLevel();
+        driver.setLevel(Level.FINEST);
+        driver.addHandler(capture);
+        try (ds; Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT 1")) {
+            for (int i = 0; i < 6; i++) {
+                ps.executeQuery().close();
+            }
+        } finally {
+            driver.removeHandler(capture);
+            driver.setLevel(before);
         }
-        try (LoomPoolDataSource ds = pool("prepareThreshold=3"); Connection c = ds.getConnection()) {
-            assertEquals(3, c.unwrap(org.postgresql.PGConnection.class).getPrepareThreshold(),
-                    "PgBouncer 1.21+ with max_prepared_statements: the user's choice stands");
-        }
+        return sent.stream().filter(m -> m.contains("Parse(stmt=S_")).toList();
     }
 
     @Test

@@ -62,6 +62,23 @@ class PostgresHostileSessionTest extends HostileSupport {
     }
 
     /** PostgreSQL documents UPDATE pg_settings as equivalent to SET. */
+    /** setseed(): a borrower who set random()'s seed must not know the next one's values (DISCARD ALL keeps it). */
+    @Test
+    void pgSetseedDoesNotMakeTheNextBorrowersRandomPredictable() throws SQLException {
+        String predicted;
+        try (Connection admin = TestDatabase.POSTGRES.admin()) {
+            run(admin, "SELECT setseed(0.42)");
+            predicted = str(admin, "SELECT random()::text");
+        }
+        LoomPoolDataSource ds = pg(1);
+        try (Connection a = ds.getConnection()) {
+            run(a, "SELECT setseed(0.42)");
+        }
+        try (Connection b = ds.getConnection()) {
+            assertThat(str(b, "SELECT random()::text")).isNotEqualTo(predicted);
+        }
+    }
+
     /** Settings named like the keywords of SET LOCAL, UPDATE ONLY, and an escaped function name. */
     @Test
     void pgSessionSettingsSpelledLikeTransactionOnesDoNotLeak() throws SQLException {

@@ -109,6 +109,20 @@ class ReplicaRoutingTest {
             }
             c.setReadOnly(false); // nothing holds the replica's connection now
             assertEquals(onPrimary, where(c));
+            // A setReadOnly(true) the driver refuses (in the middle of a transaction) does not stand:
+            // it must not send the next unit of work, a write, to the replica.
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("INSERT INTO ledger VALUES (4, 'in a transaction')");
+            }
+            assertThrows(SQLException.class, () -> c.setReadOnly(true));
+            c.commit();
+            c.setAutoCommit(true);
+            assertFalse(c.isReadOnly());
+            assertEquals(onPrimary, where(c));
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("DELETE FROM ledger WHERE id = 4");
+            }
             List<Pool<?>> replicas = ds.getReplicaPools();
             assertEquals(1, replicas.size());
             assertEquals("routing-replica-1", replicas.get(0).name());

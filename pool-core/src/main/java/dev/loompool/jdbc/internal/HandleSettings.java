@@ -31,6 +31,9 @@ final class HandleSettings {
             try {
                 p.apply(h.own, a);
             } catch (SQLException e) {
+                // Refused (pgjdbc: read-only in the middle of a transaction): the choice does not
+                // stand, or it would take effect at the next binding (and route it to a replica).
+                h.own.copyFrom(p.current, a);
                 throw h.error(e);
             }
         }

@@ -48,6 +48,9 @@ final class SessionCalls {
             h.touchOwner();
             return iface.cast(h);
         }
+        if (h.pool.transactionPooler) {
+            throw TransactionPooling.refusedUnwrap(h.pool, iface);
+        }
         Connection raw = h.bind();
         try {
             // Whoever holds the driver's object relies on this physical connection: pin it.
@@ -72,6 +75,9 @@ final class SessionCalls {
         if (closed) {
             throw new SQLException("pool '" + h.pool.name + "': cannot unwrap a closed " + kind(self)
                     + " to " + iface.getName(), "HY010");
+        }
+        if (h.pool.transactionPooler) {
+            throw TransactionPooling.refusedUnwrap(h.pool, iface);
         }
         try {
             return h.exposed(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -185,6 +186,13 @@ final class SessionReset {
         if (restoreSql != null) {
             try (Statement st = raw.createStatement()) {
                 st.execute(restoreSql);
+            }
+        }
+        if ("DISCARD ALL".equals(wipeSql)) {
+            // DISCARD ALL keeps random()'s seed: a borrower who ran setseed() would know the next
+            // one's values. A seed from the JVM, which no borrower sees, makes them unknown again.
+            try (Statement st = raw.createStatement()) {
+                st.execute("SELECT setseed(" + ThreadLocalRandom.current().nextDouble(-1, 1) + ")");
             }
         }
         if (drain != null) {

@@ -20,6 +20,8 @@ final class SqlClassifier {
         "pg_try_advisory_lock_shared", "dblink_connect", "dblink_connect_u", "get_lock",
         // a sequence's last value is the session's: the caller's lastval() must find it, the next borrower must not
         "nextval", "setval", "currval", "lastval",
+        // the seed of random(): a borrower who set it knows the next one's "random" values
+        "setseed",
     };
 
     /**
@@ -167,7 +169,8 @@ final class SqlClassifier {
             return t.is(n, "DATA") || t.is(n, "XML") ? SqlEffect.NONE : SqlEffect.SESSION;
         }
         if (t.is(s, "FLUSH")) {
-            return contains(t, s, e, "LOCK") ? SqlEffect.SESSION : SqlEffect.NONE;
+            // FLUSH TABLES … WITH READ LOCK and MariaDB's FOR EXPORT: locks the session holds
+            return contains(t, s, e, "LOCK") || contains(t, s, e, "EXPORT") ? SqlEffect.SESSION : SqlEffect.NONE;
         }
         if (t.is(s, "EXECUTE")) {
             return t.is(n, "IMMEDIATE") ? SqlEffect.SESSION_BEGIN : SqlEffect.NONE;
@@ -297,6 +300,9 @@ final class SqlClassifier {
             if (t.isPunct(i + 1, '(') && sessionCall(t, i, e, behind)) {
                 return true;
             }
+            if ((t.is(i, "NEXT") || t.is(i, "PREVIOUS")) && t.is(i + 1, "VALUE") && t.is(i + 2, "FOR")) {
+                return behind == Behind.NOTHING || t.is(i, "PREVIOUS"); // MariaDB's nextval and lastval
+            }
             if (t.is(i, "U") && t.isPunct(i + 1, '&') && t.kind(i + 2) == SqlLexer.Kind.QUOTED) {
                 return true; // U&"set\005fconfig": an identifier spelled in escapes, which the pool does not decode
             }
@@ -343,7 +349,7 @@ final class SqlClassifier {
             } else if (depth == 1 && t.isPunct(i, ',')) {
                 commas++;
                 if (commas == 2) {
-                    return t.is(i + 1, "true") && t.isPunct(i + 2, ')');
+                    return t.kind(i + 1) == SqlLexer.Kind.WORD && t.is(i + 1, "true") && t.isPunct(i + 2, ')');
                 }
             }
         }

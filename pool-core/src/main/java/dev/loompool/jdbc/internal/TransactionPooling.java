@@ -65,6 +65,18 @@ final class TransactionPooling {
                 + "SET …) (" + pool.pool.stats() + ")", "0A000"));
     }
 
+    /**
+     * The driver's own object: SQL through it (and through its {@code getConnection()}) bypasses
+     * these checks, and closing the pool's connection afterwards does not reset the server
+     * session PgBouncer hands on.
+     */
+    static SQLException refusedUnwrap(JdbcPool pool, Class<?> iface) {
+        return new SQLException("pool '" + pool.name + "': refused unwrap(" + iface.getName() + "): what runs on the "
+                + "driver's own objects is not checked, and " + SETTING + "; " + WHY + ". Run driver-specific work "
+                + "(COPY, large objects, notifications) on a data source that connects without the pooler ("
+                + pool.pool.stats() + ")", "0A000");
+    }
+
     /** At start: what the pool would set on every new session, which the pooler would hand to others. */
     static void checkSettings(LoomPoolDataSource ds, SqlClassifier postgres) {
         String url = ds.getJdbcUrl().toLowerCase(Locale.ROOT);
