@@ -79,6 +79,27 @@ class PostgresHostileSessionTest extends HostileSupport {
         }
     }
 
+    /** The reset's re-seed calls pg_catalog's setseed, never a function of the application's on the search path. */
+    @Test
+    void pgTheResetRunsNoSetseedOfTheApplications() throws SQLException {
+        String schema = "loompool_atk_s_" + tag;
+        pgAdmin("CREATE SCHEMA " + schema);
+        pgCleanup.add("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        pgAdmin("CREATE TABLE " + schema + ".hits (n numeric)");
+        pgAdmin("CREATE FUNCTION " + schema + ".setseed(numeric) RETURNS void LANGUAGE sql AS "
+                + "'INSERT INTO " + schema + ".hits VALUES ($1)'");
+        LoomPoolDataSource ds = pool(TestDatabase.POSTGRES, 1, "&currentSchema=" + schema + ",public", null);
+        try (Connection a = ds.getConnection()) {
+            run(a, "SET work_mem = '8MB'"); // session state: reset on return
+        }
+        try (Connection b = ds.getConnection()) {
+            assertThat(str(b, "SHOW work_mem")).isNotEqualTo("8MB");
+        }
+        try (Connection admin = TestDatabase.POSTGRES.admin()) {
+            assertThat(num(admin, "SELECT count(*) FROM " + schema + ".hits")).isZero();
+        }
+    }
+
     /** Settings named like the keywords of SET LOCAL, UPDATE ONLY, and an escaped function name. */
     @Test
     void pgSessionSettingsSpelledLikeTransactionOnesDoNotLeak() throws SQLException {

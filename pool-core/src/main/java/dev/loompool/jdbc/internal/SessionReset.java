@@ -36,7 +36,7 @@ final class SessionReset {
 
     private static final Logger log = LoggerFactory.getLogger(SessionReset.class);
 
-    static final SessionReset NONE = new SessionReset(null, null, null, null);
+    static final SessionReset NONE = new SessionReset(null, null, null, null, false);
 
     private final String wipeSql;
     private final MethodHandle wipeMethod;
@@ -44,12 +44,16 @@ final class SessionReset {
     private final String restoreSql;
     /** pgjdbc's getNotifications(): drains what arrived for the last borrower's LISTEN. */
     private final MethodHandle drain;
+    /** PostgreSQL: random() gets a new seed after the wipe, which keeps the last borrower's setseed(). */
+    private final boolean reseed;
 
-    private SessionReset(String wipeSql, MethodHandle wipeMethod, String restoreSql, MethodHandle drain) {
+    private SessionReset(String wipeSql, MethodHandle wipeMethod, String restoreSql, MethodHandle drain,
+            boolean reseed) {
         this.wipeSql = wipeSql;
         this.wipeMethod = wipeMethod;
         this.restoreSql = restoreSql;
         this.drain = drain;
+        this.reseed = reseed;
     }
 
     /**
@@ -67,12 +71,13 @@ final class SessionReset {
             List<String> calls = new ArrayList<>();
             set.forEach((name, value) -> calls.add("set_config(" + literal(name, false) + ", " + literal(value, false) + ", false)"));
             return new SessionReset("DISCARD ALL", null,
-                    restorable(raw, calls.isEmpty() ? null : "SELECT " + String.join(", ", calls)), drain(raw));
+                    restorable(raw, calls.isEmpty() ? null : "SELECT " + String.join(", ", calls)), drain(raw),
+                    reseeds(raw));
         }
         boolean maria = product.contains("MariaDB");
         if ((maria || product.contains("MySQL")) && driverResets) {
             MethodHandle wipe = byMethod(raw, maria ? "reset" : "resetServerState");
-            return wipe == null ? NONE : new SessionReset(null, wipe, restorable(raw, mysqlRestore(raw)), null);
+            return wipe == null ? NONE : new SessionReset(null, wipe, restorable(raw, mysqlRestore(raw)), null, false);
         }
         return NONE;
     }
@@ -164,6 +169,27 @@ final class SessionReset {
         }
     }
 
+    /**
+     * DISCARD ALL keeps random()'s seed: a borrower who ran setseed() would know the next one's
+     * values. A seed from the JVM, which no borrower sees, makes them unknown again. Qualified and
+     * typed, so that no function of the application's named setseed runs instead.
+     */
+    private static String reseedSql() {
+        return "SELECT pg_catalog.setseed(" + ThreadLocalRandom.current().nextDouble(-1, 1) + "::float8)";
+    }
+
+    /** Whether this user may run setseed (the server allows it to all unless told otherwise); tried once, at learn. */
+    private static boolean reseeds(Connection raw) {
+        try (Statement st = raw.createStatement()) {
+            st.execute(reseedSql());
+            return true;
+        } catch (SQLException e) {
+            log.warn("setseed() cannot run (SQLState {}): a returned connection's random() keeps the seed its last "
+                    + "borrower set, if it could set one", e.getSQLState());
+            return false;
+        }
+    }
+
     boolean supported() {
         return (wipeSql != null || wipeMethod != null) && restoreSql != UNRESTORABLE;
     }
@@ -188,11 +214,9 @@ final class SessionReset {
                 st.execute(restoreSql);
             }
         }
-        if ("DISCARD ALL".equals(wipeSql)) {
-            // DISCARD ALL keeps random()'s seed: a borrower who ran setseed() would know the next
-            // one's values. A seed from the JVM, which no borrower sees, makes them unknown again.
+        if (reseed) {
             try (Statement st = raw.createStatement()) {
-                st.execute("SELECT setseed(" + ThreadLocalRandom.current().nextDouble(-1, 1) + ")");
+                st.execute(reseedSql());
             }
         }
         if (drain != null) {
