@@ -23,7 +23,7 @@ public final class Main {
     public static void main(String[] args) throws Exception {
         System.setProperty("java.awt.headless", "true");
         Mode mode = Arrays.asList(args).contains("full") ? Mode.FULL : Mode.QUICK;
-        Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P9"));
+        Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9"));
         Path out = mode == Mode.FULL ? Path.of("pool-benchmarks", "results") : Path.of("pool-benchmarks", "target", "bench-quick");
         for (int i = 0; i < args.length - 1; i++) {
             if (args[i].equals("--only")) {
@@ -54,14 +54,17 @@ public final class Main {
             P5Oltp.prepareTables();
         }
         for (Scenario s : List.of(new P2Fairness(), new P3SlowCall(), new P4Outage(), new P5Oltp(), new P7RealCycle(),
-                new P9ManyInstances())) {
+                new P8ManyThreads(), new P9ManyInstances())) {
             if (!only.contains(s.id())) {
                 continue;
             }
             String why = null;
-            if ((s instanceof P3SlowCall || s instanceof P5Oltp || s instanceof P7RealCycle || s instanceof P9ManyInstances)
+            if ((s instanceof P3SlowCall || s instanceof P5Oltp || s instanceof P7RealCycle || s instanceof P8ManyThreads
+                    || s instanceof P9ManyInstances)
                     && !postgres) {
                 why = "PostgreSQL not reachable at " + Postgres.URL;
+            } else if (s instanceof P8ManyThreads && !P8ManyThreads.pgbenchFound()) {
+                why = "no pgbench on the PATH (apt-get install postgresql-client)";
             } else if (s instanceof P9ManyInstances && PgBouncer.findBinary().isEmpty()) {
                 why = "no pgbouncer on the PATH nor in /usr/sbin (apt-get install pgbouncer)";
             }

@@ -40,6 +40,18 @@ final class Verdicts {
                         "%.2fx the floor (HikariCP %.2fx), %.2fx HikariCP's requests/s; p99 %.3f ms, the floor's %.3f ms",
                         loomFloor, hikariFloor, ratio, loom.millis(0.99), floorP99));
             }
+            case "P8": { // Latencies are of the requests that got a connection, as in P9.
+                List<Trial> hikari = trials.get(PoolKind.HIKARI);
+                double ceiling = ((P8ManyThreads) s).ceiling();
+                long loomPast = loomTrials.stream().mapToLong(t -> t.acquireFailures).sum();
+                long hikariPast = hikari.stream().mapToLong(t -> t.acquireFailures).sum();
+                return Report.verdict(loomRate / ceiling >= 0.8 && loomPast == 0, String.format("%.2fx the pgbench ceiling "
+                        + "(%,.0f req/s), HikariCP %.2fx; %.1fx HikariCP's requests/s; p99 %.2f ms; past the acquire timeout: "
+                        + "loompool %,d, HikariCP %,d; heap per open handle %s B (%s open), HikariCP %s B (%s open)",
+                        loomRate / ceiling, ceiling, hikariRate / ceiling, ratio, loom.millis(0.99), loomPast, hikariPast,
+                        loom.extra.get("heap B/handle"), loom.extra.get("open handles"),
+                        Report.median(hikari).extra.get("heap B/handle"), Report.median(hikari).extra.get("open handles")));
+            }
             case "P9": { // Latencies are of the requests that got a connection: say how many of HikariCP's did not.
                 List<Trial> hikari = trials.get(PoolKind.HIKARI);
                 long failed = hikari.stream().mapToLong(t -> t.acquireFailures).sum();

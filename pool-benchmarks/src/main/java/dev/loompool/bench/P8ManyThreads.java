@@ -1,0 +1,197 @@
+package dev.loompool.bench;
+
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * P8 (issue 15): 10,000 virtual threads over max 10, each looping P3's request (query, 20 ms wait
+ * outside a transaction, query). The ceiling is pgbench's C client running the same two
+ * {@code SELECT 1} per transaction on 10 connections, once per run. A short phase after each trial
+ * parks every thread in the middle of its wait and reads the heap after a full GC: with an open
+ * handle per thread, less the same threads parked with none (the mean of a reading before and one
+ * after), per open handle; the median of three.
+ */
+final class P8ManyThreads implements Scenario {
+
+    static final int MAX_SIZE = 10;
+    static final Duration ACQUIRE_TIMEOUT = Duration.ofSeconds(30);
+
+    /** pgbench's transactions (= requests) per second, measured at the first trial of the run. */
+    private Double ceiling;
+
+    static int threads(Mode mode) {
+        return mode == Mode.FULL ? 10_000 : 2_000;
+    }
+
+    @Override
+    public String id() {
+        return "P8";
+    }
+
+    @Override
+    public String title() {
+        return "PostgreSQL, 10,000 virtual threads over max 10 (quick: 2,000): query, 20 ms wait outside a transaction, "
+                + "query; ceiling: pgbench, the same two SELECT 1 per transaction on 10 connections";
+    }
+
+    @Override
+    public String target() {
+        return ">= 0.8x the pgbench ceiling's requests/s; no request past the " + ACQUIRE_TIMEOUT.toSeconds() + " s acquire timeout";
+    }
+
+    @Override
+    public List<PoolKind> pools() {
+        return List.of(PoolKind.LOOMPOOL, PoolKind.HIKARI);
+    }
+
+    /** HikariCP's acquire timeouts are its result (they depend on timing, as in P9); loompool's are failures. */
+    @Override
+    public long failures(Trial t) {
+        return t.pool == PoolKind.LOOMPOOL ? t.errors : t.errors - t.acquireFailures;
+    }
+
+    @Override
+    public Trial run(PoolKind pool, Mode mode) throws Exception {
+        if (ceiling == null) {
+            ceiling = pgbench(Math.max(1, (int) Math.round(mode.warmup.plus(mode.measure).toMillis() / 1000.0)));
+        }
+        DataSource ds = pool.open(new PoolKind.Settings(Postgres.URL, null, null, MAX_SIZE, MAX_SIZE, ACQUIRE_TIMEOUT));
+        try {
+            Trial t = Load.run(pool, mode, threads(mode), true, () -> {
+                try (Connection c = ds.getConnection()) {
+                    P3SlowCall.query(c);
+                    Thread.sleep(20);
+                    P3SlowCall.query(c);
+                }
+            });
+            t.extra.put("x ceiling", Math.round(t.perSecond() / ceiling * 100) / 100.0);
+            t.extra.put("past timeout", t.acquireFailures);
+            heapPerHandle(ds, threads(mode), t);
+            return t;
+        } finally {
+            PoolKind.close(ds);
+        }
+    }
+
+    double ceiling() {
+        return ceiling;
+    }
+
+    /**
+     * Parks {@code n} virtual threads at a latch, first holding nothing, then each after
+     * getConnection and a query (the handle open, as in the middle of the 20 ms wait), and reads the
+     * heap after a full GC both times. With max 10, HikariCP's threads beyond the 10 holders wait
+     * in getConnection instead: their cost is counted too, spread over its 10 open handles.
+     */
+    private static void heapPerHandle(DataSource ds, int n, Trial t) throws Exception {
+        parked(n, null); // the first reading after the load still holds some of its state: discarded
+        long bare = parked(n, null)[0], low = bare, high = bare;
+        double[] perHandle = new double[3];
+        long open = 0;
+        for (int i = 0; i < perHandle.length; i++) { // readings vary by some 100 B per thread: the median of three
+            long[] holding = parked(n, ds);
+            long next = parked(n, null)[0];
+            open = holding[1];
+            perHandle[i] = (holding[0] - (bare + next) / 2.0) / Math.max(1, open);
+            bare = next;
+            low = Math.min(low, next);
+            high = Math.max(high, next);
+        }
+        java.util.Arrays.sort(perHandle);
+        t.extra.put("open handles", open);
+        t.extra.put("heap B/handle", Math.round(perHandle[1]));
+        t.extra.put("bare spread B/thread", (high - low) / n);
+    }
+
+    /**
+     * Heap used after a full GC while {@code n} threads are parked, and how many handles were open
+     * then; with a pool, each thread tries to hold a handle.
+     */
+    private static long[] parked(int n, DataSource ds) throws Exception {
+        AtomicInteger open = new AtomicInteger();
+        CountDownLatch release = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            threads.add(Thread.ofVirtual().start(() -> {
+                try {
+                    if (ds == null) {
+                        release.await();
+                        return;
+                    }
+                    try (Connection c = ds.getConnection()) {
+                        P3SlowCall.query(c);
+                        open.incrementAndGet();
+                        release.await();
+                        P3SlowCall.query(c);
+                    }
+                } catch (Exception e) {
+                    // A HikariCP waiter that times out: it holds no handle, and the count says so.
+                }
+            }));
+        }
+        // Settled: every thread parked (at the latch, or in getConnection), twice in a row 100 ms apart.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        int settled = 0;
+        while (settled < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            boolean all = (ds == null || open.get() > 0) && threads.stream()
+                    .allMatch(th -> th.getState() == Thread.State.WAITING || th.getState() == Thread.State.TIMED_WAITING);
+            settled = all ? settled + 1 : 0;
+        }
+        System.gc();
+        System.gc();
+        long[] result = {ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed(), open.get()};
+        release.countDown();
+        for (Thread th : threads) {
+            th.join();
+        }
+        return result;
+    }
+
+    /** pgbench's C client, 10 connections, 2 worker threads, two {@code SELECT 1} per transaction: tps. */
+    static double pgbench(int seconds) throws Exception {
+        URI uri = URI.create(Postgres.URL.substring("jdbc:".length()));
+        Matcher m = Pattern.compile("(?:^|&)user=([^&]+)").matcher(uri.getQuery() == null ? "" : uri.getQuery());
+        String user = m.find() ? m.group(1) : "postgres";
+        Path script = Files.createTempFile("p8-", ".sql");
+        try {
+            Files.writeString(script, "SELECT 1;\nSELECT 1;\n");
+            Process p = new ProcessBuilder("pgbench", "-n", "-f", script.toString(), "-c", String.valueOf(MAX_SIZE), "-j", "2",
+                    "-T", String.valueOf(seconds), "-h", uri.getHost(), "-p", String.valueOf(uri.getPort() < 0 ? 5432 : uri.getPort()),
+                    "-U", user, uri.getPath().substring(1)).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (p.waitFor() != 0) {
+                throw new IllegalStateException("pgbench exited with " + p.exitValue() + ": " + out);
+            }
+            Matcher tps = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)").matcher(out);
+            if (!tps.find()) {
+                throw new IllegalStateException("no tps in pgbench's output: " + out);
+            }
+            return Double.parseDouble(tps.group(1));
+        } finally {
+            Files.deleteIfExists(script);
+        }
+    }
+
+    /** Whether pgbench is on the PATH. */
+    static boolean pgbenchFound() {
+        try {
+            return new ProcessBuilder("pgbench", "--version").redirectErrorStream(true).start().waitFor() == 0;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+}
