@@ -15,6 +15,10 @@ import javax.sql.DataSource;
  * getConnection, a prepared {@code SELECT 1}, close. The floor is the same loop on four driver
  * connections held for the whole run, no pool: each trial measures the floor right before the
  * pool, so that the ratio pairs two runs under the same load of the shared host.
+ *
+ * <p>Each trial also reports the heap bytes one cycle allocates on the real driver (P6's measure
+ * there), for the pool and for the floor, whose figure is pgjdbc's own allocation per query: one
+ * thread runs the cycle, and the JVM's count of the bytes that thread allocated is read around it.
  */
 final class P7RealCycle implements Scenario {
 
@@ -48,6 +52,15 @@ final class P7RealCycle implements Scenario {
             t.extra.put("floor req/s", Math.round(floor.perSecond()));
             t.extra.put("floor p99 ms", Math.round(floor.millis(0.99) * 1000) / 1000.0);
             t.extra.put("x floor", Math.round(t.perSecond() / floor.perSecond() * 1000) / 1000.0);
+            int cycles = mode == Mode.FULL ? 50_000 : 5_000;
+            t.extra.put("B/cycle", bytesPerCycle(cycles, () -> {
+                try (Connection c = ds.getConnection()) {
+                    select(c);
+                }
+            }));
+            try (Connection held = DriverManager.getConnection(Postgres.URL)) {
+                t.extra.put("floor B/cycle", bytesPerCycle(cycles, () -> select(held)));
+            }
             return t;
         } finally {
             PoolKind.close(ds);
@@ -70,6 +83,22 @@ final class P7RealCycle implements Scenario {
                 c.close();
             }
         }
+    }
+
+    /**
+     * Heap bytes {@code cycle} allocates, per run, on this thread: the mean over {@code cycles} runs
+     * after as many to warm up (the JIT's escape analysis decides what is allocated at all).
+     */
+    static long bytesPerCycle(int cycles, Load.Request cycle) throws Exception {
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < cycles; i++) {
+            cycle.run();
+        }
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < cycles; i++) {
+            cycle.run();
+        }
+        return Math.round((threads.getCurrentThreadAllocatedBytes() - before) / (double) cycles);
     }
 
     private static void select(Connection c) throws Exception {

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * callback (factory, checks, destructor) runs outside the lock, on a slot counted as in use
  * beforehand, so a slow or failing callback can neither overfill the pool nor lose a slot.
  */
-final class DefaultPool<T> implements Pool<T> {
+final class DefaultPool<T> implements DirectPool<T> {
 
     private static final Logger log = LoggerFactory.getLogger(DefaultPool.class);
 
@@ -74,6 +74,11 @@ final class DefaultPool<T> implements Pool<T> {
 
     @Override
     public Lease<T> acquire() throws InterruptedException {
+        return new PooledLease<>(this, obtain(acquireTimeoutNanos, acquireTimeout, true));
+    }
+
+    @Override
+    public Entry<T> take() throws InterruptedException {
         return obtain(acquireTimeoutNanos, acquireTimeout, true);
     }
 
@@ -82,20 +87,22 @@ final class DefaultPool<T> implements Pool<T> {
         if (timeout == null || timeout.isNegative()) {
             throw new IllegalArgumentException("timeout must be zero or positive, was " + timeout);
         }
-        return obtain(PoolSettings.saturatedNanos(timeout), timeout, true);
+        return new PooledLease<>(this, obtain(PoolSettings.saturatedNanos(timeout), timeout, true));
     }
 
     @Override
     public Optional<Lease<T>> tryAcquire() {
         try {
-            return Optional.ofNullable(obtain(0, Duration.ZERO, false));
+            Entry<T> entry = obtain(0, Duration.ZERO, false);
+            return entry == null ? Optional.empty() : Optional.of(new PooledLease<>(this, entry));
         } catch (InterruptedException e) { // it waits for nobody, but for its own create
             Thread.currentThread().interrupt();
             throw new PoolException("pool '" + name + "': interrupted while creating a resource", e);
         }
     }
 
-    private Lease<T> obtain(long timeoutNanos, Duration timeout, boolean mayWait) throws InterruptedException {
+    /** An entry whose resource is the caller's now; null if it may not wait and none is free. */
+    private Entry<T> obtain(long timeoutNanos, Duration timeout, boolean mayWait) throws InterruptedException {
         long start = timed ? clock.nanoTime() : Long.MIN_VALUE; // else read when first needed: off the lane
         if (slots.isClosed()) {
             throw closedException();
@@ -116,11 +123,11 @@ final class DefaultPool<T> implements Pool<T> {
             } else if (grant == Signal.NONE) {
                 return null;
             }
-            Lease<T> lease = fulfil(grant, start, createBudget(timeoutNanos), probe);
+            Entry<T> entry = fulfil(grant, start, createBudget(timeoutNanos), probe);
             if (probe) {
                 circuit.probeSucceeded(); // created or validated: the backend answers, for everybody at once
             }
-            return lease;
+            return entry;
         } finally {
             if (probe) {
                 circuit.endProbe();
@@ -175,12 +182,12 @@ final class DefaultPool<T> implements Pool<T> {
     }
 
     /**
-     * Turns a grant into a lease: checks an idle resource, or creates a fresh one. A create gets
+     * Turns a grant into a lent entry: checks an idle resource, or creates a fresh one. A create gets
      * {@code budget} from the acquire's start (a caller that may not wait for others may still wait
      * for its own create, up to the pool's acquire timeout).
      */
     @SuppressWarnings("unchecked")
-    private Lease<T> fulfil(Reservation grant, long start, long budget, boolean probe) throws InterruptedException {
+    private Entry<T> fulfil(Reservation grant, long start, long budget, boolean probe) throws InterruptedException {
         for (;;) {
             Entry<T> entry;
             if (grant == Signal.CREATE) {
@@ -215,15 +222,19 @@ final class DefaultPool<T> implements Pool<T> {
                 listener.onAcquired(now - start);
                 entry.acquiredAt = now;
             }
-            return new PooledLease<>(this, entry);
+            return entry;
         }
     }
 
     // ---- release ----------------------------------------------------------------------------
 
+    @Override
+    public void giveBack(Entry<T> entry) {
+        end(entry, false);
+    }
+
     /** Ends a lease: its holder gave the resource back, or (invalidated) asked for it to be destroyed. */
-    void end(PooledLease<T> lease, boolean invalidated) {
-        Entry<T> entry = lease.entry;
+    void end(Entry<T> entry, boolean invalidated) {
         if (timed) {
             listener.onReleased(clock.nanoTime() - entry.acquiredAt);
         }

@@ -23,7 +23,7 @@ final class PooledLease<T> implements Lease<T> {
     }
 
     private final DefaultPool<T> pool;
-    final Entry<T> entry;
+    private final Entry<T> entry;
     /** Null while OPEN; accessed through STATE only. */
     @SuppressWarnings("unused")
     private LeaseState state;
@@ -46,14 +46,14 @@ final class PooledLease<T> implements Lease<T> {
     @Override
     public void close() {
         if (STATE.compareAndSet(this, null, LeaseState.RELEASED)) {
-            pool.end(this, false);
+            pool.end(entry, false);
         }
     }
 
     @Override
     public void invalidate() {
         if (STATE.compareAndSet(this, null, LeaseState.INVALIDATED)) {
-            pool.end(this, true);
+            pool.end(entry, true);
         }
     }
 

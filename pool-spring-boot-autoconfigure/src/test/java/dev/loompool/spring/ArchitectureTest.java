@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,7 +32,8 @@ import org.junit.jupiter.api.Test;
  * core ({@code dev.loompool}, its engine {@code dev.loompool.engine}) &lt;- JDBC
  * ({@code dev.loompool.jdbc}, its engine {@code dev.loompool.jdbc.internal}) &lt;- Spring
  * ({@code dev.loompool.spring}); the public API is a known list, each type with the reason it is
- * public; an engine is entered through one door; the Spring layer uses the public API only;
+ * public; an engine is entered through its doors only (the core's engine from its API, and
+ * without a Lease per acquire from the JDBC engine); the Spring layer uses the public API only;
  * hierarchies are shallow and never call down.
  */
 class ArchitectureTest {
@@ -68,6 +70,8 @@ class ArchitectureTest {
     /** The public types of the engines: each is the one door its API enters the engine through. */
     private static final Map<String, String> ENGINE_DOORS = new TreeMap<>(Map.ofEntries(
             Map.entry("dev.loompool.engine.PoolSettings", "PoolBuilder.build() hands its settings to the engine"),
+            Map.entry("dev.loompool.engine.DirectPool", "the JDBC engine's acquire without a Lease per cycle (P6)"),
+            Map.entry("dev.loompool.engine.Entry", "what DirectPool lends: the pool's record of a resource"),
             Map.entry("dev.loompool.jdbc.internal.StartedPool", "LoomPoolDataSource runs its pool through it")));
 
     private static JavaClasses main;
@@ -88,10 +92,28 @@ class ArchitectureTest {
     }
 
     @Test
-    void theJdbcLayerKnowsNothingOfSpringOrMicrometerNorOfTheCoresEngine() {
+    void theJdbcLayerKnowsNothingOfSpringOrMicrometer() {
         classes().that().resideInAPackage("dev.loompool.jdbc..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("dev.loompool", "dev.loompool.jdbc..",
-                        "java..", "javax.sql..", "javax.naming..", "org.slf4j..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("dev.loompool", "dev.loompool.engine",
+                        "dev.loompool.jdbc..", "java..", "javax.sql..", "javax.naming..", "org.slf4j..")
+                .check(main);
+    }
+
+    /**
+     * The core's engine is the JDBC engine's business only where it lends without a Lease per
+     * acquire (DirectPool, Entry): the JDBC API, and every other engine type, stay out of reach.
+     */
+    @Test
+    void onlyTheJdbcEngineUsesTheCoresEngineAndOnlyThroughDirectPool() {
+        noClasses().that().resideInAPackage("dev.loompool.jdbc..")
+                .should().dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
+                        "are dev.loompool.engine types other than DirectPool and Entry",
+                        (JavaClass c) -> c.getPackageName().equals("dev.loompool.engine")
+                                && !Set.of("dev.loompool.engine.DirectPool", "dev.loompool.engine.Entry")
+                                        .contains(topLevel(c).getName())))
+                .check(main);
+        noClasses().that().resideInAPackage("dev.loompool.jdbc")
+                .should().dependOnClassesThat().resideInAPackage("dev.loompool.engine")
                 .check(main);
     }
 

@@ -1,10 +1,12 @@
 package dev.loompool.jdbc.internal;
 
-import dev.loompool.Lease;
 import dev.loompool.jdbc.LoomConnection;
+import dev.loompool.jdbc.PinReason;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;
 
@@ -14,7 +16,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Besides the handle's own thread, only the housekeeper touches it: to put it under watch, and
  * with reclaimOnOwnerExit to reclaim it once the thread that last used it has ended. Close and
- * reclaim settle by the connection's lease and a compare-and-set on the state, so that exactly one
+ * reclaim settle by the connection's binding and a compare-and-set on the state, so that exactly one
  * of them ends the handle and counts it down, and exactly one returns the connection. The common
  * cycle (bind, release, close while unbound) pays no compare-and-set of its own for that.
  *
@@ -50,29 +52,31 @@ abstract class HandleLife {
     private boolean counted;
     /** The reclaimer took its connection from under it: the next call settles that (reclaimedUnderUse). */
     private boolean lost;
-    /** What keeps the physical connection, and the rules for it: the pin table in one place. */
-    final Pins pins;
+    // What keeps the physical connection, read and written by the rules in Pins (the pin table in
+    // one place): fields here rather than an object of their own, one allocation less per getConnection.
+    /** The reasons held; STATEMENT and RELEASE_MODE are derived, never stored. Null until the first. */
+    EnumSet<PinReason> held;
+    /** The first open statement or metadata result set, then the others: most handles have one. */
+    Tracked first;
+    ArrayList<Tracked> more;
     /** The connection broke inside a transaction: refuse to go on until the caller rolls back. */
     boolean lostTransaction;
     /**
      * A statement asked the driver to close it with its last result set, which ends its pin:
-     * result sets look then (a flag here, not in {@link Pins}, where it would cost 8 bytes a handle).
+     * result sets look then.
      */
     boolean closeOnCompletion;
 
     HandleLife(JdbcPool pool) {
         this.pool = pool;
         OWNER.set(this, Thread.currentThread()); // plain: published with the binding, like the other fields
-        // Allocated last, after every other store of the constructor (the field initializers run
-        // before this body): once another object was allocated, the JIT no longer knows this one is
-        // new, and each later store of a reference into it pays G1's write barriers. With Pins
-        // allocated first, every getConnection paid them on pool and owner too (P1).
-        pins = new Pins();
+        // Allocate nothing here: once another object is allocated, the JIT no longer knows this one
+        // is new, and each later store of a reference into it pays G1's write barriers (P1).
     }
 
     /** Closes what the handle tracks (its statements) and drops its pins: it is ending. */
     private void dropPins() {
-        pins.clear();
+        Pins.clear(this);
         closeOnCompletion = false;
         lostTransaction = false;
     }
@@ -186,7 +190,7 @@ abstract class HandleLife {
         PhysicalConnection p = physical;
         physical = null;
         if (!p.home.release(p)) {
-            lost = true; // only the reclaimer takes a lease from under its handle
+            lost = true; // only the reclaimer ends a binding from under its handle
         }
     }
 
@@ -234,7 +238,7 @@ abstract class HandleLife {
     /**
      * Closes the handle. Unbound and not robbed by the reclaimer, it cannot be racing a reclaim:
      * the reclaimer only takes a bound handle, and clears {@code physical} only after it has moved
-     * the state, so a plain store settles it. Bound, the connection's lease decides.
+     * the state, so a plain store settles it. Bound, the connection's binding decides.
      */
     public final void close() {
         PhysicalConnection p = (PhysicalConnection) PHYSICAL.getAcquire(this);
@@ -247,13 +251,12 @@ abstract class HandleLife {
             finish(s);
             return;
         }
-        Lease<PhysicalConnection> lease = p == null ? null : p.takeLease();
-        if (lease != null) { // still ours, so no reclaim can take the handle any more: a plain store settles it
+        if (p != null && p.unbind()) { // still ours, so no reclaim can take the handle any more: a plain store settles it
             s = STATE.getAcquire(this);
             STATE.setRelease(this, HandleState.CLOSED);
             physical = null;
             finish(s); // its statements close before the connection goes back
-            p.home.giveBack(p, lease); // the release check rolls back and resets what this handle changed
+            p.home.giveBack(p); // the release check rolls back and resets what this handle changed
             return;
         }
         physical = null; // the reclaimer has the connection: whoever moves the state closes the handle

@@ -10,6 +10,8 @@ import dev.loompool.PoolClosedException;
 import dev.loompool.PoolException;
 import dev.loompool.PoolListener;
 import dev.loompool.ServiceUnavailableException;
+import dev.loompool.engine.DirectPool;
+import dev.loompool.engine.Entry;
 import dev.loompool.jdbc.BindObserver;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.ReleaseMode;
@@ -46,7 +48,8 @@ final class JdbcPool {
     final ConnectionFactory factory;
     /** Reads SQL by the rules of this pool's database. */
     final SqlClassifier classifier;
-    final Pool<PhysicalConnection> pool;
+    /** Lent without a Lease object per acquire: a connection's binding number does the lease's work (P6). */
+    final DirectPool<PhysicalConnection> pool;
     /** Every physical connection alive: what the reclaimer scans, a registration per connect, not per handle. */
     final Set<PhysicalConnection> connections = ConcurrentHashMap.newKeySet();
     // The handles' counts: a replica's pool shares its primary's, since a handle binds to either.
@@ -121,7 +124,7 @@ final class JdbcPool {
                     config.getCircuitBreakerFailureThreshold(), config.getCircuitBreakerOpenDuration(), clock)));
         }
         try {
-            this.pool = builder.build();
+            this.pool = (DirectPool<PhysicalConnection>) builder.build(); // every built pool is one
         } catch (PoolException e) { // its cause is what the factory threw, already masked
             throw factory.secrets().mask(new SQLException("pool '" + name + "': could not open its minSize="
                     + minSize + " connections to " + JdbcUrls.redact(factory.url()) + ": "
@@ -242,9 +245,15 @@ final class JdbcPool {
 
     // ---- used by the handles -------------------------------------------------------------------
 
-    Lease<PhysicalConnection> acquire() throws SQLException {
+    /** A connection for a handle to bind; it goes back through {@link #release} once bound, else {@link #putBack}. */
+    PhysicalConnection acquire() throws SQLException {
         try {
-            return pool.acquire();
+            Entry<PhysicalConnection> e = pool.take();
+            PhysicalConnection p = e.resource();
+            if (p.entry == null) {
+                p.entry = e; // the same entry for its whole life: written once
+            }
+            return p;
         } catch (AcquireTimeoutException e) {
             if (e.getCause() != null) { // it was waiting for its own connect
                 throw new SQLTransientConnectionException("pool '" + name + "': the database did not complete a "
@@ -281,24 +290,23 @@ final class JdbcPool {
      * @return false if somebody else (the handle, or the reclaimer) already did
      */
     boolean release(PhysicalConnection p) {
-        Lease<PhysicalConnection> lease = p.takeLease();
-        return lease != null && giveBack(p, lease);
+        return p.unbind() && giveBack(p);
     }
 
-    /** Releases {@code p} only if {@code lease} still holds it: the reclaimer's way, racing a rebind. */
-    boolean release(PhysicalConnection p, Lease<PhysicalConnection> lease) {
-        return p.takeLease(lease) && giveBack(p, lease);
+    /** Releases {@code p} only if {@code binding} still holds it: the reclaimer's way, racing a rebind. */
+    boolean release(PhysicalConnection p, long binding) {
+        return p.unbind(binding) && giveBack(p);
     }
 
     /**
-     * Returns {@code p}, whose {@code lease} the caller took; its holder stays as the note of its
+     * Returns {@code p}, whose binding the caller ended; its holder stays as the note of its
      * last holder. A broken connection goes back too, and the release check retires it: one dead
      * connection says nothing about the database (a terminated backend, a session timeout, a
      * network timeout, an abort), so it is no breaker failure. It still has the idle connections
      * checked at once, and if the database is really gone the connects that follow fail and open
      * the breaker: only they are evidence that it is unreachable.
      */
-    boolean giveBack(PhysicalConnection p, Lease<PhysicalConnection> lease) {
+    boolean giveBack(PhysicalConnection p) {
         ConnectionState state = p.state();
         if (state == ConnectionState.LENDING_DRIVER_OBJECTS) {
             p.endLendingDriverObjects(); // its LOBs end with the handle
@@ -306,8 +314,13 @@ final class JdbcPool {
         if (leakThresholdNanos > 0) {
             p.boundFrom = null;
         }
-        lease.close();
+        putBack(p);
         return true;
+    }
+
+    /** Gives back {@code p}, acquired and never bound (or unbound by the caller): the release check resets it. */
+    void putBack(PhysicalConnection p) {
+        pool.giveBack(p.entry);
     }
 
     /**
@@ -321,7 +334,7 @@ final class JdbcPool {
     int evictIdle() {
         int marked = 0;
         for (PhysicalConnection p : connections) {
-            if (p.lease() == null) {
+            if (p.binding() == 0) {
                 p.markEvicted();
                 marked++;
             }

@@ -51,8 +51,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
             throw new SQLException("pool '" + pool.name + "': the connection broke inside a transaction, "
                     + "which is lost; call rollback() before going on", "08003");
         }
-        var lease = pool.replicas != null && readOnlyWork() ? pool.replicas.acquire(pool) : pool.acquire();
-        p = lease.resource();
+        p = pool.replicas != null && readOnlyWork() ? pool.replicas.acquire(pool) : pool.acquire();
         if (own != null) {
             try {
                 for (Attr a : own.marked) {
@@ -62,14 +61,14 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
                 if (BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
                     p.markBroken(); // retired on the way back
                 }
-                lease.close();
+                p.home.putBack(p);
                 throw e;
             }
         }
         countFromFirstUse();
-        Object previous = p.bind(this, lease, pool.leakThresholdNanos > 0 ? new Throwable("bound here") : null);
+        Object previous = p.bind(this, pool.leakThresholdNanos > 0 ? new Throwable("bound here") : null);
         physical = p;
-        pins.bound(p);
+        Pins.bound(this, p);
         if (previous != this && previous instanceof LogicalConnection left) {
             left.watchIfLeftOpen();
         }
@@ -87,7 +86,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     /** After every bound call: the handle releases the physical connection if nothing pins it. */
     final void done() {
         PhysicalConnection p = physical;
-        if (p != null && !pins.hold(p, pool.releaseMode)) {
+        if (p != null && !Pins.hold(this, p, pool.releaseMode)) {
             unbind();
         }
     }
@@ -97,8 +96,8 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         PhysicalConnection p = physical;
         if (p != null && BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
             p.markBroken();
-            lostTransaction = pins.inTransaction(p);
-            pins.dropForConnectionLoss();
+            lostTransaction = Pins.inTransaction(this, p);
+            Pins.dropForConnectionLoss(this);
             unbind(); // destroyed; outside a transaction the next statement binds a fresh connection
         }
         return e;
@@ -108,13 +107,13 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     /** Before SQL runs; the statement's call has noted its thread as the user already. */
     void beforeSql(SqlEffect e) {
-        pins.beforeSql(physical, e);
+        Pins.beforeSql(this, physical, e);
     }
 
     void afterSql(SqlEffect e) {
         PhysicalConnection p = physical;
         if (p != null) {
-            pins.afterSql(p, e);
+            Pins.afterSql(this, p, e);
         }
     }
 
@@ -125,12 +124,12 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     /** A statement or metadata result set was opened: it pins until closed. */
     void track(Tracked t) {
-        pins.track(t);
+        Pins.track(this, t);
     }
 
     /** It was closed; the connection goes back if nothing else pins it. */
     void untrack(Tracked t) {
-        if (pins.untrack(t)) { // else already dropped with a broken connection
+        if (Pins.untrack(this, t)) { // else already dropped with a broken connection
             done();
         }
     }
@@ -225,7 +224,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     /** Something changed the session behind the handle: pin until close, and reset before reuse. */
     final void sessionChanged() {
-        pins.add(PinReason.SESSION_STATE);
+        Pins.add(this, PinReason.SESSION_STATE);
         physical.sessionDirty = true;
     }
 
@@ -236,7 +235,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     @Override
     public final void pin() {
         if (touchOwnerQuietly()) {
-            pins.add(PinReason.EXPLICIT);
+            Pins.add(this, PinReason.EXPLICIT);
         }
     }
 
@@ -246,7 +245,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         if (touchOwnerQuietly()) {
             PhysicalConnection p = physical;
             if (p == null || !p.state().lent()) {
-                pins.remove(PinReason.EXPLICIT);
+                Pins.remove(this, PinReason.EXPLICIT);
             }
             done();
         }
@@ -255,27 +254,27 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     @Override
     public final void beginFrameworkTransaction() {
         if (touchOwnerQuietly()) {
-            pins.add(PinReason.FRAMEWORK_TRANSACTION);
+            Pins.add(this, PinReason.FRAMEWORK_TRANSACTION);
         }
     }
 
     @Override
     public final void endFrameworkTransaction() {
         if (touchOwnerQuietly()) {
-            pins.remove(PinReason.FRAMEWORK_TRANSACTION);
+            Pins.remove(this, PinReason.FRAMEWORK_TRANSACTION);
             done();
         }
     }
 
     /** Whether statements or metadata result sets are open: another thread may be reading them. */
     boolean holdsStatements() {
-        return pins.statements() > 0;
+        return Pins.statements(this) > 0;
     }
 
     @Override
     public final Set<PinReason> pinReasons() {
         PhysicalConnection p = physical;
-        return p == null ? EnumSet.noneOf(PinReason.class) : pins.reasons(p, pool.releaseMode);
+        return p == null ? EnumSet.noneOf(PinReason.class) : Pins.reasons(this, p, pool.releaseMode);
     }
 
 

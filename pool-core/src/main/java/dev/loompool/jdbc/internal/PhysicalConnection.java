@@ -1,6 +1,6 @@
 package dev.loompool.jdbc.internal;
 
-import dev.loompool.Lease;
+import dev.loompool.engine.Entry;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.sql.Connection;
@@ -8,7 +8,7 @@ import java.sql.SQLException;
 
 /**
  * The pool's record of one physical connection: its settings now and at rest, its dirty flags,
- * and while it is lent, the lease and the handle holding it.
+ * and while it is lent, the binding and the handle holding it.
  *
  * <p>The mutable fields belong to the thread that holds the connection; the housekeeper reads the
  * volatile ones, and touches the rest only once the holder is gone.
@@ -16,12 +16,14 @@ import java.sql.SQLException;
 final class PhysicalConnection {
 
     private static final VarHandle HOLDER = Fields.varHandle(MethodHandles.lookup(), "holder", Object.class);
-    private static final VarHandle LEASE = Fields.varHandle(MethodHandles.lookup(), "lease", Lease.class);
+    private static final VarHandle BINDING = Fields.varHandle(MethodHandles.lookup(), "binding", long.class);
     private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", ConnectionState.class);
 
     final Connection raw;
     /** The pool it belongs to (the primary's or a replica's), which it goes back to; set once, before it is first lent. */
     JdbcPool home;
+    /** Its entry in {@code home}'s generic pool, the token it goes back with; set when first lent. */
+    Entry<PhysicalConnection> entry;
     /** How to read from the driver whether the server has a transaction open on {@link #raw}. */
     final WireState wire;
     /** {@code wire.readable()}, kept here: the release path asks it several times a cycle. */
@@ -48,12 +50,16 @@ final class PhysicalConnection {
     private volatile ConnectionState state = ConnectionState.HEALTHY;
 
     /**
-     * Set while lent; whoever swaps it to null (the handle or the reclaimer) releases the
-     * connection. A field with a VarHandle rather than an AtomicReference: one object less per
-     * connection, and no separate little object whose cache line another connection's may share.
+     * Which binding holds it: that binding's number while lent, 0 while idle. Whoever swaps it to 0
+     * (the handle or the reclaimer) gives the connection back, so that happens once per binding;
+     * the number tells a binding from the next one of the same connection, which is what a fresh
+     * lease per acquire did, without the object. A field with a VarHandle rather than an AtomicLong:
+     * no separate little object whose cache line another connection's may share.
      */
-    @SuppressWarnings("unused") // accessed through LEASE
-    private Lease<PhysicalConnection> lease;
+    @SuppressWarnings("unused") // accessed through BINDING
+    private long binding;
+    /** Bindings so far: the next one's number is one more. Written only by the binder, which holds the connection. */
+    private long bindings;
     /**
      * The handle holding it: strongly at first, because most bindings last microseconds and a
      * {@code WeakReference} per bind would cost the hot path an allocation; through the handle's
@@ -66,13 +72,15 @@ final class PhysicalConnection {
      * idle connection), so that no handle is lost to the open count. Keeping it costs the common
      * cycle nothing: the bind writes it anyway, and the close of the handle need not clear it.
      *
-     * <p>A plain field written by the binder, published by the release-store of {@link #lease},
+     * <p>A plain field written by the binder, published by the release-store of {@link #binding},
      * which the housekeeper reads first; the housekeeper changes it only by CAS.
      */
     @SuppressWarnings("unused") // accessed through HOLDER, and plainly by the binder
     private Object holder;
-    /** The housekeeper's own note: the lease it saw at its last scan while lent, the last holder while idle. */
+    /** The housekeeper's own note: the last holder it saw at its last scan while idle. */
     Object seenAtLastScan;
+    /** The housekeeper's own note: the binding it saw at its last scan while lent, else 0. */
+    long bindingSeenAtLastScan;
     /** The housekeeper's own note: the lent connection's handle's last user was seen ended. */
     Reclaimer.OwnerExit ownerExit;
     volatile Throwable boundFrom;
@@ -159,32 +167,30 @@ final class PhysicalConnection {
      *
      * @return its last holder: a handle, a handle's watch, or null
      */
-    Object bind(LogicalConnection handle, Lease<PhysicalConnection> l, Throwable from) {
+    Object bind(LogicalConnection handle, Throwable from) {
         Object last = holder;
         holder = handle;
         if (from != null) { // leak detection is on: its bookkeeping costs nothing otherwise
             boundFrom = from;
             leakReported = false;
         }
-        LEASE.setRelease(this, l); // last: whoever reads the lease then sees the fields above
+        BINDING.setRelease(this, ++bindings); // last: whoever reads the binding then sees the fields above
         return last;
     }
 
-    /** The lease while lent, else null; an acquire read, so the fields bound with it are seen too. */
-    @SuppressWarnings("unchecked")
-    Lease<PhysicalConnection> lease() {
-        return (Lease<PhysicalConnection>) LEASE.getAcquire(this);
+    /** The binding that holds it while lent, else 0; an acquire read, so the fields bound with it are seen too. */
+    long binding() {
+        return (long) BINDING.getAcquire(this);
     }
 
-    /** Takes the lease, if still lent: only one caller gets it, and it must release the connection. */
-    @SuppressWarnings("unchecked")
-    Lease<PhysicalConnection> takeLease() {
-        return (Lease<PhysicalConnection>) LEASE.getAndSet(this, null);
+    /** Ends its binding, if still lent: only one caller gets true, and it must give the connection back. */
+    boolean unbind() {
+        return (long) BINDING.getAndSet(this, 0L) != 0;
     }
 
-    /** Takes the lease only if it is still {@code expected}: the reclaimer's way, racing a rebind. */
-    boolean takeLease(Lease<PhysicalConnection> expected) {
-        return LEASE.compareAndSet(this, expected, null);
+    /** Ends its binding only if it is still {@code expected}: the reclaimer's way, racing a rebind. */
+    boolean unbind(long expected) {
+        return expected != 0 && BINDING.compareAndSet(this, expected, 0L);
     }
 
     /** The handle holding it (while lent; its last holder while idle), or null if none or it was collected. */

@@ -8,7 +8,7 @@ import java.util.EnumSet;
 
 /**
  * Everything that keeps a handle's physical connection, and the rules that start and end each
- * pin (DESIGN.md §4, the pin table): one per handle, read and written by every path.
+ * pin (DESIGN.md §4, the pin table), read and written by every path.
  *
  * <p>The transaction pin starts with {@code setAutoCommit(false)}, every statement run while
  * autocommit is off, and SQL that opens a transaction. It ends with {@code commit()},
@@ -16,39 +16,41 @@ import java.util.EnumSet;
  * then reports no transaction open, where the driver tells ({@link WireState}); and whatever the
  * pin says, a connection the server reports inside a transaction is never released. For a driver
  * that cannot tell, the pin alone decides, erring towards pinning.
+ *
+ * <p>The rules only: what they read and write is the handle's ({@link HandleLife}), which only
+ * the handle's own thread touches (the reclaimer, once it has claimed the handle).
  */
 final class Pins {
 
-    /** The reasons held; STATEMENT and RELEASE_MODE are derived, never stored. Null until the first. */
-    private EnumSet<PinReason> held;
-    /** The first open statement or metadata result set, then the others: most handles have one. */
-    private Tracked first;
-    private ArrayList<Tracked> more;
-    // No more fields: this object is allocated on every getConnection, and 24 bytes is its size now.
+    // The record itself is three fields of the handle (HandleLife's held, first and more), not an object
+    // of its own: that was one more allocation, 24 bytes, on every getConnection (P6).
+
+    private Pins() {
+    }
 
     // ---- the rules ----------------------------------------------------------------------------
 
     /** Whether the handle must keep {@code p}. */
-    boolean hold(PhysicalConnection p, ReleaseMode mode) {
-        return first != null || more != null && !more.isEmpty() || held != null && !held.isEmpty()
+    static boolean hold(HandleLife h, PhysicalConnection p, ReleaseMode mode) {
+        return h.first != null || h.more != null && !h.more.isEmpty() || h.held != null && !h.held.isEmpty()
                 || mode == ReleaseMode.CLOSE || p.serverTransactionOpen();
     }
 
     /** A connection was bound: with autocommit off, the driver begins a transaction at the first call. */
-    void bound(PhysicalConnection p) {
+    static void bound(HandleLife h, PhysicalConnection p) {
         if (!p.current.autoCommit) {
-            transactionBegun(p);
+            transactionBegun(h, p);
         }
     }
 
     /** Before SQL runs: session state and a transaction pin at once, even if the SQL then fails. */
-    void beforeSql(PhysicalConnection p, SqlEffect e) {
+    static void beforeSql(HandleLife h, PhysicalConnection p, SqlEffect e) {
         if (e.session) {
-            add(PinReason.SESSION_STATE);
+            add(h, PinReason.SESSION_STATE);
             p.sessionDirty = true;
         }
         if (e.tx == Tx.OPEN || !p.current.autoCommit) {
-            transactionBegun(p);
+            transactionBegun(h, p);
         }
     }
 
@@ -56,9 +58,9 @@ final class Pins {
      * After SQL succeeded. For a driver that cannot tell, SQL COMMIT or ROLLBACK ends the pin only
      * in autocommit mode: with autocommit off the driver may have begun the next one in the same text.
      */
-    void afterSql(PhysicalConnection p, SqlEffect e) {
+    static void afterSql(HandleLife h, PhysicalConnection p, SqlEffect e) {
         if (e.tx == Tx.ENDED && (p.wireReadable || p.current.autoCommit)) {
-            transactionEnded(p);
+            transactionEnded(h, p);
         }
     }
 
@@ -67,59 +69,59 @@ final class Pins {
      * transaction. For a driver that cannot tell, a transaction run in autocommit mode was begun
      * by SQL, which those calls may not end: it stays pinned until SQL ends it or the handle closes.
      */
-    void jdbcTransactionEnded(PhysicalConnection p, boolean autoCommitBefore) {
+    static void jdbcTransactionEnded(HandleLife h, PhysicalConnection p, boolean autoCommitBefore) {
         if (p.wireReadable || !autoCommitBefore) {
-            transactionEnded(p);
+            transactionEnded(h, p);
         }
     }
 
     /** {@code setAutoCommit(false)} on a bound connection. */
-    void autoCommitOff(PhysicalConnection p) {
-        transactionBegun(p);
+    static void autoCommitOff(HandleLife h, PhysicalConnection p) {
+        transactionBegun(h, p);
     }
 
     /** Whether work may be lost if {@code p} goes now: the server's word, or the pin held for it. */
-    boolean inTransaction(PhysicalConnection p) {
-        return has(PinReason.TRANSACTION) || p.serverTransactionOpen();
+    static boolean inTransaction(HandleLife h, PhysicalConnection p) {
+        return has(h, PinReason.TRANSACTION) || p.serverTransactionOpen();
     }
 
-    private void transactionBegun(PhysicalConnection p) {
-        add(PinReason.TRANSACTION);
+    private static void transactionBegun(HandleLife h, PhysicalConnection p) {
+        add(h, PinReason.TRANSACTION);
         p.transactionDirty = true;
     }
 
     /** The pin ends, unless the server says the transaction is still open (AND CHAIN, a BEGIN after the COMMIT…). */
-    private void transactionEnded(PhysicalConnection p) {
+    private static void transactionEnded(HandleLife h, PhysicalConnection p) {
         if (!p.serverTransactionOpen()) {
-            remove(PinReason.TRANSACTION);
+            remove(h, PinReason.TRANSACTION);
             p.transactionDirty = false;
         }
     }
 
     // ---- the reasons ----------------------------------------------------------------------------
 
-    void add(PinReason r) {
-        if (held == null) {
-            held = EnumSet.of(r);
+    static void add(HandleLife h, PinReason r) {
+        if (h.held == null) {
+            h.held = EnumSet.of(r);
         } else {
-            held.add(r);
+            h.held.add(r);
         }
     }
 
-    void remove(PinReason r) {
-        if (held != null) {
-            held.remove(r);
+    static void remove(HandleLife h, PinReason r) {
+        if (h.held != null) {
+            h.held.remove(r);
         }
     }
 
-    boolean has(PinReason r) {
-        return held != null && held.contains(r);
+    static boolean has(HandleLife h, PinReason r) {
+        return h.held != null && h.held.contains(r);
     }
 
     /** What pins {@code p} now, the derived reasons included. */
-    EnumSet<PinReason> reasons(PhysicalConnection p, ReleaseMode mode) {
-        EnumSet<PinReason> reasons = held == null ? EnumSet.noneOf(PinReason.class) : EnumSet.copyOf(held);
-        if (statements() > 0) {
+    static EnumSet<PinReason> reasons(HandleLife h, PhysicalConnection p, ReleaseMode mode) {
+        EnumSet<PinReason> reasons = h.held == null ? EnumSet.noneOf(PinReason.class) : EnumSet.copyOf(h.held);
+        if (statements(h) > 0) {
             reasons.add(PinReason.STATEMENT);
         }
         if (p.serverTransactionOpen()) {
@@ -132,58 +134,58 @@ final class Pins {
     }
 
     /** Drops every pin but the framework's, closing what is tracked: the connection is going. */
-    void dropForConnectionLoss() {
-        closeTracked();
-        boolean framework = has(PinReason.FRAMEWORK_TRANSACTION);
-        held = null;
+    static void dropForConnectionLoss(HandleLife h) {
+        closeTracked(h);
+        boolean framework = has(h, PinReason.FRAMEWORK_TRANSACTION);
+        h.held = null;
         if (framework) {
-            add(PinReason.FRAMEWORK_TRANSACTION);
+            add(h, PinReason.FRAMEWORK_TRANSACTION);
         }
     }
 
     /** Drops every pin: the handle closes. */
-    void clear() {
-        closeTracked();
-        held = null;
+    static void clear(HandleLife h) {
+        closeTracked(h);
+        h.held = null;
     }
 
     // ---- open statements and metadata result sets ----------------------------------------------
 
-    int statements() {
-        return (first == null ? 0 : 1) + (more == null ? 0 : more.size());
+    static int statements(HandleLife h) {
+        return (h.first == null ? 0 : 1) + (h.more == null ? 0 : h.more.size());
     }
 
-    void track(Tracked t) {
-        if (first == null) {
-            first = t;
+    static void track(HandleLife h, Tracked t) {
+        if (h.first == null) {
+            h.first = t;
             return;
         }
-        if (more == null) {
-            more = new ArrayList<>(4);
+        if (h.more == null) {
+            h.more = new ArrayList<>(4);
         }
-        more.add(t);
+        h.more.add(t);
     }
 
     /** Tracks {@code t} unless it is tracked already. */
-    void trackOnce(Tracked t) {
-        if (first != t && (more == null || !more.contains(t))) {
-            track(t);
+    static void trackOnce(HandleLife h, Tracked t) {
+        if (h.first != t && (h.more == null || !h.more.contains(t))) {
+            track(h, t);
         }
     }
 
     /** Removes {@code t} by identity (wrappers may delegate equals); false if it was not tracked. */
-    boolean untrack(Tracked t) {
-        if (first == t) {
-            first = null;
+    static boolean untrack(HandleLife h, Tracked t) {
+        if (h.first == t) {
+            h.first = null;
             return true;
         }
-        if (more == null) {
+        if (h.more == null) {
             return false;
         }
-        for (int i = 0, n = more.size(); i < n; i++) {
-            if (more.get(i) == t) {
-                more.set(i, more.get(n - 1));
-                more.remove(n - 1);
+        for (int i = 0, n = h.more.size(); i < n; i++) {
+            if (h.more.get(i) == t) {
+                h.more.set(i, h.more.get(n - 1));
+                h.more.remove(n - 1);
                 return true;
             }
         }
@@ -191,15 +193,15 @@ final class Pins {
     }
 
     /** Closes every tracked statement and result set, quietly: the connection is going. */
-    private void closeTracked() {
-        Tracked f = first;
-        first = null;
+    private static void closeTracked(HandleLife h) {
+        Tracked f = h.first;
+        h.first = null;
         if (f != null) {
             f.closeQuietly();
         }
-        if (more != null) {
-            more.forEach(Tracked::closeQuietly);
-            more.clear();
+        if (h.more != null) {
+            h.more.forEach(Tracked::closeQuietly);
+            h.more.clear();
         }
     }
 }

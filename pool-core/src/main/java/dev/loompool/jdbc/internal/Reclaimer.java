@@ -1,6 +1,5 @@
 package dev.loompool.jdbc.internal;
 
-import dev.loompool.Lease;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,8 +33,8 @@ final class Reclaimer {
     /** Scans run, over all pools: lets tests wait for a scan instead of sleeping. */
     static final AtomicLong scans = new AtomicLong();
 
-    /** A lent connection whose handle's last user was seen ended: with which lease, which thread, when; reported kept. */
-    record OwnerExit(Lease<PhysicalConnection> lease, Thread owner, long seenAt, boolean reported) {
+    /** A lent connection whose handle's last user was seen ended: in which binding, which thread, when; reported kept. */
+    record OwnerExit(long binding, Thread owner, long seenAt, boolean reported) {
     }
 
     private final JdbcPool pool;
@@ -82,17 +81,19 @@ final class Reclaimer {
     }
 
     private void look(PhysicalConnection p, long now) {
-        var lease = p.lease(); // an acquire read: the holder below is the one bound with it, or a newer one
-        if (lease == null) {
+        long binding = p.binding(); // an acquire read: the holder below is the one bound with it, or a newer one
+        if (binding == 0) {
             p.ownerExit = null;
+            p.bindingSeenAtLastScan = 0;
             lookIdle(p);
             return;
         }
+        p.seenAtLastScan = null; // an idle period's note: the next one starts afresh
         if (p.holderCollected()) {
             if (p.state().lent()) {
                 reportExposed(p); // the application still holds the driver's objects: taking it back could hand them to another
             } else {
-                reclaimUnreachable(p, lease);
+                reclaimUnreachable(p, binding);
             }
             return;
         }
@@ -100,15 +101,15 @@ final class Reclaimer {
         if (handle == null) {
             return;
         }
-        if (p.seenAtLastScan == lease) {
+        if (p.bindingSeenAtLastScan == binding) {
             HandleWatch watch = handle.watch(); // held across a whole period: from now on, let it be collected
             if (watch != null) {
                 p.holdWeakly(handle, watch);
             }
         } else {
-            p.seenAtLastScan = lease;
+            p.bindingSeenAtLastScan = binding;
         }
-        lookAtOwner(p, lease, handle, now);
+        lookAtOwner(p, binding, handle, now);
         if (pool.leakThresholdNanos > 0 && !p.leakReported && now - p.handedOutAt > pool.leakThresholdNanos) {
             p.leakReported = true;
             pool.leaksReported.incrementAndGet();
@@ -143,18 +144,18 @@ final class Reclaimer {
      * The handle's last user has ended while the handle still holds the connection. By default a
      * warning, once: the Connection may have been handed to another thread that has yet to use it.
      * With reclaimOnOwnerExit it is reclaimed at a scan a full period after the one that saw it, if
-     * the same thread is still its last user (no other thread used it), the same lease holds it,
+     * the same thread is still its last user (no other thread used it), the same binding holds it,
      * and none of its statements or result sets is open.
      */
-    private void lookAtOwner(PhysicalConnection p, Lease<PhysicalConnection> lease, LogicalConnection handle, long now) {
+    private void lookAtOwner(PhysicalConnection p, long binding, LogicalConnection handle, long now) {
         Thread owner = handle.ownerThread();
         if (owner.isAlive()) {
             p.ownerExit = null;
             return;
         }
         OwnerExit seen = p.ownerExit;
-        if (seen == null || seen.lease() != lease || seen.owner() != owner) {
-            p.ownerExit = new OwnerExit(lease, owner, now, false);
+        if (seen == null || seen.binding() != binding || seen.owner() != owner) {
+            p.ownerExit = new OwnerExit(binding, owner, now, false);
             if (!pool.reclaimOnOwnerExit) {
                 reportOwnerEnded(p, owner);
             }
@@ -191,7 +192,7 @@ final class Reclaimer {
 
     /**
      * Claims the handle from its ended owner first, so that no call on it starts meanwhile (a
-     * thread that used it since wins, and it is not reclaimed); then takes the lease: a close
+     * thread that used it since wins, and it is not reclaimed); then ends the binding: a close
      * racing this either took it already, or finds it gone and settles by the state.
      */
     private void reclaimFromEndedOwner(PhysicalConnection p, OwnerExit seen, LogicalConnection handle) {
@@ -203,7 +204,6 @@ final class Reclaimer {
         if (claim == null) {
             return; // another thread has just used it
         }
-        Lease<PhysicalConnection> lease = seen.lease();
         Throwable from = p.boundFrom; // before the give-back: the next binder overwrites it
         boolean reclaimed = false;
         try {
@@ -211,13 +211,13 @@ final class Reclaimer {
                 reportOpenStatements(p, seen);
                 return;
             }
-            if (!p.takeLease(lease)) {
-                return; // given back, or closed, since this scan read the lease
+            if (!p.unbind(seen.binding())) {
+                return; // given back, or closed, since this scan read the binding
             }
             try {
                 reclaimed = handle.reclaimTaken(p);
             } finally {
-                pool.giveBack(p, lease); // rolls back and resets it
+                pool.giveBack(p); // rolls back and resets it
             }
         } finally {
             if (!reclaimed) {
@@ -242,7 +242,7 @@ final class Reclaimer {
         if (seen.reported()) {
             return;
         }
-        p.ownerExit = new OwnerExit(seen.lease(), seen.owner(), seen.seenAt(), true);
+        p.ownerExit = new OwnerExit(seen.binding(), seen.owner(), seen.seenAt(), true);
         pool.leaksReported.incrementAndGet();
         Throwable from = p.boundFrom;
         log.warn("pool '{}': thread {} ended, and the connection handle it used last still holds a connection and "
@@ -251,10 +251,10 @@ final class Reclaimer {
                 from == null ? " (set leakDetectionThreshold to see where it was taken)" : "", from);
     }
 
-    private void reclaimUnreachable(PhysicalConnection p, Lease<PhysicalConnection> lease) {
+    private void reclaimUnreachable(PhysicalConnection p, long binding) {
         Throwable from = p.boundFrom;
         HandleWatch watch = p.holderWatch(); // before the release: the next binder overwrites it
-        if (pool.release(p, lease)) { // only if that very lease still holds it
+        if (pool.release(p, binding)) { // only if that very binding still holds it
             if (watch != null && watch.countDown()) {
                 pool.openHandles.decrement();
             }

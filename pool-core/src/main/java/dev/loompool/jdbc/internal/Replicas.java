@@ -1,6 +1,5 @@
 package dev.loompool.jdbc.internal;
 
-import dev.loompool.Lease;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,7 +31,7 @@ final class Replicas {
     }
 
     /** A connection of a replica, or of {@code primary} when none has one and fallback is on. */
-    Lease<PhysicalConnection> acquire(JdbcPool primary) throws SQLException {
+    PhysicalConnection acquire(JdbcPool primary) throws SQLException {
         int start = next.getAndIncrement();
         SQLException failure = null;
         for (int i = 0; i < pools.size(); i++) {

@@ -108,7 +108,7 @@ final class SessionCalls {
         if (p == null) {
             throw refused(h);
         }
-        h.pins.add(PinReason.EXPLICIT);
+        Pins.add(h, PinReason.EXPLICIT);
         return p;
     }
 
@@ -149,7 +149,7 @@ final class SessionCalls {
         }
         // Metadata is like an open statement, not a lent object: it ends with the handle, and a
         // handle dropped without close is still reclaimed.
-        h.pins.trackOnce(Tracked.METADATA);
+        Pins.trackOnce(h, Tracked.METADATA);
         return value;
     }
 

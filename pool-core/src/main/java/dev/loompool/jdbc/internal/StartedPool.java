@@ -119,7 +119,7 @@ public final class StartedPool {
         long now = pool.clock.nanoTime();
         for (JdbcPool each : pools()) {
             for (PhysicalConnection c : each.connections) {
-                if (c.lease() == null) {
+                if (c.binding() == 0) {
                     continue; // idle: its holder is only the note of the last one
                 }
                 LogicalConnection h = c.holder();

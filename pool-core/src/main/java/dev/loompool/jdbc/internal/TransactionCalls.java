@@ -39,7 +39,7 @@ final class TransactionCalls {
         } catch (SQLException e) {
             throw h.error(e);
         }
-        h.pins.jdbcTransactionEnded(p, p.current.autoCommit);
+        Pins.jdbcTransactionEnded(h, p, p.current.autoCommit);
         h.done();
     }
 
@@ -55,10 +55,10 @@ final class TransactionCalls {
             return;
         }
         if (autoCommit) {
-            h.pins.jdbcTransactionEnded(p, before);
+            Pins.jdbcTransactionEnded(h, p, before);
             h.done();
         } else {
-            h.pins.autoCommitOff(p);
+            Pins.autoCommitOff(h, p);
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.loompool.jdbc.internal;
 
-import dev.loompool.Lease;
 import dev.loompool.jdbc.LoomConnection;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -72,14 +71,13 @@ public final class Internals {
             return w == null ? null : new Watch(w);
         }
 
-        /** The reclaimer's first step: it takes the lease of the handle's connection. */
+        /** The reclaimer's first step: it ends the binding of the handle's connection. */
         public Taken take() {
             PhysicalConnection p = handle.physical;
-            Lease<PhysicalConnection> lease = p.lease();
-            if (!p.takeLease(lease)) {
-                throw new AssertionError("the lease of " + p + " was taken already");
+            if (!p.unbind(p.binding())) {
+                throw new AssertionError("the binding of " + p + " was ended already");
             }
-            return new Taken(handle, p, lease);
+            return new Taken(handle, p);
         }
     }
 
@@ -101,12 +99,10 @@ public final class Internals {
 
         private final LogicalConnection handle;
         private final PhysicalConnection connection;
-        private final Lease<PhysicalConnection> lease;
 
-        private Taken(LogicalConnection handle, PhysicalConnection connection, Lease<PhysicalConnection> lease) {
+        private Taken(LogicalConnection handle, PhysicalConnection connection) {
             this.handle = handle;
             this.connection = connection;
-            this.lease = lease;
         }
 
         /** Its second step: it ends the handle, unless that was done, and returns the connection. */
@@ -114,7 +110,7 @@ public final class Internals {
             try {
                 return handle.reclaimTaken(connection);
             } finally {
-                handle.pool.giveBack(connection, lease);
+                handle.pool.giveBack(connection);
             }
         }
     }
