@@ -31,7 +31,11 @@ import jdk.jfr.consumer.RecordingFile;
  * (sockets, locks, collections) counts as that caller's; samples of threads outside the loop
  * (the JIT, GC, the pools' housekeepers) are charged to "other threads".
  *
- * <pre>java -cp pool-benchmarks.jar dev.loompool.bench.P7Profile [seconds per phase] [rounds] [out dir]</pre>
+ * <pre>java -cp pool-benchmarks.jar dev.loompool.bench.P7Profile [seconds per phase] [rounds] [out dir] [phase]</pre>
+ *
+ * <p>With a phase named (floor, loompool, HikariCP, or p8 for P8's loompool trial) only that one runs: for a profiler attached
+ * to the whole JVM, such as async-profiler, whose CPU samples also see the driver's socket calls
+ * and the kernel, where JFR's execution samples see only threads running Java code.
  */
 public final class P7Profile {
 
@@ -46,7 +50,7 @@ public final class P7Profile {
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 2;
         Path out = Path.of(args.length > 2 ? args[2] : "p7-profile");
         Files.createDirectories(out);
-        String[] phases = {"floor", "loompool", "HikariCP"};
+        String[] phases = args.length > 3 ? new String[] {args[3]} : new String[] {"floor", "loompool", "HikariCP"};
         for (int r = 1; r <= rounds; r++) {
             for (int i = 0; i < phases.length; i++) {
                 String phase = phases[(i + r - 1) % phases.length];
@@ -55,7 +59,62 @@ public final class P7Profile {
         }
     }
 
+    /**
+     * P8's loompool trial alone (10,000 virtual threads over max 10, query, 20 ms off the database,
+     * query): its rate, the JVM's CPU per request and how busy the host was, for a profiler
+     * attached to the JVM (phase "p8").
+     */
+    private static void p8(int seconds) throws Exception {
+        DataSource ds = PoolKind.LOOMPOOL.open(new PoolKind.Settings(Postgres.URL, null, null, 10, 10, Duration.ofSeconds(30)));
+        try {
+            LongAdder requests = new LongAdder();
+            AtomicBoolean measuring = new AtomicBoolean();
+            AtomicBoolean stop = new AtomicBoolean();
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 10_000; t++) {
+                threads.add(Thread.ofVirtual().start(() -> {
+                    try {
+                        while (!stop.get()) {
+                            try (Connection c = ds.getConnection()) {
+                                P3SlowCall.query(c);
+                                Thread.sleep(20);
+                                P3SlowCall.query(c);
+                            }
+                            if (measuring.get()) {
+                                requests.increment();
+                            }
+                        }
+                    } catch (Exception e) {
+                        e.printStackTrace();
+                    }
+                }));
+            }
+            Thread.sleep(5_000);
+            HostCpu cpu = new HostCpu();
+            long t0 = System.nanoTime();
+            measuring.set(true);
+            Thread.sleep(seconds * 1000L);
+            measuring.set(false);
+            long elapsed = System.nanoTime() - t0;
+            double jvmCores = cpu.jvmCores();
+            double hostCores = cpu.hostCores();
+            stop.set(true);
+            for (Thread t : threads) {
+                t.join();
+            }
+            long n = requests.sum();
+            System.out.printf("p8 loompool %,9.0f req/s  JVM CPU %6.2f µs/request  JVM %.2f cores, host busy %.2f cores%n",
+                    n * 1e9 / elapsed, jvmCores * elapsed / 1e3 / n, jvmCores, hostCores);
+        } finally {
+            PoolKind.close(ds);
+        }
+    }
+
     private static void phase(String phase, int seconds, Path jfr) throws Exception {
+        if (phase.equals("p8")) {
+            p8(seconds);
+            return;
+        }
         List<Connection> held = new ArrayList<>();
         DataSource ds = null;
         if (phase.equals("floor")) {

@@ -66,10 +66,13 @@ final class P8ManyThreads implements Scenario {
     @Override
     public Trial run(PoolKind pool, Mode mode) throws Exception {
         if (ceiling == null) {
+            HostCpu cpu = new HostCpu();
             ceiling = pgbench(Math.max(1, (int) Math.round(mode.warmup.plus(mode.measure).toMillis() / 1000.0)));
+            System.out.printf("P8 ceiling: pgbench %,.0f tps, host busy cores %.2f%n", ceiling, cpu.hostCores());
         }
         DataSource ds = pool.open(new PoolKind.Settings(Postgres.URL, null, null, MAX_SIZE, MAX_SIZE, ACQUIRE_TIMEOUT));
         try {
+            HostCpu cpu = new HostCpu();
             Trial t = Load.run(pool, mode, threads(mode), true, () -> {
                 try (Connection c = ds.getConnection()) {
                     P3SlowCall.query(c);
@@ -78,6 +81,8 @@ final class P8ManyThreads implements Scenario {
                 }
             });
             t.extra.put("x ceiling", Math.round(t.perSecond() / ceiling * 100) / 100.0);
+            t.extra.put("JVM cores", Math.round(cpu.jvmCores() * 100) / 100.0); // warm-up and window: of 2 on this host
+            t.extra.put("host busy cores", Math.round(cpu.hostCores() * 100) / 100.0);
             t.extra.put("past timeout", t.acquireFailures);
             heapPerHandle(ds, threads(mode), t);
             return t;

@@ -71,7 +71,7 @@ final class JdbcPool {
     private final long idleTimeoutNanos;
     private final int minSize;
     private final String acquireTimeoutText;
-    private final Reclaimer reclaimer;
+    final Reclaimer reclaimer;
     /**
      * When a connection was last found broken: an idle one returned before that is not trusted on
      * its recent use, but validated when handed out (DESIGN.md §7: a restart or failover kills them

@@ -147,9 +147,15 @@ final class Reclaimer {
      * the same thread is still its last user (no other thread used it), the same binding holds it,
      * and none of its statements or result sets is open.
      */
-    private void lookAtOwner(PhysicalConnection p, long binding, LogicalConnection handle, long now) {
+    void lookAtOwner(PhysicalConnection p, long binding, LogicalConnection handle, long now) {
         Thread owner = handle.ownerThread();
         if (owner.isAlive()) {
+            p.ownerExit = null;
+            return;
+        }
+        if (p.binding() != binding) {
+            // It let go after this scan read the binding, and then its thread ended: a close, not a
+            // leak. Seeing the thread ended makes everything it did visible, so this read is final.
             p.ownerExit = null;
             return;
         }

@@ -71,6 +71,11 @@ public final class Internals {
             return w == null ? null : new Watch(w);
         }
 
+        /** The physical connection it holds now, opaque to the tests; null if none. */
+        public Object connection() {
+            return handle.physical;
+        }
+
         /** The reclaimer's first step: it ends the binding of the handle's connection. */
         public Taken take() {
             PhysicalConnection p = handle.physical;
@@ -79,6 +84,21 @@ public final class Internals {
             }
             return new Taken(handle, p);
         }
+    }
+
+    /** The binding that holds {@code connection} (from {@link Handle#connection()}) now; 0 if idle. */
+    public static long binding(Object connection) {
+        return ((PhysicalConnection) connection).binding();
+    }
+
+    /**
+     * The reclaimer's look at the owner of {@code connection}'s last holder, as a scan that read
+     * {@code binding} before it looked: the interleaving where the holder lets go and its thread
+     * ends between the two.
+     */
+    public static void lookAtOwner(Object connection, long binding) {
+        PhysicalConnection p = (PhysicalConnection) connection;
+        p.home.reclaimer.lookAtOwner(p, binding, p.holder(), p.home.clock.nanoTime());
     }
 
     /** A handle's watch, which counts the handle down once, whoever ends it. */
