@@ -44,12 +44,12 @@ final class JmhRuns {
      * shared and its speed drifts by the minute, so each pool runs in its own fork, the pools take
      * turns, the order flips every round, and each score pools the iterations of all its rounds.
      */
-    static Map<PoolKind, double[][]> p1(Mode mode) throws RunnerException {
+    static Map<PoolKind, double[][]> p1(Mode mode, java.util.Set<PoolKind> pools) throws RunnerException {
         Map<PoolKind, double[][]> scores = new EnumMap<>(PoolKind.class);
         for (int t = 0; t < THREADS.length; t++) {
             Map<PoolKind, ListStatistics> iterations = new EnumMap<>(PoolKind.class);
             for (int round = 0; round < mode.jmhRounds; round++) {
-                List<PoolKind> order = new ArrayList<>(List.of(PoolKind.values()));
+                List<PoolKind> order = new ArrayList<>(pools);
                 if (round % 2 == 1) {
                     Collections.reverse(order);
                 }

@@ -11,7 +11,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Runs the benchmark suite: {@code java -jar pool-benchmarks.jar [quick|full] [--only P1,P3] [--out DIR]}.
+ * Runs the benchmark suite: {@code java -jar pool-benchmarks.jar [quick|full] [--only P1,P3] [--pools LOOMPOOL,HIKARI] [--out DIR]}.
+ * {@code --pools} narrows the timed scenarios to the pools named (loompool and HikariCP stay: the
+ * verdicts compare them), for repeat runs of the ratios near a target.
  * Every comparison runs all pools in this one invocation; the timed scenarios alternate them round
  * by round. Exits 1 if a part failed with errors (a missed target is reported, not an error).
  */
@@ -24,10 +26,18 @@ public final class Main {
         System.setProperty("java.awt.headless", "true");
         Mode mode = Arrays.asList(args).contains("full") ? Mode.FULL : Mode.QUICK;
         Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9"));
+        Set<PoolKind> pools = java.util.EnumSet.allOf(PoolKind.class);
         Path out = mode == Mode.FULL ? Path.of("pool-benchmarks", "results") : Path.of("pool-benchmarks", "target", "bench-quick");
         for (int i = 0; i < args.length - 1; i++) {
             if (args[i].equals("--only")) {
                 only.retainAll(Set.of(args[i + 1].toUpperCase().split(",")));
+            } else if (args[i].equals("--pools")) {
+                pools.clear();
+                for (String name : args[i + 1].toUpperCase().split(",")) {
+                    pools.add(PoolKind.valueOf(name));
+                }
+                pools.add(PoolKind.LOOMPOOL);
+                pools.add(PoolKind.HIKARI);
             } else if (args[i].equals("--out")) {
                 out = Path.of(args[i + 1]);
             }
@@ -37,7 +47,7 @@ public final class Main {
         boolean failed = false;
         if (only.contains("P1")) {
             try {
-                report.p1(JmhRuns.p1(mode));
+                report.p1(JmhRuns.p1(mode, pools));
             } catch (Exception e) {
                 failed = fail(report, "P1", e);
             }
@@ -77,7 +87,7 @@ public final class Main {
                 continue;
             }
             try {
-                Map<PoolKind, List<Trial>> trials = runAlternating(s, mode);
+                Map<PoolKind, List<Trial>> trials = runAlternating(s, mode, pools);
                 for (List<Trial> list : trials.values()) {
                     for (Trial t : list) {
                         if (s.failures(t) > 0) {
@@ -99,9 +109,9 @@ public final class Main {
     }
 
     /** Round r runs the pools starting at the r-th, so that no pool always goes first or last. */
-    private static Map<PoolKind, List<Trial>> runAlternating(Scenario s, Mode mode) throws Exception {
+    private static Map<PoolKind, List<Trial>> runAlternating(Scenario s, Mode mode, Set<PoolKind> chosen) throws Exception {
         Map<PoolKind, List<Trial>> trials = new EnumMap<>(PoolKind.class);
-        List<PoolKind> pools = s.pools();
+        List<PoolKind> pools = s.pools().stream().filter(chosen::contains).toList();
         for (int round = 0; round < mode.rounds; round++) {
             for (int i = 0; i < pools.size(); i++) {
                 PoolKind pool = pools.get((i + round) % pools.size());
