@@ -37,6 +37,46 @@ class ReclaimRaceTest extends ReclaimSupport {
         return stub.sql().stream().filter(sql::equals).count();
     }
 
+    /**
+     * A close or abort on another thread that read the handle (open, bound to p) just before the
+     * reclaimer took p, gave it back and C bound it, must not end C's binding: it used to swap any
+     * binding of p away, return p to the pool under C, and (abort) kill C's backend. Each forced here.
+     */
+    @Test
+    void aLateCloseNeverEndsTheNextBorrowersBinding() throws Exception {
+        lateEndOfAReclaimedHandle(false);
+    }
+
+    @Test
+    void aLateAbortNeverEndsTheNextBorrowersBinding() throws Exception {
+        lateEndOfAReclaimedHandle(true);
+    }
+
+    private void lateEndOfAReclaimedHandle(boolean abort) throws Exception {
+        LoomPoolDataSource ds = reclaiming();
+        ds.setMaxSize(1);
+        Connection a = onThreadThatEnds(() -> openTransaction(ds, "INSERT A"));
+        Taken taken = onThreadThatEnds(() -> Internals.handle(a).take());
+        taken.giveBackLeavingTheHandle(); // a's handle still reads open and bound to p
+        try (Connection c = ds.getConnection(); var s = c.createStatement()) {
+            c.setAutoCommit(false);
+            s.execute("INSERT C");
+            if (abort) {
+                a.abort(Runnable::run);
+            } else {
+                a.close();
+            }
+            assertThat(ds.getPool().stats().inUse()).as("C still holds p").isEqualTo(1);
+            assertThat(ds.getPool().stats().idle()).isZero();
+            assertThat(stub(1).isClosed()).as("C's connection alive").isFalse();
+            s.execute("INSERT C2");
+            c.commit();
+        }
+        assertThat(a.isClosed()).isTrue();
+        assertThat(stub(1).sql()).containsSubsequence("INSERT C", "INSERT C2", "COMMIT");
+        assertThat(db.connects()).isEqualTo(1);
+    }
+
     @Test
     void closeRacingReclaimReleasesTheConnectionOnceAndCountsExactly() throws Exception {
         LoomPoolDataSource ds = reclaiming();

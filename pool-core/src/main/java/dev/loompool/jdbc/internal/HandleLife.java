@@ -48,6 +48,13 @@ abstract class HandleLife {
     private HandleStage state = HandleState.OPEN;
     /** The connection bound now: plain for its own thread; read and cleared through PHYSICAL by close and the reclaimer. */
     PhysicalConnection physical;
+    /**
+     * The number of the binding that holds {@link #physical} ({@link PhysicalConnection#binding()}):
+     * the only one this handle may end. A close or abort on another thread that read the handle
+     * just before the reclaimer took the connection must not end the next borrower's binding.
+     * Written before {@code physical} is published, so whoever reads that reads this too.
+     */
+    private long binding;
     /** It has used a connection, and so counts in the pool's open handles until it ends. */
     private boolean counted;
     /** The reclaimer took its connection from under it: the next call settles that (reclaimedUnderUse). */
@@ -186,10 +193,16 @@ abstract class HandleLife {
         return s instanceof HandleWatch other ? other : null;
     }
 
+    /** Holds {@code p}, bound as binding number {@code b}: published for close, abort and the reclaimer. */
+    final void hold(PhysicalConnection p, long b) {
+        binding = b;
+        PHYSICAL.setRelease(this, p);
+    }
+
     final void unbind() {
         PhysicalConnection p = physical;
         physical = null;
-        if (!p.home.release(p)) {
+        if (!p.home.release(p, binding)) {
             lost = true; // only the reclaimer ends a binding from under its handle
         }
     }
@@ -251,7 +264,7 @@ abstract class HandleLife {
             finish(s);
             return;
         }
-        if (p != null && p.unbind()) { // still ours, so no reclaim can take the handle any more: a plain store settles it
+        if (p != null && p.unbind(binding)) { // still ours, so no reclaim can take the handle any more: a plain store settles it
             s = STATE.getAcquire(this);
             STATE.setRelease(this, HandleState.CLOSED);
             physical = null;
@@ -327,9 +340,10 @@ abstract class HandleLife {
         if (!open(was)) {
             return;
         }
-        PhysicalConnection p = physical;
+        PhysicalConnection p = (PhysicalConnection) PHYSICAL.getAcquire(this);
+        boolean ours = p != null && p.unbind(binding); // else the reclaimer took it, and it may be another's now
         try {
-            if (p != null) {
+            if (ours) {
                 p.markBroken(); // an aborted connection is never reused
                 p.raw.abort(executor);
             }
@@ -337,7 +351,9 @@ abstract class HandleLife {
             finish(was);
             if (p != null) {
                 physical = null;
-                p.home.release(p); // unless the reclaimer already took it
+            }
+            if (ours) {
+                p.home.giveBack(p);
             }
         }
     }

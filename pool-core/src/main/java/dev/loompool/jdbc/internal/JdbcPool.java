@@ -285,15 +285,11 @@ final class JdbcPool {
     }
 
     /**
-     * Gives a connection back, destroyed if broken, else reset and reused.
+     * Gives {@code p} back if {@code binding} still holds it: destroyed if broken, else reset and
+     * reused. A handle passes the binding it made, the reclaimer the one it saw.
      *
-     * @return false if somebody else (the handle, or the reclaimer) already did
+     * @return false if somebody else (the handle, or the reclaimer) ended that binding already
      */
-    boolean release(PhysicalConnection p) {
-        return p.unbind() && giveBack(p);
-    }
-
-    /** Releases {@code p} only if {@code binding} still holds it: the reclaimer's way, racing a rebind. */
     boolean release(PhysicalConnection p, long binding) {
         return p.unbind(binding) && giveBack(p);
     }

@@ -67,7 +67,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         }
         countFromFirstUse();
         Object previous = p.bind(this, pool.leakThresholdNanos > 0 ? new Throwable("bound here") : null);
-        physical = p;
+        hold(p, p.boundAs());
         Pins.bound(this, p);
         if (previous != this && previous instanceof LogicalConnection left) {
             left.watchIfLeftOpen();

@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The pool's record of one physical connection: its settings now and at rest, its dirty flags,
@@ -18,6 +19,8 @@ final class PhysicalConnection {
     private static final VarHandle HOLDER = Fields.varHandle(MethodHandles.lookup(), "holder", Object.class);
     private static final VarHandle BINDING = Fields.varHandle(MethodHandles.lookup(), "binding", long.class);
     private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", ConnectionState.class);
+    /** Connections made in this JVM: each one's binding numbers start at its id, shifted (4 billion binds each). */
+    private static final AtomicInteger IDS = new AtomicInteger();
 
     final Connection raw;
     /** The pool it belongs to (the primary's or a replica's), which it goes back to; set once, before it is first lent. */
@@ -58,7 +61,12 @@ final class PhysicalConnection {
      */
     @SuppressWarnings("unused") // accessed through BINDING
     private long binding;
-    /** Bindings so far: the next one's number is one more. Written only by the binder, which holds the connection. */
+    /**
+     * The number of its last binding; the next one's is one more. Each connection counts in its own
+     * range (its id in the high half), so that no number of one connection is ever one of another's:
+     * a stale handle holding one connection's number cannot end a binding of another. Written only
+     * by the binder, which holds the connection.
+     */
     private long bindings;
     /**
      * The handle holding it: strongly at first, because most bindings last microseconds and a
@@ -96,6 +104,7 @@ final class PhysicalConnection {
         this.expiresAt = expiresAt;
         this.lastReturnedAt = createdAt;
         this.handedOutAt = createdAt;
+        this.bindings = (long) IDS.incrementAndGet() << 32;
     }
 
     /** Whether the driver says the server has a transaction open (or failed) on it; false if it cannot say. */
@@ -178,17 +187,21 @@ final class PhysicalConnection {
         return last;
     }
 
+    /** The number of the binding {@link #bind} just made: for the binder only, which wrote it. */
+    long boundAs() {
+        return bindings;
+    }
+
     /** The binding that holds it while lent, else 0; an acquire read, so the fields bound with it are seen too. */
     long binding() {
         return (long) BINDING.getAcquire(this);
     }
 
-    /** Ends its binding, if still lent: only one caller gets true, and it must give the connection back. */
-    boolean unbind() {
-        return (long) BINDING.getAndSet(this, 0L) != 0;
-    }
-
-    /** Ends its binding only if it is still {@code expected}: the reclaimer's way, racing a rebind. */
+    /**
+     * Ends its binding only if it is still {@code expected}: a handle ends the binding it made, and
+     * the reclaimer the one it saw, never a later one. Only one caller gets true, and it must give
+     * the connection back.
+     */
     boolean unbind(long expected) {
         return expected != 0 && BINDING.compareAndSet(this, expected, 0L);
     }

@@ -125,6 +125,14 @@ public final class Internals {
             this.connection = connection;
         }
 
+        /**
+         * Returns the connection and leaves the handle as it was: what a close or abort on another
+         * thread still sees if it read the handle just before the reclaimer moved its state.
+         */
+        public void giveBackLeavingTheHandle() {
+            handle.pool.giveBack(connection);
+        }
+
         /** Its second step: it ends the handle, unless that was done, and returns the connection. */
         public boolean reclaim() {
             try {
