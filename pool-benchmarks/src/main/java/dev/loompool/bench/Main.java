@@ -73,7 +73,7 @@ public final class Main {
                     || s instanceof P9ManyInstances)
                     && !postgres) {
                 why = "PostgreSQL not reachable at " + Postgres.URL;
-            } else if (s instanceof P8ManyThreads && !P8ManyThreads.pgbenchFound()) {
+            } else if (s instanceof P8ManyThreads && !Postgres.pgbenchFound()) {
                 why = "no pgbench on the PATH (apt-get install postgresql-client)";
             } else if (s instanceof P9ManyInstances && PgBouncer.findBinary().isEmpty()) {
                 why = "no pgbouncer on the PATH nor in /usr/sbin (apt-get install pgbouncer)";

@@ -1,10 +1,6 @@
 package dev.loompool.bench;
 
 import java.lang.management.ManagementFactory;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,8 +8,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
@@ -67,7 +61,7 @@ final class P8ManyThreads implements Scenario {
     public Trial run(PoolKind pool, Mode mode) throws Exception {
         if (ceiling == null) {
             HostCpu cpu = new HostCpu();
-            ceiling = pgbench(Math.max(1, (int) Math.round(mode.warmup.plus(mode.measure).toMillis() / 1000.0)));
+            ceiling = Postgres.pgbench("SELECT 1;\nSELECT 1;\n", MAX_SIZE, Postgres.seconds(mode));
             System.out.printf("P8 ceiling: pgbench %,.0f tps, host busy cores %.2f%n", ceiling, cpu.hostCores());
         }
         DataSource ds = pool.open(new PoolKind.Settings(Postgres.URL, null, null, MAX_SIZE, MAX_SIZE, ACQUIRE_TIMEOUT));
@@ -164,39 +158,5 @@ final class P8ManyThreads implements Scenario {
             th.join();
         }
         return result;
-    }
-
-    /** pgbench's C client, 10 connections, 2 worker threads, two {@code SELECT 1} per transaction: tps. */
-    static double pgbench(int seconds) throws Exception {
-        URI uri = URI.create(Postgres.URL.substring("jdbc:".length()));
-        Matcher m = Pattern.compile("(?:^|&)user=([^&]+)").matcher(uri.getQuery() == null ? "" : uri.getQuery());
-        String user = m.find() ? m.group(1) : "postgres";
-        Path script = Files.createTempFile("p8-", ".sql");
-        try {
-            Files.writeString(script, "SELECT 1;\nSELECT 1;\n");
-            Process p = new ProcessBuilder("pgbench", "-n", "-f", script.toString(), "-c", String.valueOf(MAX_SIZE), "-j", "2",
-                    "-T", String.valueOf(seconds), "-h", uri.getHost(), "-p", String.valueOf(uri.getPort() < 0 ? 5432 : uri.getPort()),
-                    "-U", user, uri.getPath().substring(1)).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (p.waitFor() != 0) {
-                throw new IllegalStateException("pgbench exited with " + p.exitValue() + ": " + out);
-            }
-            Matcher tps = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)").matcher(out);
-            if (!tps.find()) {
-                throw new IllegalStateException("no tps in pgbench's output: " + out);
-            }
-            return Double.parseDouble(tps.group(1));
-        } finally {
-            Files.deleteIfExists(script);
-        }
-    }
-
-    /** Whether pgbench is on the PATH. */
-    static boolean pgbenchFound() {
-        try {
-            return new ProcessBuilder("pgbench", "--version").redirectErrorStream(true).start().waitFor() == 0;
-        } catch (Exception e) {
-            return false;
-        }
     }
 }

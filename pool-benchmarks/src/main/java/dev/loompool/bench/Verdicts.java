@@ -31,6 +31,12 @@ final class Verdicts {
                         "p99 failure latency %.3f ms; %s connect attempts over the whole outage run, with a 1 s open "
                                 + "duration and 5 failures to open", loom.millis(0.99), attempts));
             }
+            case "P5": {
+                double ceiling = ((P5Oltp) s).ceiling();
+                return Report.verdict(ratio >= 1 && loomRate / ceiling >= 0.97, String.format(
+                        "%.2fx pgbench's C client (%,.0f tps; HikariCP %.2fx), %.2fx HikariCP's throughput", loomRate / ceiling,
+                        ceiling, hikariRate / ceiling, ratio));
+            }
             case "P7": {
                 double loomFloor = loomTrials.stream().mapToDouble(t -> (Double) t.extra.get("x floor")).average().orElse(0);
                 double hikariFloor = trials.get(PoolKind.HIKARI).stream().mapToDouble(t -> (Double) t.extra.get("x floor"))
