@@ -33,7 +33,7 @@ import jdk.jfr.consumer.RecordingFile;
  *
  * <pre>java -cp pool-benchmarks.jar dev.loompool.bench.P7Profile [seconds per phase] [rounds] [out dir] [phase]</pre>
  *
- * <p>With a phase named (floor, loompool, HikariCP, or p8 for P8's loompool trial) only that one runs: for a profiler attached
+ * <p>With a phase named (floor, loompool, HikariCP; p8 for P8's loompool trial; p2-loompool or p2-HikariCP for P2's trial) only that one runs: for a profiler attached
  * to the whole JVM, such as async-profiler, whose CPU samples also see the driver's socket calls
  * and the kernel, where JFR's execution samples see only threads running Java code.
  */
@@ -110,9 +110,61 @@ public final class P7Profile {
         }
     }
 
+    /**
+     * P2's trial alone for one pool (2,000 virtual threads over max 10, the stub's query parks
+     * 100 µs): its rate and the JVM's CPU per request, for a profiler (phases "p2-loompool", "p2-HikariCP").
+     */
+    private static void p2(PoolKind kind, int seconds) throws Exception {
+        String url = dev.loompool.stub.StubDriver.database("p2").cheap(Duration.ofNanos(100_000)).url();
+        DataSource ds = kind.open(new PoolKind.Settings(url, null, null, 10, 10, Duration.ofSeconds(60)));
+        try {
+            LongAdder requests = new LongAdder();
+            AtomicBoolean measuring = new AtomicBoolean();
+            AtomicBoolean stop = new AtomicBoolean();
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 2_000; t++) {
+                threads.add(Thread.ofVirtual().start(() -> {
+                    try {
+                        while (!stop.get()) {
+                            try (Connection c = ds.getConnection()) {
+                                select(c);
+                            }
+                            if (measuring.get()) {
+                                requests.increment();
+                            }
+                        }
+                    } catch (Exception e) {
+                        e.printStackTrace();
+                    }
+                }));
+            }
+            Thread.sleep(5_000);
+            HostCpu cpu = new HostCpu();
+            long t0 = System.nanoTime();
+            measuring.set(true);
+            Thread.sleep(seconds * 1000L);
+            measuring.set(false);
+            long elapsed = System.nanoTime() - t0;
+            double jvmCores = cpu.jvmCores();
+            stop.set(true);
+            for (Thread t : threads) {
+                t.join();
+            }
+            long n = requests.sum();
+            System.out.printf("p2 %-8s %,9.0f req/s  JVM CPU %6.2f µs/request  JVM %.2f cores%n", kind.label,
+                    n * 1e9 / elapsed, jvmCores * elapsed / 1e3 / n, jvmCores);
+        } finally {
+            PoolKind.close(ds);
+        }
+    }
+
     private static void phase(String phase, int seconds, Path jfr) throws Exception {
         if (phase.equals("p8")) {
             p8(seconds);
+            return;
+        }
+        if (phase.startsWith("p2-")) {
+            p2(phase.equals("p2-loompool") ? PoolKind.LOOMPOOL : PoolKind.HIKARI, seconds);
             return;
         }
         List<Connection> held = new ArrayList<>();

@@ -201,6 +201,9 @@ abstract class HandleLife {
 
     final void unbind() {
         PhysicalConnection p = physical;
+        if (p == null) {
+            return; // a close or abort on another thread ended the handle meanwhile, and its connection with it
+        }
         physical = null;
         if (!p.home.release(p, binding)) {
             lost = true; // only the reclaimer ends a binding from under its handle

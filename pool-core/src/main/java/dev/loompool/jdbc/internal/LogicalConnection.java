@@ -52,6 +52,11 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
                     + "which is lost; call rollback() before going on", "08003");
         }
         p = pool.replicas != null && readOnlyWork() ? pool.replicas.acquire(pool) : pool.acquire();
+        if (!isOpen()) { // a watchdog's abort or a close on another thread ended it while this call waited
+            p.home.putBack(p);
+            throw new SQLException("pool '" + pool.name + "': the connection was closed while this call waited for "
+                    + "a physical connection (" + p.home.pool.stats() + ")", "08003");
+        }
         if (own != null) {
             try {
                 for (Attr a : own.marked) {
