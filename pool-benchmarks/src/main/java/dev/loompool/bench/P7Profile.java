@@ -61,50 +61,18 @@ public final class P7Profile {
 
     /**
      * P8's loompool trial alone (10,000 virtual threads over max 10, query, 20 ms off the database,
-     * query): its rate, the JVM's CPU per request and how busy the host was, for a profiler
-     * attached to the JVM (phase "p8").
+     * query): its rate, the JVM's CPU per request and how busy the host was (phase "p8").
      */
     private static void p8(int seconds) throws Exception {
         DataSource ds = PoolKind.LOOMPOOL.open(new PoolKind.Settings(Postgres.URL, null, null, 10, 10, Duration.ofSeconds(30)));
         try {
-            LongAdder requests = new LongAdder();
-            AtomicBoolean measuring = new AtomicBoolean();
-            AtomicBoolean stop = new AtomicBoolean();
-            List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < 10_000; t++) {
-                threads.add(Thread.ofVirtual().start(() -> {
-                    try {
-                        while (!stop.get()) {
-                            try (Connection c = ds.getConnection()) {
-                                P3SlowCall.query(c);
-                                Thread.sleep(20);
-                                P3SlowCall.query(c);
-                            }
-                            if (measuring.get()) {
-                                requests.increment();
-                            }
-                        }
-                    } catch (Exception e) {
-                        e.printStackTrace();
-                    }
-                }));
-            }
-            Thread.sleep(5_000);
-            HostCpu cpu = new HostCpu();
-            long t0 = System.nanoTime();
-            measuring.set(true);
-            Thread.sleep(seconds * 1000L);
-            measuring.set(false);
-            long elapsed = System.nanoTime() - t0;
-            double jvmCores = cpu.jvmCores();
-            double hostCores = cpu.hostCores();
-            stop.set(true);
-            for (Thread t : threads) {
-                t.join();
-            }
-            long n = requests.sum();
-            System.out.printf("p8 loompool %,9.0f req/s  JVM CPU %6.2f µs/request  JVM %.2f cores, host busy %.2f cores%n",
-                    n * 1e9 / elapsed, jvmCores * elapsed / 1e3 / n, jvmCores, hostCores);
+            virtualLoad("p8 loompool", 10_000, seconds, () -> {
+                try (Connection c = ds.getConnection()) {
+                    P3SlowCall.query(c);
+                    Thread.sleep(20);
+                    P3SlowCall.query(c);
+                }
+            });
         } finally {
             PoolKind.close(ds);
         }
@@ -112,50 +80,61 @@ public final class P7Profile {
 
     /**
      * P2's trial alone for one pool (2,000 virtual threads over max 10, the stub's query parks
-     * 100 µs): its rate and the JVM's CPU per request, for a profiler (phases "p2-loompool", "p2-HikariCP").
+     * 100 µs; phases "p2-loompool", "p2-HikariCP").
      */
     private static void p2(PoolKind kind, int seconds) throws Exception {
         String url = dev.loompool.stub.StubDriver.database("p2").cheap(Duration.ofNanos(100_000)).url();
         DataSource ds = kind.open(new PoolKind.Settings(url, null, null, 10, 10, Duration.ofSeconds(60)));
         try {
-            LongAdder requests = new LongAdder();
-            AtomicBoolean measuring = new AtomicBoolean();
-            AtomicBoolean stop = new AtomicBoolean();
-            List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < 2_000; t++) {
-                threads.add(Thread.ofVirtual().start(() -> {
-                    try {
-                        while (!stop.get()) {
-                            try (Connection c = ds.getConnection()) {
-                                select(c);
-                            }
-                            if (measuring.get()) {
-                                requests.increment();
-                            }
-                        }
-                    } catch (Exception e) {
-                        e.printStackTrace();
-                    }
-                }));
-            }
-            Thread.sleep(5_000);
-            HostCpu cpu = new HostCpu();
-            long t0 = System.nanoTime();
-            measuring.set(true);
-            Thread.sleep(seconds * 1000L);
-            measuring.set(false);
-            long elapsed = System.nanoTime() - t0;
-            double jvmCores = cpu.jvmCores();
-            stop.set(true);
-            for (Thread t : threads) {
-                t.join();
-            }
-            long n = requests.sum();
-            System.out.printf("p2 %-8s %,9.0f req/s  JVM CPU %6.2f µs/request  JVM %.2f cores%n", kind.label,
-                    n * 1e9 / elapsed, jvmCores * elapsed / 1e3 / n, jvmCores);
+            virtualLoad("p2 " + kind.label, 2_000, seconds, () -> {
+                try (Connection c = ds.getConnection()) {
+                    select(c);
+                }
+            });
         } finally {
             PoolKind.close(ds);
         }
+    }
+
+    /**
+     * {@code threads} virtual threads loop {@code request}: 5 s to warm up, then {@code seconds}
+     * measured; prints the rate, the JVM's CPU per request and how busy the JVM and the host were.
+     */
+    private static void virtualLoad(String label, int threads, int seconds, Load.Request request) throws Exception {
+        LongAdder requests = new LongAdder();
+        AtomicBoolean measuring = new AtomicBoolean();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> running = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            running.add(Thread.ofVirtual().start(() -> {
+                try {
+                    while (!stop.get()) {
+                        request.run();
+                        if (measuring.get()) {
+                            requests.increment();
+                        }
+                    }
+                } catch (Exception e) {
+                    e.printStackTrace();
+                }
+            }));
+        }
+        Thread.sleep(5_000);
+        HostCpu cpu = new HostCpu();
+        long t0 = System.nanoTime();
+        measuring.set(true);
+        Thread.sleep(seconds * 1000L);
+        measuring.set(false);
+        long elapsed = System.nanoTime() - t0;
+        double jvmCores = cpu.jvmCores();
+        double hostCores = cpu.hostCores();
+        stop.set(true);
+        for (Thread t : running) {
+            t.join();
+        }
+        long n = requests.sum();
+        System.out.printf("%-12s %,9.0f req/s  JVM CPU %6.2f µs/request  JVM %.2f cores, host busy %.2f cores%n", label,
+                n * 1e9 / elapsed, jvmCores * elapsed / 1e3 / n, jvmCores, hostCores);
     }
 
     private static void phase(String phase, int seconds, Path jfr) throws Exception {
