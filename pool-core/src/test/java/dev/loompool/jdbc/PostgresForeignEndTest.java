@@ -131,7 +131,7 @@ class PostgresForeignEndTest {
         assertThat(c.isClosed()).isTrue();
         eventually("inUse 0", () -> ds.getPool().stats().inUse() == 0);
         assertThat(ds.getOpenHandles()).isZero();
-        eventually("backend gone", () -> backendGone(pid.get()));
+        // The server notices the closed socket only when pg_sleep returns: its backend may linger until then.
         assertThat(rows()).isZero();
         try (Connection n = ds.getConnection()) {
             assertThat(single(n, "SELECT pg_backend_pid()")).isNotEqualTo(pid.get());

@@ -199,6 +199,23 @@ abstract class HandleLife {
         PHYSICAL.setRelease(this, p);
     }
 
+    /**
+     * After {@link #hold}: whether a close or abort on another thread ended the handle meanwhile
+     * (the replay of its settings is a round trip). Then the connection goes back through the
+     * release check, which resets what the replay set, unless that close took it already.
+     */
+    final boolean endedWhileBinding(PhysicalConnection p, long b) {
+        VarHandle.fullFence(); // the connection is published before the state is read: a close sees one or the other
+        if (open(STATE.getVolatile(this))) {
+            return false;
+        }
+        if (p.unbind(b)) {
+            PHYSICAL.setRelease(this, null);
+            p.home.giveBack(p);
+        }
+        return true;
+    }
+
     final void unbind() {
         PhysicalConnection p = physical;
         if (p == null) {

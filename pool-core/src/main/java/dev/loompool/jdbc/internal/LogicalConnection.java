@@ -70,9 +70,14 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
                 throw e;
             }
         }
-        countFromFirstUse();
         Object previous = p.bind(this, pool.leakThresholdNanos > 0 ? new Throwable("bound here") : null);
-        hold(p, p.boundAs());
+        long b = p.boundAs();
+        hold(p, b);
+        if (endedWhileBinding(p, b)) { // a close on another thread during the settings' replay
+            throw new SQLException("pool '" + pool.name + "': the connection was closed while this call bound a "
+                    + "physical connection (" + p.home.pool.stats() + ")", "08003");
+        }
+        countFromFirstUse();
         Pins.bound(this, p);
         if (previous != this && previous instanceof LogicalConnection left) {
             left.watchIfLeftOpen();
