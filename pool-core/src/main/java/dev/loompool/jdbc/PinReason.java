@@ -10,8 +10,17 @@ public enum PinReason {
     SESSION_STATE,
     /** A framework (Spring) transaction is active on this thread. */
     FRAMEWORK_TRANSACTION,
-    /** {@code unwrap} to a driver type, a LOB or array was created, or {@link LoomConnection#pin()}. */
+    /**
+     * {@code unwrap} to a driver type, a LOB or array was created, SQL read the connection's
+     * identity ({@code pg_backend_pid()}, {@code CONNECTION_ID()}), or {@link LoomConnection#pin()}.
+     */
     EXPLICIT,
+    /**
+     * The last statement left a value the next one is likely to read (an {@code INSERT}'s
+     * generated id for {@code lastval()} or {@code LAST_INSERT_ID()}, {@code nextval},
+     * {@code SQL_CALC_FOUND_ROWS}): kept until the handle's next statement has run.
+     */
+    STATEMENT_VALUE,
     /** {@link ReleaseMode#CLOSE}: bound from the first use until close. */
     RELEASE_MODE
 }

@@ -55,6 +55,12 @@ abstract class HandleLife {
      * Written before {@code physical} is published, so whoever reads that reads this too.
      */
     private long binding;
+    /**
+     * The binding number of the handle's last statement, and of its last statement that left a
+     * value for the next one ({@link StatementValues}); 0 for none. Plain: the handle's own thread.
+     */
+    long lastStatementBinding;
+    long valueBinding;
     /** It has used a connection, and so counts in the pool's open handles until it ends. */
     private boolean counted;
     /** The reclaimer took its connection from under it: the next call settles that (reclaimedUnderUse). */
@@ -214,6 +220,11 @@ abstract class HandleLife {
             p.home.giveBack(p);
         }
         return true;
+    }
+
+    /** The number of the binding that holds (or last held) {@link #physical}: for the handle's own thread. */
+    final long bindingNumber() {
+        return binding;
     }
 
     final void unbind() {

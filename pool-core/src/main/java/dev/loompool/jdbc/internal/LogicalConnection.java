@@ -116,8 +116,8 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     // ---- pins from statements and SQL --------------------------------------------------------
 
     /** Before SQL runs; the statement's call has noted its thread as the user already. */
-    void beforeSql(SqlEffect e) {
-        Pins.beforeSql(this, physical, e);
+    void beforeSql(SqlEffect e, String sql) throws SQLException {
+        Pins.beforeSql(this, physical, e, sql);
     }
 
     void afterSql(SqlEffect e) {
@@ -160,6 +160,9 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         // constructor's stores, and the JIT writes them without GC barriers. On every prepare (P1).
         SqlEffect effect = behindPooler(classifier().classify(sql), sql, s);
         DelegatingPreparedStatement wrapped = new DelegatingPreparedStatement(this, s, effect);
+        if (effect.values != 0) {
+            wrapped.sql = sql; // for the message should a read be refused
+        }
         track(wrapped);
         return wrapped;
     }
@@ -167,16 +170,21 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     final CallableStatement wrapCallable(CallableStatement s, String sql) throws SQLException {
         SqlEffect effect = behindPooler(classifier().classify(sql), sql, s); // before the allocation, as in wrapPrepared
         DelegatingCallableStatement wrapped = new DelegatingCallableStatement(this, s, effect);
+        if (effect.values != 0) {
+            wrapped.sql = sql;
+        }
         track(wrapped);
         return wrapped;
     }
 
     /**
-     * Session SQL behind a pooler in transaction mode is refused when prepared (the driver's
-     * statement {@code s} is closed); the common statement pays one flag test.
+     * Session SQL, and a read of an earlier statement's value, behind a pooler in transaction mode
+     * is refused when prepared (the driver's statement {@code s} is closed); the common statement
+     * pays one flag test.
      */
     final SqlEffect behindPooler(SqlEffect effect, String sql, Statement s) throws SQLException {
-        return effect.session && pool.transactionPooler ? TransactionPooling.check(this, effect, sql, s) : effect;
+        return (effect.session || effect.readsPrevious()) && pool.transactionPooler
+                ? TransactionPooling.check(this, effect, sql, s) : effect;
     }
 
     /**

@@ -19,6 +19,8 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
     final S delegate;
     /** What its SQL does, for prepared and callable statements: found once, at prepare time. */
     private final SqlEffect effect;
+    /** Its SQL, for prepared and callable statements whose effect has value flags: named if refused. */
+    String sql;
     private WrapperState state = WrapperState.OPEN;
 
     LogicalStatement(LogicalConnection handle, S delegate, SqlEffect effect) {
@@ -136,19 +138,19 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
 
     /** Before SQL text runs: a BEGIN or a SET pins at once, even if it then fails. */
     final SqlEffect sqlBefore(String sql) throws SQLException {
-        return applyBefore(handle.behindPooler(handle.classifier().classify(sql), sql, null));
+        return applyBefore(handle.behindPooler(handle.classifier().classify(sql), sql, null), sql);
     }
 
     /** Before a prepared statement runs, or a batch: its SQL was classified at prepare time. */
     final SqlEffect sqlBefore() throws SQLException {
-        return applyBefore(effect);
+        return applyBefore(effect, sql);
     }
 
-    private SqlEffect applyBefore(SqlEffect e) throws SQLException {
+    private SqlEffect applyBefore(SqlEffect e, String sql) throws SQLException {
         if (state == WrapperState.CLOSED) {
             throw new SQLException("statement is closed", "HY010");
         }
-        handle.beforeSql(e);
+        handle.beforeSql(e, sql);
         return e;
     }
 

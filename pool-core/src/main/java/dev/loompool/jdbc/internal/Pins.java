@@ -3,6 +3,7 @@ package dev.loompool.jdbc.internal;
 import dev.loompool.jdbc.PinReason;
 import dev.loompool.jdbc.ReleaseMode;
 import dev.loompool.jdbc.internal.SqlEffect.Tx;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.EnumSet;
 
@@ -43,8 +44,19 @@ final class Pins {
         }
     }
 
-    /** Before SQL runs: session state and a transaction pin at once, even if the SQL then fails. */
-    static void beforeSql(HandleLife h, PhysicalConnection p, SqlEffect e) {
+    /**
+     * Before SQL runs: session state and a transaction pin at once, even if the SQL then fails; a
+     * read of an earlier statement's value is refused unless it is this handle's
+     * ({@link StatementValues}). The common statement pays a field write for that.
+     */
+    static void beforeSql(HandleLife h, PhysicalConnection p, SqlEffect e, String sql) throws SQLException {
+        long b = h.bindingNumber();
+        if (e.values != 0) {
+            StatementValues.before(h, b, e, sql);
+        } else if (h.held != null) {
+            h.held.remove(PinReason.STATEMENT_VALUE); // the value was the last statement's: this one ran
+        }
+        h.lastStatementBinding = b;
         if (e.session) {
             add(h, PinReason.SESSION_STATE);
             p.sessionDirty = true;

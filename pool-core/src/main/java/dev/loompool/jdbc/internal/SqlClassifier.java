@@ -18,8 +18,9 @@ final class SqlClassifier {
     private static final String[] SESSION_FUNCTIONS = {
         "set_config", "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock",
         "pg_try_advisory_lock_shared", "dblink_connect", "dblink_connect_u", "get_lock",
-        // a sequence's last value is the session's: the caller's lastval() must find it, the next borrower must not
-        "nextval", "setval", "currval", "lastval",
+        // nextval, setval, currval and lastval are not here: a sequence's last value is a value the next
+        // statement reads (SqlEffect.LEAVES, READS_KEPT), kept for it by the STATEMENT_VALUE pin, and
+        // refused to a borrower that did not set it on its binding (StatementValues)
         // the seed of random(): a borrower who set it knows the next one's "random" values
         "setseed",
     };
@@ -72,11 +73,11 @@ final class SqlClassifier {
     }
 
     /**
-     * How a text whose {@link #classify} says session reads behind a pooler in transaction mode,
-     * which keeps no session for the pool to hold: what is only the session's for the pool's sake
-     * passes, {@code nextval} and {@code setval} (their value is in the result) and
-     * {@code set_config(…, true)}. {@code currval} and {@code lastval} do not: the value they
-     * would read may be another client's, even inside a transaction. Not cached: the rare path.
+     * How a text whose {@link #classify} says session, or reads a value of an earlier statement,
+     * reads behind a pooler in transaction mode, which keeps no session for the pool to hold: what
+     * is only the session's for the pool's sake passes, {@code set_config(…, true)}.
+     * {@code currval} and {@code lastval} do not: the value they would read may be another
+     * client's, even inside a transaction. Not cached: the rare path.
      */
     SqlEffect classifyBehindPooler(String sql) {
         return classifyText(sql, Behind.POOLER);
@@ -96,7 +97,7 @@ final class SqlClassifier {
             SqlEffect other = classify(SqlLexer.lex(sql, dialect, !usual), dialect, behind);
             Tx tx = effect.tx == other.tx ? effect.tx
                     : effect.tx == Tx.OPEN || other.tx == Tx.OPEN ? Tx.OPEN : Tx.SAME; // an end only if both agree
-            effect = SqlEffect.of(effect.session || other.session, tx);
+            effect = SqlEffect.of(effect.session || other.session, tx, effect.values | other.values);
         }
         return effect;
     }
@@ -105,6 +106,7 @@ final class SqlClassifier {
     private static SqlEffect classify(SqlLexer t, SqlDialect dialect, Behind behind) {
         boolean session = false;
         Tx tx = Tx.SAME;
+        int values = 0;
         boolean body = false; // after CREATE … BEGIN or BEGIN NOT ATOMIC: the rest is a block's body
         for (int start = 0; start < t.count(); ) {
             int end = start;
@@ -114,6 +116,7 @@ final class SqlClassifier {
             if (end > start) {
                 SqlEffect e = statement(t, start, end, dialect, behind);
                 session |= e.session;
+                values |= StatementValues.of(t, start, end, dialect);
                 if (!body && e.tx != Tx.SAME) {
                     tx = e.tx;
                 }
@@ -122,7 +125,7 @@ final class SqlClassifier {
             }
             start = end + 1;
         }
-        return SqlEffect.of(session, tx);
+        return SqlEffect.of(session, tx, values);
     }
 
     private static SqlEffect statement(SqlLexer t, int s, int e, SqlDialect dialect, Behind behind) {
@@ -174,6 +177,9 @@ final class SqlClassifier {
         }
         if (t.is(s, "EXECUTE")) {
             return t.is(n, "IMMEDIATE") ? SqlEffect.SESSION_BEGIN : SqlEffect.NONE;
+        }
+        if (t.is(s, "GET")) {
+            return SqlEffect.SESSION; // MySQL's GET DIAGNOSTICS assigns user variables (@n = NUMBER)
         }
         if (t.is(s, "DO") || t.is(s, "CALL") || t.is(s, "XA")) {
             return SqlEffect.SESSION_BEGIN; // procedural: what it does cannot be known from outside
@@ -300,8 +306,8 @@ final class SqlClassifier {
             if (t.isPunct(i + 1, '(') && sessionCall(t, i, e, behind)) {
                 return true;
             }
-            if ((t.is(i, "NEXT") || t.is(i, "PREVIOUS")) && t.is(i + 1, "VALUE") && t.is(i + 2, "FOR")) {
-                return behind == Behind.NOTHING || t.is(i, "PREVIOUS"); // MariaDB's nextval and lastval
+            if (behind == Behind.POOLER && t.is(i, "PREVIOUS") && t.is(i + 1, "VALUE") && t.is(i + 2, "FOR")) {
+                return true; // MariaDB's lastval
             }
             if (t.is(i, "U") && t.isPunct(i + 1, '&') && t.kind(i + 2) == SqlLexer.Kind.QUOTED) {
                 return true; // U&"set\005fconfig": an identifier spelled in escapes, which the pool does not decode
@@ -323,16 +329,10 @@ final class SqlClassifier {
     private static boolean sessionCall(SqlLexer t, int i, int e, Behind behind) {
         for (String f : SESSION_FUNCTIONS) {
             if (t.is(i, f)) {
-                if (behind == Behind.NOTHING) {
-                    return true;
-                }
-                if (t.is(i, "nextval") || t.is(i, "setval")) {
-                    return false; // the value is in the result
-                }
-                return !(t.is(i, "set_config") && thirdArgumentTrue(t, i + 1, e));
+                return behind == Behind.NOTHING || !(t.is(i, "set_config") && thirdArgumentTrue(t, i + 1, e));
             }
         }
-        return false;
+        return behind == Behind.POOLER && (t.is(i, "currval") || t.is(i, "lastval"));
     }
 
     /** {@code (a, b, true)} from the parenthesis at {@code open}: set_config's is_local, literally true. */

@@ -120,7 +120,7 @@ final class TransactionPooling {
     }
 
     /** The start of a statement, for a message: enough to find it, and nothing past its first line. */
-    private static String quote(String sql) {
+    static String quote(String sql) {
         String s = sql.strip();
         int end = s.indexOf('\n');
         s = end < 0 ? s : s.substring(0, end);
