@@ -10,7 +10,6 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,12 +22,11 @@ import org.junit.jupiter.api.Test;
  */
 class MariaDbHostileSessionTest extends HostileSupport {
 
-    /** LAST_INSERT_ID() is session state: B reads A's id; A reads B's. */
+    /** LAST_INSERT_ID() is per physical connection: A's insert keeps A's connection for A's next statement (issue 26). */
     @Test
-    @Disabled("known limit (README): LAST_INSERT_ID() is per physical connection; use getGeneratedKeys")
     void mariaLastInsertIdOfAnotherBorrower() throws SQLException {
         mariaTable();
-        LoomPoolDataSource ds = maria(1);
+        LoomPoolDataSource ds = maria(2); // the insert keeps A's connection: B needs another
         try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
             run(a, "INSERT INTO " + table + " (v) VALUES (1)");
             run(b, "INSERT INTO " + table + " (v) VALUES (2)");
@@ -40,8 +38,8 @@ class MariaDbHostileSessionTest extends HostileSupport {
         }
     }
 
+    /** B did not set LAST_INSERT_ID() on the connection it holds: its read is refused, never A's id (issue 26). */
     @Test
-    @Disabled("known limit (README): LAST_INSERT_ID() is per physical connection; use getGeneratedKeys")
     void mariaLastInsertIdVisibleToTheNextBorrower() throws SQLException {
         mariaTable();
         LoomPoolDataSource ds = maria(1);
@@ -52,11 +50,15 @@ class MariaDbHostileSessionTest extends HostileSupport {
         }
         try (Connection b = ds.getConnection()) {
             assertThat(myId(b)).isEqualTo(idA);
-            assertThat(num(b, "SELECT LAST_INSERT_ID()")).as("fresh session: 0").isZero();
+            assertThatThrownBy(() -> num(b, "SELECT LAST_INSERT_ID()")).as("a fresh session would say 0; never A's id")
+                    .isInstanceOf(SQLException.class).hasMessageContaining("LAST_INSERT_ID");
         }
     }
 
-    /** MariaDB's NEXT VALUE FOR and PREVIOUS VALUE FOR are nextval and lastval: they pin like them. */
+    /**
+     * MariaDB's NEXT VALUE FOR and PREVIOUS VALUE FOR are nextval and lastval: the value is kept for
+     * A's next statement, and a borrower that did not set it is refused (issue 26).
+     */
     @Test
     void mariaPreviousValueForIsTheBorrowersOwn() throws SQLException {
         String seq = "loompool_atk_seq_" + tag;
@@ -69,8 +71,8 @@ class MariaDbHostileSessionTest extends HostileSupport {
             assertThat(num(a, "SELECT PREVIOUS VALUE FOR " + seq)).as("A's own value, not B's").isEqualTo(mine);
         }
         try (Connection c = ds.getConnection()) {
-            assertThat(str(c, "SELECT coalesce(PREVIOUS VALUE FOR " + seq + ", 'none')")).as("a fresh session")
-                    .isEqualTo("none");
+            assertThatThrownBy(() -> str(c, "SELECT coalesce(PREVIOUS VALUE FOR " + seq + ", 'none')"))
+                    .as("a fresh session would say none; never A's value").isInstanceOf(SQLException.class);
         }
     }
 

@@ -121,11 +121,11 @@ class PostgresIntegrationTest {
             try (Statement st = c.createStatement()) {
                 st.execute("BEGIN");
             }
-            long pid = single(c, "SELECT pg_backend_pid()");
+            long pid = single(c, PostgresPinSemanticsTest.BACKEND_PID); // pg_backend_pid() would pin until close
             try (Statement st = c.createStatement()) {
                 st.executeUpdate("INSERT INTO " + table + " VALUES (1)");
             }
-            assertThat(single(c, "SELECT pg_backend_pid()")).isEqualTo(pid);
+            assertThat(single(c, PostgresPinSemanticsTest.BACKEND_PID)).isEqualTo(pid);
             try (Statement st = c.createStatement()) {
                 st.execute("ROLLBACK");
             }

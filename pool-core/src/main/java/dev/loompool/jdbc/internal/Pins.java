@@ -82,6 +82,9 @@ final class Pins {
      * by SQL, which those calls may not end: it stays pinned until SQL ends it or the handle closes.
      */
     static void jdbcTransactionEnded(HandleLife h, PhysicalConnection p, boolean autoCommitBefore) {
+        // The commit or rollback is the handle's next exchange with the server: a value its last statement
+        // left is not kept past it (a later read on another binding is refused, never answered wrongly)
+        remove(h, PinReason.STATEMENT_VALUE);
         if (p.wireReadable || !autoCommitBefore) {
             transactionEnded(h, p);
         }

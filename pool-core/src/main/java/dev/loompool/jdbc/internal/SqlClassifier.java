@@ -117,6 +117,9 @@ final class SqlClassifier {
                 SqlEffect e = statement(t, start, end, dialect, behind);
                 session |= e.session;
                 values |= StatementValues.of(t, start, end, dialect);
+                if (!body && e.tx == Tx.ENDED) {
+                    values &= ~SqlEffect.LEAVES; // like commit(): a value is not kept past the end of its transaction
+                }
                 if (!body && e.tx != Tx.SAME) {
                     tx = e.tx;
                 }

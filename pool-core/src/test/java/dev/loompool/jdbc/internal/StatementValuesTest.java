@@ -31,6 +31,8 @@ class StatementValuesTest {
         "WITH x AS (INSERT INTO t VALUES (1)) SELECT 1 | NONE+LEAVES",
         "INSERT INTO t VALUES (1); SELECT lastval() | NONE+READS_KEPT+LEAVES",
         "BEGIN; INSERT INTO t VALUES (1) | BEGIN+LEAVES",
+        "BEGIN; INSERT INTO t VALUES (1); ABORT | END",
+        "INSERT INTO t VALUES (1); COMMIT; SELECT lastval() | END+READS_KEPT",
         "SELECT pg_backend_pid() | NONE+IDENTITY",
         "SELECT 'lastval()', \"nextval\" FROM t | NONE",
         "SELECT replace(a, 'x', 'y') FROM t | NONE",
