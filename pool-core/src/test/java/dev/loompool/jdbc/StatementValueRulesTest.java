@@ -123,6 +123,21 @@ class StatementValueRulesTest extends StubSupport {
     }
 
     @Test
+    void aCommitEndsTheKeepingOfAValueAndALaterReadOnAnotherBindingIsRefused() throws SQLException {
+        try (Connection c = ds().getConnection()) {
+            c.setAutoCommit(false);
+            BindingTest.query(c, "SELECT nextval('s')");
+            BindingTest.query(c, "SELECT lastval()"); // the same binding: as on the plain driver
+            c.commit();
+            assertThat(loom(c).isBound()).isFalse();
+            c.setAutoCommit(true);
+            BindingTest.query(c, "SELECT nextval('s')");
+            BindingTest.query(c, "SELECT 1");
+            assertThatThrownBy(() -> BindingTest.query(c, "SELECT lastval()")).isInstanceOf(SQLException.class);
+        }
+    }
+
+    @Test
     void readingTheConnectionsIdentityPinsUntilTheHandleCloses() throws SQLException {
         LoomPoolDataSource ds = ds();
         try (Connection c = ds.getConnection()) {

@@ -56,11 +56,11 @@ abstract class HandleLife {
      */
     private long binding;
     /**
-     * The binding number of the handle's last statement, and of its last statement that left a
-     * value for the next one ({@link StatementValues}); 0 for none. Plain: the handle's own thread.
+     * The binding number of the handle's last statement, with {@link StatementValues#KEPT} set if
+     * a statement on that binding left a value for a later one; 0 for none. One field rather than
+     * two: the handle is allocated on every getConnection (P6). Plain: the handle's own thread.
      */
-    long lastStatementBinding;
-    long valueBinding;
+    long lastStatement;
     /** It has used a connection, and so counts in the pool's open handles until it ends. */
     private boolean counted;
     /** The reclaimer took its connection from under it: the next call settles that (reclaimedUnderUse). */

@@ -53,10 +53,9 @@ final class Pins {
         long b = h.bindingNumber();
         if (e.values != 0) {
             StatementValues.before(h, b, e, sql);
-        } else if (h.held != null) {
-            h.held.remove(PinReason.STATEMENT_VALUE); // the value was the last statement's: this one ran
+        } else if (h.lastStatement != b) { // the common statement: one read, and a write on the first of a binding
+            StatementValues.ran(h, b);
         }
-        h.lastStatementBinding = b;
         if (e.session) {
             add(h, PinReason.SESSION_STATE);
             p.sessionDirty = true;

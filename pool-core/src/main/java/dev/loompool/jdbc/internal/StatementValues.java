@@ -29,6 +29,11 @@ final class StatementValues {
 
     /** SQLState of a refusal: PostgreSQL's own for {@code currval} "not yet defined in this session". */
     static final String REFUSED = "55000";
+    /**
+     * In {@link HandleLife#lastStatement}: a statement on that binding left a value. Binding
+     * numbers never reach the sign bit (a connection's id sits in the high half).
+     */
+    static final long KEPT = Long.MIN_VALUE;
 
     private StatementValues() {
     }
@@ -41,18 +46,35 @@ final class StatementValues {
      */
     static void before(HandleLife h, long b, SqlEffect e, String sql) throws SQLException {
         int v = e.values;
-        if ((v & SqlEffect.READS_LAST) != 0 && h.lastStatementBinding != b
-                || (v & SqlEffect.READS_KEPT) != 0 && h.valueBinding != b) {
-            throw refused(h.pool, sql, (v & SqlEffect.READS_KEPT) != 0 && h.lastStatementBinding == b);
+        long last = h.lastStatement;
+        boolean sameBinding = (last & ~KEPT) == b;
+        if ((v & SqlEffect.READS_LAST) != 0 && !sameBinding || (v & SqlEffect.READS_KEPT) != 0 && last != (b | KEPT)) {
+            throw refused(h.pool, sql, (v & SqlEffect.READS_KEPT) != 0 && sameBinding);
         }
         if ((v & SqlEffect.LEAVES) != 0) {
             Pins.add(h, PinReason.STATEMENT_VALUE);
-            h.valueBinding = b;
+            h.lastStatement = b | KEPT;
         } else {
-            Pins.remove(h, PinReason.STATEMENT_VALUE);
+            ran(h, b);
         }
         if ((v & SqlEffect.IDENTITY) != 0) {
             Pins.add(h, PinReason.EXPLICIT); // a later KILL or pg_cancel_backend of that id must hit this handle's session
+        }
+    }
+
+    /**
+     * A statement that leaves no value runs on binding {@code b}: the value the last one left is
+     * no longer kept for it (still readable on the same binding, as the session keeps it).
+     */
+    static void ran(HandleLife h, long b) {
+        long last = h.lastStatement;
+        if ((last & KEPT) != 0) {
+            Pins.remove(h, PinReason.STATEMENT_VALUE);
+            if (last != (b | KEPT)) {
+                h.lastStatement = b;
+            }
+        } else {
+            h.lastStatement = b;
         }
     }
 
