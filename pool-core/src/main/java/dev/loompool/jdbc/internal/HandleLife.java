@@ -55,12 +55,6 @@ abstract class HandleLife {
      * Written before {@code physical} is published, so whoever reads that reads this too.
      */
     private long binding;
-    /**
-     * The binding number of the handle's last statement, with {@link StatementValues#KEPT} set if
-     * a statement on that binding left a value for a later one; 0 for none. One field rather than
-     * two: the handle is allocated on every getConnection (P6). Plain: the handle's own thread.
-     */
-    long lastStatement;
     /** It has used a connection, and so counts in the pool's open handles until it ends. */
     private boolean counted;
     /** The reclaimer took its connection from under it: the next call settles that (reclaimedUnderUse). */
@@ -220,11 +214,6 @@ abstract class HandleLife {
             p.home.giveBack(p);
         }
         return true;
-    }
-
-    /** The number of the binding that holds (or last held) {@link #physical}: for the handle's own thread. */
-    final long bindingNumber() {
-        return binding;
     }
 
     final void unbind() {

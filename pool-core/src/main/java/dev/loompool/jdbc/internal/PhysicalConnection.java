@@ -49,6 +49,13 @@ final class PhysicalConnection {
      * off, or SQL BEGIN) since the last commit or rollback.
      */
     boolean transactionDirty;
+    /**
+     * The binding number of the last statement a handle ran on it, with {@link StatementValues#KEPT}
+     * set if a statement of that binding left a value for a later one; 0 for none. Here rather than
+     * in the handle, which is allocated on every getConnection (P6): a binding is one handle's, so
+     * its number says whose the statement was. Plain: written and read by the holder only.
+     */
+    long lastStatement;
     /** Changed only through the transitions below (by CAS through STATE). */
     private volatile ConnectionState state = ConnectionState.HEALTHY;
 

@@ -50,11 +50,11 @@ final class Pins {
      * ({@link StatementValues}). The common statement pays a field write for that.
      */
     static void beforeSql(HandleLife h, PhysicalConnection p, SqlEffect e, String sql) throws SQLException {
-        long b = h.bindingNumber();
+        long b = p.boundAs();
         if (e.values != 0) {
-            StatementValues.before(h, b, e, sql);
-        } else if (h.lastStatement != b) { // the common statement: one read, and a write on the first of a binding
-            StatementValues.ran(h, b);
+            StatementValues.before(h, p, b, e, sql);
+        } else if (p.lastStatement != b) { // the common statement: one read, and a write on the first of a binding
+            StatementValues.ran(h, p, b);
         }
         if (e.session) {
             add(h, PinReason.SESSION_STATE);

@@ -19,8 +19,9 @@ import java.util.Locale;
  * ({@link PinReason#STATEMENT_VALUE}) until the handle's next statement has run, so that
  * {@code INSERT; SELECT lastval()} works as on the plain driver.
  *
- * <p>A binding number names both the physical connection and the binding (each connection counts
- * in its own range, {@link PhysicalConnection#boundAs()}), so the handle keeps one number per fact.
+ * <p>The connection keeps the binding number of its last statement ({@link PhysicalConnection#lastStatement}):
+ * a binding is one handle's, so the number says whether the statement was this handle's, on this
+ * binding; nothing is added to the handle, which is allocated on every getConnection.
  * There is no exception for the next binding of the same connection when nothing ran on it in
  * between: whether the pool handed the same connection back would depend on the load, and an
  * application must not pass its tests and fail in production.
@@ -30,7 +31,7 @@ final class StatementValues {
     /** SQLState of a refusal: PostgreSQL's own for {@code currval} "not yet defined in this session". */
     static final String REFUSED = "55000";
     /**
-     * In {@link HandleLife#lastStatement}: a statement on that binding left a value. Binding
+     * In {@link PhysicalConnection#lastStatement}: a statement on that binding left a value. Binding
      * numbers never reach the sign bit (a connection's id sits in the high half).
      */
     static final long KEPT = Long.MIN_VALUE;
@@ -44,18 +45,18 @@ final class StatementValues {
      * Before SQL with value flags runs on binding {@code b} of {@code h}: refuses an unsafe read,
      * then pins for what it leaves (and for an identity read, until close).
      */
-    static void before(HandleLife h, long b, SqlEffect e, String sql) throws SQLException {
+    static void before(HandleLife h, PhysicalConnection p, long b, SqlEffect e, String sql) throws SQLException {
         int v = e.values;
-        long last = h.lastStatement;
+        long last = p.lastStatement;
         boolean sameBinding = (last & ~KEPT) == b;
         if ((v & SqlEffect.READS_LAST) != 0 && !sameBinding || (v & SqlEffect.READS_KEPT) != 0 && last != (b | KEPT)) {
             throw refused(h.pool, sql, (v & SqlEffect.READS_KEPT) != 0 && sameBinding);
         }
         if ((v & SqlEffect.LEAVES) != 0) {
             Pins.add(h, PinReason.STATEMENT_VALUE);
-            h.lastStatement = b | KEPT;
+            p.lastStatement = b | KEPT;
         } else {
-            ran(h, b);
+            ran(h, p, b);
         }
         if ((v & SqlEffect.IDENTITY) != 0) {
             Pins.add(h, PinReason.EXPLICIT); // a later KILL or pg_cancel_backend of that id must hit this handle's session
@@ -66,15 +67,15 @@ final class StatementValues {
      * A statement that leaves no value runs on binding {@code b}: the value the last one left is
      * no longer kept for it (still readable on the same binding, as the session keeps it).
      */
-    static void ran(HandleLife h, long b) {
-        long last = h.lastStatement;
+    static void ran(HandleLife h, PhysicalConnection p, long b) {
+        long last = p.lastStatement;
         if ((last & KEPT) != 0) {
             Pins.remove(h, PinReason.STATEMENT_VALUE);
             if (last != (b | KEPT)) {
-                h.lastStatement = b;
+                p.lastStatement = b;
             }
         } else {
-            h.lastStatement = b;
+            p.lastStatement = b;
         }
     }
 
