@@ -107,6 +107,9 @@ final class SqlClassifier {
         boolean session = false;
         Tx tx = Tx.SAME;
         int values = 0;
+        boolean left = false; // a statement of this text left a value, which a later one may read
+        boolean first = true;
+        boolean stored = false; // after CREATE … BEGIN: a stored body, which does not run now
         boolean body = false; // after CREATE … BEGIN or BEGIN NOT ATOMIC: the rest is a block's body
         for (int start = 0; start < t.count(); ) {
             int end = start;
@@ -116,10 +119,20 @@ final class SqlClassifier {
             if (end > start) {
                 SqlEffect e = statement(t, start, end, dialect, behind);
                 session |= e.session;
-                values |= StatementValues.of(t, start, end, dialect);
+                int v = stored ? 0 : StatementValues.of(t, start, end, dialect);
+                if (!first) {
+                    v &= ~SqlEffect.READS_LAST; // the statement before it is this text's own
+                }
+                if (left) {
+                    v &= ~SqlEffect.READS_KEPT; // an earlier statement of this text left what it reads
+                }
+                left |= (v & SqlEffect.LEAVES) != 0;
+                values |= v;
                 if (!body && e.tx == Tx.ENDED) {
                     values &= ~SqlEffect.LEAVES; // like commit(): a value is not kept past the end of its transaction
                 }
+                first = false;
+                stored |= t.is(start, "CREATE") && contains(t, start, end, "BEGIN");
                 if (!body && e.tx != Tx.SAME) {
                     tx = e.tx;
                 }

@@ -113,6 +113,9 @@ final class StatementValues {
         while (s < e && (t.isPunct(s, '{') || t.isPunct(s, '?') || t.isPunct(s, '='))) {
             s++; // the JDBC escape {? = call f(…)}
         }
+        if (t.is(s, "CREATE")) {
+            return 0; // a procedure, trigger or view names these; it runs them later, in a statement of its own
+        }
         int v = 0;
         if (t.is(s, "SHOW") && (contains(t, s, e, "WARNINGS") || contains(t, s, e, "ERRORS"))) {
             v |= SqlEffect.READS_LAST; // SHOW WARNINGS, SHOW ERRORS, SHOW COUNT(*) WARNINGS
