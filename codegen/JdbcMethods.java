@@ -39,6 +39,11 @@ public final class JdbcMethods {
                 .append(body).append("\n    }\n\n");
     }
 
+    /** Source text as it is (a member no interface method gives). */
+    public void raw(String text) {
+        out.append(text);
+    }
+
     /** A method with exactly {@code body}. */
     public void method(Method m, String body) {
         open(m);
@@ -74,7 +79,7 @@ public final class JdbcMethods {
         out.append("    @Override\n    public ");
         TypeVariable<Method>[] vars = m.getTypeParameters();
         if (vars.length > 0) {
-            out.append("<").append(Arrays.stream(vars).map(TypeVariable::getName).collect(Collectors.joining(", ")))
+            out.append("<").append(Arrays.stream(vars).map(JdbcMethods::typeVariable).collect(Collectors.joining(", ")))
                     .append("> ");
         }
         out.append(m.getGenericReturnType().getTypeName()).append(' ').append(m.getName()).append('(');
@@ -89,6 +94,13 @@ public final class JdbcMethods {
                     .collect(Collectors.joining(", ")));
         }
         out.append(" {\n");
+    }
+
+    /** {@code T}, or {@code T extends Bound} (SQLXML's {@code <T extends Source>}). */
+    private static String typeVariable(TypeVariable<Method> v) {
+        Type[] bounds = v.getBounds();
+        return bounds.length == 1 && bounds[0] == Object.class ? v.getName()
+                : v.getName() + " extends " + Arrays.stream(bounds).map(Type::getTypeName).collect(Collectors.joining(" & "));
     }
 
     /**
