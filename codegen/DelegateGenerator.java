@@ -193,8 +193,7 @@ public final class DelegateGenerator {
         JdbcMethods out = new JdbcMethods(PACKAGE, name, "final class " + name + " extends LentObject<"
                 + iface.getName() + "> implements " + iface.getName(), "DelegateGenerator");
         out.constructor(iface.getName() + " delegate, LogicalConnection handle, PhysicalConnection physical, long binding",
-                "super(delegate, handle, physical, binding);");
-        out.raw("    @Override\n    String kind() {\n        return \"" + iface.getSimpleName() + "\";\n    }\n\n");
+                "super(delegate, handle, physical, binding, \"" + iface.getSimpleName() + "\");");
         for (Method m : JdbcMethods.of(iface)) {
             String sig = JdbcMethods.signature(m);
             if (sig.startsWith("unwrap[") || sig.startsWith("isWrapperFor[")) {

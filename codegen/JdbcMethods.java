@@ -39,11 +39,6 @@ public final class JdbcMethods {
                 .append(body).append("\n    }\n\n");
     }
 
-    /** Source text as it is (a member no interface method gives). */
-    public void raw(String text) {
-        out.append(text);
-    }
-
     /** A method with exactly {@code body}. */
     public void method(Method m, String body) {
         open(m);

@@ -31,7 +31,7 @@ final class LentArray extends LentObject<Array> implements Array {
     private boolean freed;
 
     LentArray(Array delegate, LogicalConnection handle, PhysicalConnection physical, long binding, boolean fetched) {
-        super(delegate, handle, physical, binding);
+        super(delegate, handle, physical, binding, "Array");
         if (fetched) {
             try {
                 elements = delegate.getArray();
@@ -41,11 +41,6 @@ final class LentArray extends LentObject<Array> implements Array {
                 elements = null; // the driver reads it when asked, while the binding holds
             }
         }
-    }
-
-    @Override
-    String kind() {
-        return "Array";
     }
 
     private void open() throws SQLException {

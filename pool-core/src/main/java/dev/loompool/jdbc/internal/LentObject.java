@@ -24,22 +24,22 @@ abstract class LentObject<T> {
     final LogicalConnection handle;
     private final PhysicalConnection physical;
     private final long binding;
+    /** What it is, for the refusal: {@code Blob}, {@code ResultSetMetaData}, … */
+    private final String kind;
 
-    LentObject(T delegate, LogicalConnection handle, PhysicalConnection physical, long binding) {
+    LentObject(T delegate, LogicalConnection handle, PhysicalConnection physical, long binding, String kind) {
         this.delegate = delegate;
         this.handle = handle;
         this.physical = physical;
         this.binding = binding;
+        this.kind = kind;
     }
-
-    /** What it is, for the refusal: {@code Blob}, {@code ResultSetMetaData}, … */
-    abstract String kind();
 
     /** Before every call: its thread becomes the handle's user, and its binding must still hold. */
     final void check() throws SQLException {
         handle.touchOwner();
         if (!live()) {
-            throw Lent.gone(handle, kind());
+            throw Lent.gone(handle, kind);
         }
     }
 
@@ -105,6 +105,6 @@ abstract class LentObject<T> {
 
     @Override
     public String toString() {
-        return "Lent" + kind() + "[" + (live() ? "live" : "gone") + ", " + delegate + "]";
+        return "Lent" + kind + "[" + (live() ? "live" : "gone") + ", " + delegate + "]";
     }
 }
