@@ -25,7 +25,13 @@ import java.util.Set;
  *                                        DelegatingCallableStatement   (touch(); SQL hooks around execute*)
  *   LogicalResultSet                   &lt;- DelegatingResultSet           (touch())
  *   LogicalDatabaseMetaData            &lt;- DelegatingDatabaseMetaData    (every call binds, then done())
+ *   LentObject&lt;T&gt;                      &lt;- LentBlob, LentClob, LentNClob, LentSQLXML, LentStruct, LentRef,
+ *                                        LentResultSetMetaData, LentParameterMetaData
+ *                                        (check() that the binding it was made under holds; streams checked)
  * </pre>
+ *
+ * Wherever a parameter may be one of the lent objects (a LOB, array, SQLXML, struct or ref type, or
+ * Object), it goes to the driver through {@code Lent.driver}: the driver's own object, never ours.
  *
  * A method the hand-written class implements is listed in {@code HANDWRITTEN_*} and is not
  * generated; the hand-written ones are final, so a wrong list fails to compile either way (a

@@ -195,6 +195,44 @@ class PostgresLentObjectsTest {
         }
     }
 
+    /**
+     * What A keeps does not keep A's dropped handle from the reclaimer, and refuses once the
+     * reclaimer gave the connection to B (the old code ran the metadata's SQL in B's session).
+     */
+    @Test
+    void metadataAndABlobKeptFromAHandleDroppedWithoutCloseLetItBeReclaimedThenRefuse() throws Exception {
+        LoomPoolDataSource ds = ds(1);
+        Object[] kept = keepFromADroppedHandle(ds);
+        ReclaimerWaits.gcUntil("the dropped handle is reclaimed", () -> ds.getReclaimedConnections() == 1);
+        ResultSetMetaData md = (ResultSetMetaData) kept[0];
+        Blob blob = (Blob) kept[1];
+        try (Connection b = ds.getConnection()) {
+            b.setAutoCommit(false);
+            b.createStatement().execute("INSERT INTO " + table + " VALUES (10, 'b')");
+            assertThatThrownBy(() -> md.isNullable(1)).isInstanceOf(SQLException.class).hasMessageContaining("pool 'lent'");
+            assertThatThrownBy(() -> blob.getBytes(1, 4)).isInstanceOf(SQLException.class).hasMessageContaining("pool 'lent'");
+            b.commit();
+        }
+        try (Connection c = TestDatabase.POSTGRES.admin()) {
+            assertThat(single(c, "SELECT count(*) FROM " + table)).isEqualTo(4);
+        }
+    }
+
+    private Object[] keepFromADroppedHandle(LoomPoolDataSource ds) throws SQLException {
+        Connection a = ds.getConnection();
+        a.setAutoCommit(false);
+        ResultSetMetaData md;
+        Blob blob;
+        try (Statement st = a.createStatement();
+                ResultSet rs = st.executeQuery("SELECT id, lo_from_bytea(0, 'AAAA'::bytea)::oid FROM " + table)) {
+            rs.next();
+            md = rs.getMetaData();
+            blob = rs.getBlob(2);
+            assertThat(blob.getBytes(1, 4)).hasSize(4);
+        }
+        return new Object[] {md, blob}; // the handle is dropped without close, inside its transaction
+    }
+
     @Test
     void resultSetMetaDataReadAfterItsResultSetClosedStillAnswersWhileTheHandleIsOpen() throws Exception {
         LoomPoolDataSource ds = ds(1);

@@ -74,8 +74,8 @@ final class Lent {
     }
 
     /** What a call on a lent object gets once the binding it was made under ended. */
-    static SQLException gone(LogicalConnection h, String kind) {
-        return new SQLException("pool '" + h.pool.name + "': this " + kind + " belongs to a connection its handle "
+    static SQLException gone(String poolName, String kind) {
+        return new SQLException("pool '" + poolName + "': this " + kind + " belongs to a connection its handle "
                 + "no longer holds (the handle was closed, reclaimed, or its transaction and statement ended and the "
                 + "connection went back to the pool, where another borrower may have it now); read or write it while "
                 + "its handle is open, inside the transaction or with the statement it came from still open", "HY010");

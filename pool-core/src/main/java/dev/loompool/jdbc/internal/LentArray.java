@@ -45,9 +45,8 @@ final class LentArray extends LentObject<Array> implements Array {
 
     private void open() throws SQLException {
         if (freed) {
-            throw new SQLException("pool '" + handle.pool.name + "': this Array was freed", "HY010");
+            throw new SQLException("pool '" + poolName + "': this Array was freed", "HY010");
         }
-        handle.touchOwner();
     }
 
     @Override
@@ -144,7 +143,7 @@ final class LentArray extends LentObject<Array> implements Array {
     private Object slice(Object all, long index, int count) throws SQLException {
         int length = java.lang.reflect.Array.getLength(all);
         if (index < 1 || index > length + 1L || count < 0) {
-            throw new SQLException("pool '" + handle.pool.name + "': array index " + index + " (count " + count
+            throw new SQLException("pool '" + poolName + "': array index " + index + " (count " + count
                     + ") is out of range 1.." + length, "2202E"); // 2202E: array subscript error
         }
         int from = (int) (index - 1);

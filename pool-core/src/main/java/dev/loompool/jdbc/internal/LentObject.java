@@ -21,25 +21,38 @@ abstract class LentObject<T> {
 
     /** The driver's object: what goes back into the driver when it is a parameter ({@link Lent#driver}). */
     final T delegate;
-    final LogicalConnection handle;
+    /**
+     * The handle is not held: an object the application keeps must not keep a handle it dropped
+     * from being collected and reclaimed. While the binding holds, the connection's holder is the handle.
+     */
     private final PhysicalConnection physical;
     private final long binding;
     /** What it is, for the refusal: {@code Blob}, {@code ResultSetMetaData}, … */
     private final String kind;
+    final String poolName;
 
     LentObject(T delegate, LogicalConnection handle, PhysicalConnection physical, long binding, String kind) {
         this.delegate = delegate;
-        this.handle = handle;
         this.physical = physical;
         this.binding = binding;
         this.kind = kind;
+        this.poolName = handle.pool.name;
     }
 
-    /** Before every call: its thread becomes the handle's user, and its binding must still hold. */
+    /**
+     * Before every call: its binding must still hold, and its thread becomes the handle's user
+     * (which waits out a reclaimer deciding, and refuses if the reclaimer took the handle).
+     */
     final void check() throws SQLException {
-        handle.touchOwner();
         if (!live()) {
-            throw Lent.gone(handle, kind);
+            throw Lent.gone(poolName, kind);
+        }
+        LogicalConnection h = physical.holder();
+        if (h != null) {
+            h.touchOwner();
+        }
+        if (!live()) {
+            throw Lent.gone(poolName, kind);
         }
     }
 
@@ -50,7 +63,8 @@ abstract class LentObject<T> {
 
     /** Every SQLException from the driver passes here (after a check that passed): a lost connection is dropped. */
     final SQLException error(SQLException e) {
-        return handle.error(e);
+        LogicalConnection h = live() ? physical.holder() : null;
+        return h == null ? e : h.error(e);
     }
 
     /**
@@ -59,7 +73,6 @@ abstract class LentObject<T> {
      * next borrower's session: nothing to do.
      */
     final void freeIfLive(FreeCall free) throws SQLException {
-        handle.touchOwner();
         if (live()) {
             try {
                 free.free();
@@ -83,9 +96,13 @@ abstract class LentObject<T> {
             return iface.cast(this);
         }
         check();
+        LogicalConnection h = physical.holder();
+        if (h == null) {
+            throw Lent.gone(poolName, kind);
+        }
         try {
             Wrapper raw = (Wrapper) delegate;
-            return handle.exposed(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+            return h.exposed(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
         } catch (SQLException e) {
             throw error(e);
         }

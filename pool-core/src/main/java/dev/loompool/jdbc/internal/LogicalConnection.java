@@ -134,10 +134,10 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
      * nothing about the connection, which may be another borrower's now, is broken or to be checked.
      */
     final SQLException statementOutlived() {
-        return new SQLException("pool '" + pool.name + "': this statement's connection handle was closed (on "
-                + "another thread, while or after it was made) and its connection went back to the pool, where "
-                + "another borrower may have it; the statement is closed. Close a connection only after the "
-                + "statements made on it are done", "HY010");
+        return new SQLException("pool '" + pool.name + "': the connection handle of this statement was closed "
+                + "(on another thread, while or after the statement was made) and its physical connection went back "
+                + "to the pool, where another borrower may have it; the statement is closed. Close a connection only "
+                + "after the statements made on it are done", "HY010");
     }
 
     /**
