@@ -333,6 +333,37 @@ class PostgresLentObjectsTest {
     }
 
     @Test
+    void anArraysRowsCarryNullsTextAndNestedArraysAsTheDriversDo() throws Exception {
+        LoomPoolDataSource ds = ds(1);
+        Array withNull;
+        Array texts;
+        Array nested;
+        try (Connection a = ds.getConnection(); Statement st = a.createStatement();
+                ResultSet rs = st.executeQuery("SELECT array[1, NULL, 3], array['a', 'b'], array[[1, 2], [3, 4]]")) {
+            rs.next();
+            withNull = rs.getArray(1);
+            texts = rs.getArray(2);
+            nested = rs.getArray(3);
+        }
+        List<Object> values = new ArrayList<>();
+        try (ResultSet rows = withNull.getResultSet()) {
+            while (rows.next()) {
+                values.add(rows.getObject(2));
+            }
+        }
+        assertThat(values).containsExactly(1, null, 3);
+        try (ResultSet rows = texts.getResultSet()) {
+            assertThat(rows.next()).isTrue();
+            assertThat(rows.getString("VALUE")).isEqualTo("a");
+        }
+        assertThat(((Object[][]) nested.getArray())[1]).containsExactly(3, 4);
+        try (ResultSet rows = nested.getResultSet()) {
+            assertThat(rows.next()).isTrue();
+            assertThat((Object[]) rows.getObject(2)).containsExactly(1, 2);
+        }
+    }
+
+    @Test
     void anArraysResultSetInsideTheHandleHandsOutNoDriverConnectionAndTheConnectionIsReused() throws Exception {
         LoomPoolDataSource ds = ds(1);
         long aBackend;
