@@ -383,6 +383,41 @@ class PostgresLentObjectsTest {
         }
     }
 
+    /** A refcursor's result set from getObject is wrapped as the statement's: the connection is reused. */
+    @Test
+    void aRefcursorsResultSetIsTheStatementsAndTheConnectionIsReused() throws Exception {
+        String function = "cur_" + name;
+        try (Connection c = TestDatabase.POSTGRES.admin(); Statement st = c.createStatement()) {
+            st.execute("CREATE FUNCTION " + function + "() RETURNS refcursor AS $$ DECLARE c refcursor; "
+                    + "BEGIN OPEN c FOR SELECT pet FROM " + table + " ORDER BY id; RETURN c; END $$ LANGUAGE plpgsql");
+        }
+        try {
+            LoomPoolDataSource ds = ds(1);
+            long aBackend;
+            try (Connection a = ds.getConnection()) {
+                aBackend = backend(a);
+                a.setAutoCommit(false);
+                try (java.sql.CallableStatement cs = a.prepareCall("{? = call " + function + "()}")) {
+                    cs.registerOutParameter(1, java.sql.Types.OTHER);
+                    cs.execute();
+                    try (ResultSet rs = (ResultSet) cs.getObject(1)) {
+                        assertThat(rs.getStatement()).as("the pool's statement, not the driver's").isSameAs(cs);
+                        assertThat(rs.next()).isTrue();
+                        assertThat(rs.getString(1)).isEqualTo("cat");
+                    }
+                }
+                a.commit();
+            }
+            try (Connection b = ds.getConnection()) {
+                assertThat(backend(b)).as("reset and reused, not closed").isEqualTo(aBackend);
+            }
+        } finally {
+            try (Connection c = TestDatabase.POSTGRES.admin(); Statement st = c.createStatement()) {
+                st.execute("DROP FUNCTION IF EXISTS " + function + "()");
+            }
+        }
+    }
+
     @Test
     void anArrayTheHandleCreatedRefusesOnceTheHandleClosed() throws Exception {
         LoomPoolDataSource ds = ds(1);
