@@ -25,7 +25,13 @@ import java.util.Set;
  *                                        DelegatingCallableStatement   (touch(); SQL hooks around execute*)
  *   LogicalResultSet                   &lt;- DelegatingResultSet           (touch())
  *   LogicalDatabaseMetaData            &lt;- DelegatingDatabaseMetaData    (every call binds, then done())
+ *   LentObject&lt;T&gt;                      &lt;- LentBlob, LentClob, LentNClob, LentSQLXML, LentStruct, LentRef,
+ *                                        LentResultSetMetaData, LentParameterMetaData
+ *                                        (check() that the binding it was made under holds; streams checked)
  * </pre>
+ *
+ * Wherever a parameter may be one of the lent objects (a LOB, array, SQLXML, struct or ref type, or
+ * Object), it goes to the driver through {@code Lent.driver}: the driver's own object, never ours.
  *
  * A method the hand-written class implements is listed in {@code HANDWRITTEN_*} and is not
  * generated; the hand-written ones are final, so a wrong list fails to compile either way (a
@@ -36,8 +42,8 @@ public final class DelegateGenerator {
 
     private static final String PACKAGE = "dev.loompool.jdbc.internal";
     /**
-     * Objects that live on the physical connection that made them: handing one out pins (an array
-     * even exposes it, see SessionCalls.live). The metadata ones query it lazily in pgjdbc.
+     * Objects that live on the physical connection that made them: handing one out pins, and wraps
+     * it (LentObject: it refuses once its binding ended). The metadata ones query it lazily in pgjdbc.
      */
     private static final Set<Class<?>> PINNING = Set.of(java.sql.Blob.class, java.sql.Clob.class,
             java.sql.NClob.class, java.sql.SQLXML.class, java.sql.Array.class, java.sql.Struct.class,
@@ -53,8 +59,8 @@ public final class DelegateGenerator {
             "getWarnings[]", "clearWarnings[]", "isValid[int]", "beginRequest[]", "endRequest[]",
             "unwrap[class java.lang.Class]", "isWrapperFor[class java.lang.Class]", "setTypeMap[interface java.util.Map]",
             "setClientInfo[class java.lang.String, class java.lang.String]", "setClientInfo[class java.util.Properties]");
-    /** What LogicalStatement and LogicalResultSet implement themselves (a result set has no closeOnCompletion). */
-    private static final Set<String> HANDWRITTEN_STATEMENT = Set.of("close[]", "isClosed[]", "closeOnCompletion[]",
+    /** What LogicalStatement and LogicalResultSet implement themselves (a result set has no closeOnCompletion nor cancel). */
+    private static final Set<String> HANDWRITTEN_STATEMENT = Set.of("close[]", "isClosed[]", "closeOnCompletion[]", "cancel[]",
             "unwrap[class java.lang.Class]", "isWrapperFor[class java.lang.Class]");
 
     public static void main(String[] args) throws IOException {
@@ -66,6 +72,14 @@ public final class DelegateGenerator {
         writeStatement(dir, "DelegatingCallableStatement", CallableStatement.class);
         writeResultSet(dir);
         writeMetaData(dir);
+        writeLent(dir, "LentBlob", java.sql.Blob.class);
+        writeLent(dir, "LentClob", java.sql.Clob.class);
+        writeLent(dir, "LentNClob", java.sql.NClob.class);
+        writeLent(dir, "LentSQLXML", java.sql.SQLXML.class);
+        writeLent(dir, "LentStruct", java.sql.Struct.class);
+        writeLent(dir, "LentRef", java.sql.Ref.class);
+        writeLent(dir, "LentResultSetMetaData", java.sql.ResultSetMetaData.class);
+        writeLent(dir, "LentParameterMetaData", java.sql.ParameterMetaData.class);
     }
 
     /** Each call binds a physical connection, calls it, and reports the call done. */
@@ -92,10 +106,8 @@ public final class DelegateGenerator {
             } else if (m.getName().equals("getTypeMap") || m.getName().equals("getClientInfo") && r != String.class) {
                 // pgjdbc hands out the map it keeps: a put into it would reach every later borrower
                 call = "SessionCalls.copyOf(" + call + ")";
-            } else if (r == java.sql.Array.class) {
-                call = "exposed(" + call + ")"; // its getResultSet() hands out the driver's connection
             } else if (PINNING.contains(r)) {
-                call = "pinned(" + call + ")";
+                call = "pinned(" + call + ")"; // wrapped (a LentObject): it refuses once its binding ended
             }
             // A statement is tracked by its wrap hook and pins from then on: done() after it would
             // release nothing, and on the hot path (P1) it was an out-of-line call every prepare.
@@ -115,7 +127,7 @@ public final class DelegateGenerator {
             if (HANDWRITTEN_STATEMENT.contains(JdbcMethods.signature(m))) {
                 continue;
             }
-            String call = "delegate." + JdbcMethods.call(m);
+            String call = "delegate." + driverCall(m);
             Class<?> r = m.getReturnType();
             String body;
             if (runsSql(m)) {
@@ -149,7 +161,7 @@ public final class DelegateGenerator {
                 continue; // close() and isClosed()
             }
             Class<?> r = m.getReturnType();
-            String call = "delegate." + JdbcMethods.call(m);
+            String call = "delegate." + driverCall(m);
             out.touching(m, r == Statement.class ? "return statement();"
                     : (r == void.class ? "" : "return ") + lent(m, call) + ";");
         }
@@ -178,6 +190,62 @@ public final class DelegateGenerator {
         out.write(dir);
     }
 
+    /**
+     * A driver object lent out (LentObject): each call checks that the binding it was made under
+     * still holds; streams are checked the same way (LentStreams); lent objects passed back in go
+     * in as the driver's; {@code free()} does nothing once the binding ended.
+     */
+    private static void writeLent(Path dir, String name, Class<?> iface) throws IOException {
+        JdbcMethods out = new JdbcMethods(PACKAGE, name, "final class " + name + " extends LentObject<"
+                + iface.getName() + "> implements " + iface.getName(), "DelegateGenerator");
+        out.constructor(iface.getName() + " delegate, LogicalConnection handle, PhysicalConnection physical, long binding",
+                "super(delegate, handle, physical, binding, \"" + iface.getSimpleName() + "\");");
+        for (Method m : JdbcMethods.of(iface)) {
+            String sig = JdbcMethods.signature(m);
+            if (sig.startsWith("unwrap[") || sig.startsWith("isWrapperFor[")) {
+                continue; // LentObject's
+            }
+            if (!JdbcMethods.throwsSql(m)) {
+                throw new IllegalStateException("decide by hand, in LentObject: " + m);
+            }
+            if (sig.equals("free[]")) {
+                out.method(m, "freeIfLive(delegate::free);");
+                continue;
+            }
+            Class<?> r = m.getReturnType();
+            String call = "delegate." + driverCall(m);
+            if (r == java.io.InputStream.class) {
+                call = "LentStreams.in(this, " + call + ")";
+            } else if (r == java.io.OutputStream.class) {
+                call = "LentStreams.out(this, " + call + ")";
+            } else if (r == java.io.Reader.class) {
+                call = "LentStreams.reader(this, " + call + ")";
+            } else if (r == java.io.Writer.class) {
+                call = "LentStreams.writer(this, " + call + ")";
+            }
+            out.method(m, "check();\n        try {\n            " + (r == void.class ? "" : "return ") + call
+                    + ";\n        } catch (java.sql.SQLException e) {\n            throw error(e);\n        }");
+        }
+        out.write(dir);
+    }
+
+    /**
+     * {@code name(arg, ...)}, each argument that may be one of the pool's lent objects (a LOB,
+     * array, SQLXML, struct, ref, or any Object) passed through {@code Lent.driver}: the driver
+     * binds its own objects, not ours.
+     */
+    private static String driverCall(Method m) {
+        java.lang.reflect.Parameter[] ps = m.getParameters();
+        StringBuilder b = new StringBuilder(m.getName()).append('(');
+        for (int i = 0; i < ps.length; i++) {
+            Class<?> t = ps[i].getType();
+            boolean lent = t == Object.class || PINNING.contains(t) && t != java.sql.ResultSetMetaData.class
+                    && t != java.sql.ParameterMetaData.class;
+            b.append(i == 0 ? "" : ", ").append(lent ? "Lent.driver(" + ps[i].getName() + ")" : ps[i].getName());
+        }
+        return b.append(')').toString();
+    }
+
     private static JdbcMethods leaf(String name, String superclass, Class<?> iface) {
         return new JdbcMethods(PACKAGE, name, "final class " + name + " extends " + superclass
                 + " implements " + iface.getName(), "DelegateGenerator");
@@ -189,6 +257,10 @@ public final class DelegateGenerator {
      * arrays, a refcursor's result set).
      */
     private static String lent(Method m, String call) {
+        Class<?>[] ps = m.getParameterTypes();
+        if (m.getName().equals("getObject") && ps.length == 2 && ps[1] == Class.class) {
+            return "liveAs(" + call + ", " + m.getParameters()[1].getName() + ")"; // it may ask for a driver class
+        }
         return PINNING.contains(m.getReturnType()) || m.getName().equals("getObject") ? "live(" + call + ")" : call;
     }
 

@@ -74,7 +74,7 @@ public final class JdbcMethods {
         out.append("    @Override\n    public ");
         TypeVariable<Method>[] vars = m.getTypeParameters();
         if (vars.length > 0) {
-            out.append("<").append(Arrays.stream(vars).map(TypeVariable::getName).collect(Collectors.joining(", ")))
+            out.append("<").append(Arrays.stream(vars).map(JdbcMethods::typeVariable).collect(Collectors.joining(", ")))
                     .append("> ");
         }
         out.append(m.getGenericReturnType().getTypeName()).append(' ').append(m.getName()).append('(');
@@ -89,6 +89,13 @@ public final class JdbcMethods {
                     .collect(Collectors.joining(", ")));
         }
         out.append(" {\n");
+    }
+
+    /** {@code T}, or {@code T extends Bound} (SQLXML's {@code <T extends Source>}). */
+    private static String typeVariable(TypeVariable<Method> v) {
+        Type[] bounds = v.getBounds();
+        return bounds.length == 1 && bounds[0] == Object.class ? v.getName()
+                : v.getName() + " extends " + Arrays.stream(bounds).map(Type::getTypeName).collect(Collectors.joining(" & "));
     }
 
     /**

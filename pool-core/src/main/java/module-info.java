@@ -6,6 +6,8 @@
 module dev.loompool {
     requires transitive java.sql;
     requires org.slf4j;
+    // CachedRowSet: the disconnected rows of an array's getResultSet() (LentArray)
+    requires java.sql.rowset;
     // @Generated on the generated JDBC wrappers: source retention, needed at compile time only
     requires static java.compiler;
 

@@ -30,6 +30,13 @@ final class LoomPoolRuntimeHints implements RuntimeHintsRegistrar {
     static final String[] DRIVERS = {"org.postgresql.Driver", "org.mariadb.jdbc.Driver", "com.mysql.cj.jdbc.Driver",
         "org.h2.Driver", "org.hsqldb.jdbc.JDBCDriver"};
 
+    /**
+     * The JDK's row set classes behind {@code RowSetProvider.newFactory()}, which finds them by name:
+     * an array's {@code getResultSet()} is a disconnected {@code CachedRowSet} (LentArray).
+     */
+    static final String[] ROW_SET_TYPES = {"com.sun.rowset.RowSetFactoryImpl", "com.sun.rowset.CachedRowSetImpl",
+        "com.sun.rowset.providers.RIOptimisticProvider"};
+
     @Override
     public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
         for (String type : VAR_HANDLE_HOLDERS) {
@@ -41,6 +48,10 @@ final class LoomPoolRuntimeHints implements RuntimeHintsRegistrar {
         for (String type : DRIVERS) {
             hints.reflection().registerType(TypeReference.of(type), MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
         }
+        for (String type : ROW_SET_TYPES) {
+            hints.reflection().registerType(TypeReference.of(type), MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
+        }
+        hints.resources().registerResourceBundle("com.sun.rowset.RowSetResourceBundle");
         BindableRuntimeHintsRegistrar.forTypes(LoomPoolDataSource.class).registerHints(hints, classLoader);
         // Bound as an instance, but its constructor would make Boot's registrar take it for a value object.
         hints.reflection().registerType(PoolKeys.CircuitBreakerKeys.class, MemberCategory.INVOKE_PUBLIC_METHODS);

@@ -92,5 +92,6 @@ class NativeHintsTest {
         assertThat(reflection.onMethodInvocation(LoomPoolDataSource.class.getSuperclass(), "setMaxSize")).accepts(hints);
         assertThat(reflection.onMethodInvocation(PoolKeys.CircuitBreakerKeys.class, "setOpenDuration")).accepts(hints);
         assertThat(reflection.onType(org.postgresql.Driver.class)).accepts(hints);
+        assertThat(reflection.onType(TypeReference.of("com.sun.rowset.RowSetFactoryImpl"))).accepts(hints);
     }
 }

@@ -10,8 +10,9 @@ enum ConnectionState {
     /** Reused once reset. */
     HEALTHY,
     /**
-     * The application holds LOBs, arrays or structs the driver made on it, which reach into the
-     * connection: never reclaimed while they may be in use; reused after its handle closes.
+     * The application holds LOBs, arrays, structs or SQLXML the driver made on it, which reach into
+     * the connection: pinned while the handle is open; reused after its handle closes or is
+     * reclaimed (they are the pool's wrappers, which refuse once this binding ends: LentObject).
      */
     LENDING_DRIVER_OBJECTS,
     /** Asked to go (Actuator evict): closed on return or at its next check; no breaker failure. */

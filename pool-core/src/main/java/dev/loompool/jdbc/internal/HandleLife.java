@@ -216,6 +216,11 @@ abstract class HandleLife {
         return true;
     }
 
+    /** The number of the binding that holds {@link #physical}, for the handle's own thread while bound. */
+    final long heldBinding() {
+        return binding;
+    }
+
     final void unbind() {
         PhysicalConnection p = physical;
         if (p == null) {

@@ -115,9 +115,44 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     // ---- pins from statements and SQL --------------------------------------------------------
 
-    /** Before SQL runs; the statement's call has noted its thread as the user already. */
+    /**
+     * Before SQL runs; the statement's call has noted its thread as the user already. A statement
+     * that outlived its binding (made while another thread closed the handle) must not run on the
+     * connection, which may be the next borrower's now: two loads, no write.
+     */
     void beforeSql(SqlEffect e, String sql) throws SQLException {
-        Pins.beforeSql(this, physical, e, sql);
+        PhysicalConnection p = physical;
+        if (p == null || p.binding() != heldBinding()) {
+            throw statementOutlived();
+        }
+        Pins.beforeSql(this, p, e, sql);
+    }
+
+    /**
+     * A statement of this handle whose connection went back: the handle was closed by another
+     * thread while the statement was made, or since. HY010 (function sequence error), not 08003:
+     * nothing about the connection, which may be another borrower's now, is broken or to be checked.
+     */
+    final SQLException statementOutlived() {
+        return new SQLException("pool '" + pool.name + "': the connection handle of this statement was closed "
+                + "(on another thread, while or after the statement was made) and its physical connection went back "
+                + "to the pool, where another borrower may have it; the statement is closed. Close a connection only "
+                + "after the statements made on it are done", "HY010");
+    }
+
+    /**
+     * After the driver made a statement, already tracked: if a close on another thread ended the
+     * binding meanwhile, that close could not see it, and its connection may be the next
+     * borrower's. It is closed, not handed out. Two loads on the prepare path, no write.
+     */
+    private void refuseIfLetGo(LogicalStatement<?> s) throws SQLException {
+        PhysicalConnection p = physical;
+        if (p != null && p.binding() == heldBinding()) {
+            return;
+        }
+        s.closeQuietly();
+        Pins.untrack(this, s);
+        throw statementOutlived();
     }
 
     void afterSql(SqlEffect e) {
@@ -148,9 +183,10 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     // Each tracks the statement it returns, which pins the connection until it is closed: the
     // generated caller therefore calls done() only when it did not get the statement (it threw).
 
-    final Statement wrapStatement(Statement s) {
+    final Statement wrapStatement(Statement s) throws SQLException {
         DelegatingStatement wrapped = new DelegatingStatement(this, s, SqlEffect.NONE);
         track(wrapped);
+        refuseIfLetGo(wrapped);
         return wrapped;
     }
 
@@ -164,6 +200,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
             wrapped.sql = sql; // for the message should a read be refused
         }
         track(wrapped);
+        refuseIfLetGo(wrapped);
         return wrapped;
     }
 
@@ -174,6 +211,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
             wrapped.sql = sql;
         }
         track(wrapped);
+        refuseIfLetGo(wrapped);
         return wrapped;
     }
 
@@ -198,18 +236,23 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     }
 
     /**
-     * A driver object that may still talk to the connection is handed out (a LOB, result-set or
-     * parameter metadata): the connection is pinned until close, then reset and reused.
+     * A driver object that may still talk to the connection is handed out (a LOB, array, SQLXML,
+     * struct): the connection is pinned until close, then reset and reused. It is wrapped, so that
+     * it refuses once the handle let go of this binding (DESIGN.md §4, "Objects that outlive their
+     * handle refuse").
      */
     final <T> T pinned(T value) throws SQLException {
-        SessionCalls.lend(this).markLendingDriverObjects();
-        return value;
+        if (value == null) {
+            return null;
+        }
+        PhysicalConnection p = SessionCalls.lend(this);
+        p.markLendingDriverObjects();
+        return Lent.wrap(this, p, heldBinding(), value, false);
     }
 
     /**
-     * The driver's own object is handed out, or one that hands out the driver's connection (an
-     * array's {@code getResultSet()} does): SQL and settings through it bypass the pool, so the
-     * connection is pinned until close and then closed, not reused.
+     * The driver's own object is handed out (an {@code unwrap} to a driver type): SQL and settings
+     * through it bypass the pool, so the connection is pinned until close and then closed, not reused.
      */
     final <T> T exposed(T value) throws SQLException {
         SessionCalls.lend(this).markExposed();

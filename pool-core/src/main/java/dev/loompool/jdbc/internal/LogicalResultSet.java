@@ -38,7 +38,12 @@ abstract class LogicalResultSet implements ResultSet, Tracked {
 
     /** A getter returned a driver object that may still talk to the connection: it pins. */
     final <T> T live(T value) throws SQLException {
-        return SessionCalls.live(owner.handle, value, owner.ownerClosed());
+        return SessionCalls.live(owner.handle, owner, value, owner.ownerClosed());
+    }
+
+    /** {@link #live} for {@code getObject(…, type)}. */
+    final <T> T liveAs(T value, Class<?> type) throws SQLException {
+        return SessionCalls.liveAs(owner.handle, owner, value, type, owner.ownerClosed());
     }
 
     @Override

@@ -109,6 +109,27 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
         }
     }
 
+    /**
+     * Never on a connection its handle let go of: pgjdbc and MariaDB cancel by the connection's
+     * backend, which may be running the next borrower's query now.
+     */
+    @Override
+    public final void cancel() throws SQLException {
+        touch();
+        if (state == WrapperState.CLOSED) {
+            throw new SQLException("pool '" + handle.pool.name + "': cannot cancel a closed statement", "HY010");
+        }
+        PhysicalConnection p = handle.physical;
+        if (p == null || p.binding() != handle.heldBinding()) {
+            throw handle.statementOutlived();
+        }
+        try {
+            delegate.cancel();
+        } catch (SQLException e) {
+            throw error(e);
+        }
+    }
+
     @Override
     public final boolean isClosed() throws SQLException {
         if (state == WrapperState.CLOSED || !handle.touchOwnerQuietly()) {
@@ -133,7 +154,12 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
 
     /** A getter returned a driver object that may still talk to the connection: it pins. */
     final <T> T live(T value) throws SQLException {
-        return SessionCalls.live(handle, value, state == WrapperState.CLOSED);
+        return SessionCalls.live(handle, this, value, state == WrapperState.CLOSED);
+    }
+
+    /** {@link #live} for {@code getObject(…, type)}. */
+    final <T> T liveAs(T value, Class<?> type) throws SQLException {
+        return SessionCalls.liveAs(handle, this, value, type, state == WrapperState.CLOSED);
     }
 
     /** Before SQL text runs: a BEGIN or a SET pins at once, even if it then fails. */

@@ -90,8 +90,10 @@ final class Reclaimer {
         }
         p.seenAtLastScan = null; // an idle period's note: the next one starts afresh
         if (p.holderCollected()) {
-            if (p.state().lent()) {
-                reportExposed(p); // the application still holds the driver's objects: taking it back could hand them to another
+            if (p.state() == ConnectionState.EXPOSED) {
+                // the application still holds the driver's own connection: taking it back could hand it to
+                // another. Its LOBs and arrays are the pool's wrappers, which refuse once the binding ends.
+                reportExposed(p);
             } else {
                 reclaimUnreachable(p, binding);
             }
@@ -170,7 +172,7 @@ final class Reclaimer {
         if (!pool.reclaimOnOwnerExit || now - seen.seenAt() < PERIOD_NANOS) {
             return;
         }
-        if (p.state().lent()) {
+        if (p.state() == ConnectionState.EXPOSED) {
             reportExposed(p);
             return;
         }
@@ -191,7 +193,7 @@ final class Reclaimer {
             p.leakReported = true;
             pool.leaksReported.incrementAndGet();
             log.warn("pool '{}': a connection whose handle was dropped or whose thread ended is not reclaimed: the "
-                    + "application still holds the driver's own connection or objects from it (unwrap, LOBs); close "
+                    + "application still holds the driver's own connection or objects from it (unwrap); close "
                     + "the handle to give it back", pool.name, p.boundFrom);
         }
     }

@@ -1,18 +1,12 @@
 package dev.loompool.jdbc.internal;
 
 import dev.loompool.jdbc.PinReason;
-import java.sql.Array;
-import java.sql.Blob;
-import java.sql.Clob;
 import java.sql.Connection;
 import java.sql.ParameterMetaData;
-import java.sql.Ref;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLClientInfoException;
 import java.sql.SQLException;
-import java.sql.SQLXML;
 import java.sql.Statement;
-import java.sql.Struct;
 import java.sql.Wrapper;
 import java.util.Map;
 import java.util.Properties;
@@ -120,20 +114,21 @@ final class SessionCalls {
     }
 
     /**
-     * What a statement's or result set's getter returned. A LOB, struct, ref or metadata object
-     * may still read through the connection (pgjdbc's large objects do; its result-set and
-     * parameter metadata query the connection when asked): it pins, as one the handle created
-     * does. An array hands out the driver's connection (pgjdbc: {@code getResultSet().getStatement()
-     * .getConnection()}), and a result set, statement or connection (a refcursor from
-     * {@code getObject}) is the driver's own: exposed.
+     * What a statement's or result set's getter returned. A LOB, array, SQLXML, struct, ref or
+     * metadata object may still talk to the connection (pgjdbc's large objects do; its result-set
+     * and parameter metadata query the connection when asked): it is wrapped ({@link Lent}), so
+     * that it refuses once its binding ended, and pins while the handle is open, as one the handle
+     * created does. A result set (a refcursor from {@code getObject}) is wrapped as its owner's.
+     * A statement or connection is the driver's own: exposed.
      */
-    static <T> T live(LogicalConnection h, T value, boolean ownerClosed) throws SQLException {
-        boolean exposes = value instanceof Array || value instanceof java.sql.ResultSet || value instanceof Statement
-                || value instanceof Connection;
-        boolean lends = value instanceof Blob || value instanceof Clob || value instanceof SQLXML
-                || value instanceof Struct || value instanceof Ref;
-        boolean metadata = value instanceof ResultSetMetaData || value instanceof ParameterMetaData;
-        if (!exposes && !lends && !metadata) {
+    static <T> T live(LogicalConnection h, ResultSetOwner owner, T value, boolean ownerClosed) throws SQLException {
+        if (value == null) {
+            return null;
+        }
+        boolean exposes = value instanceof Statement || value instanceof Connection;
+        boolean resultSet = value instanceof java.sql.ResultSet;
+        boolean lent = Lent.wraps(value);
+        if (!exposes && !resultSet && !lent) {
             return value;
         }
         if (ownerClosed || h.physical == null) {
@@ -144,13 +139,30 @@ final class SessionCalls {
         if (exposes) {
             return h.exposed(value);
         }
-        if (lends) {
-            return h.pinned(value);
+        if (resultSet) {
+            @SuppressWarnings("unchecked")
+            T rs = (T) new DelegatingResultSet((java.sql.ResultSet) value, owner);
+            return rs;
         }
-        // Metadata is like an open statement, not a lent object: it ends with the handle, and a
-        // handle dropped without close is still reclaimed.
-        Pins.trackOnce(h, Tracked.METADATA);
-        return value;
+        PhysicalConnection p = h.physical;
+        if (value instanceof ResultSetMetaData || value instanceof ParameterMetaData) {
+            // Metadata is like an open statement, not a lent object: it ends with the handle, and a
+            // handle dropped without close is still reclaimed.
+            Pins.trackOnce(h, Tracked.METADATA);
+        } else {
+            lend(h).markLendingDriverObjects();
+        }
+        return Lent.wrap(h, p, h.heldBinding(), value, true);
+    }
+
+    /**
+     * {@code getObject(…, type)}: as {@link #live}, unless the caller asked for a driver class the
+     * wrapper is not (pgjdbc's {@code PgArray}): then the driver's own object, which exposes.
+     */
+    static <T> T liveAs(LogicalConnection h, ResultSetOwner owner, T value, Class<?> type, boolean ownerClosed)
+            throws SQLException {
+        T wrapped = live(h, owner, value, ownerClosed);
+        return wrapped == null || type == null || type.isInstance(wrapped) ? wrapped : h.exposed(value);
     }
 
     /** Copies of what the driver keeps live (pgjdbc's type map and client info): changes go through the setters. */
