@@ -91,6 +91,18 @@ final class WireState {
     }
 
     /**
+     * Whether a driver error may leave the reading stale: the MySQL protocol's error packet carries
+     * no status flags (MariaDB Connector/J then sets SERVER_STATUS_IN_TRANS on its own, so the
+     * reading says "in transaction" until the next OK packet). PostgreSQL ends every error with a
+     * ReadyForQuery, which pgjdbc reads before it throws: its reading is current. MySQL
+     * Connector/J's is not confirmed by a ping here (unverified whether its ping stores the
+     * flags): it stays as it was.
+     */
+    boolean staleAfterErrors() {
+        return kind == Kind.STATUS_FLAGS;
+    }
+
+    /**
      * Whether the server has a transaction open on {@code raw} (or failed inside one), or runs it
      * with autocommit off although the pool set it on. An unreadable answer counts as open.
      */
