@@ -53,9 +53,11 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
             return; // closed, or reclaimed: the reclaimer closed it
         }
         state = WrapperState.CLOSED;
-        PhysicalConnection p = handle.physical;
-        if (foreign && p != null) {
-            ForeignRelease.settle(p); // its query may still run on another thread: the connection is not lent before it ends
+        if (foreign) {
+            PhysicalConnection p = handle.physical;
+            if (p != null) {
+                ForeignRelease.settle(p); // its query may still run on another thread: the connection is not lent before it ends
+            }
         }
         try {
             delegate.close();
