@@ -215,4 +215,27 @@ class MariaDbStaleWireTest extends HostileSupport {
         assertThat(bRows.get()).as("B ran").isZero();
         assertThat(mariaRows()).as("B's autocommit insert is committed").isEqualTo(1);
     }
+
+    /**
+     * MySQL Connector/J keeps the state of its last stored OK packet: after
+     * {@code START TRANSACTION; INSERT …; <an error>} it says "no transaction" on an open one, and
+     * a ping does not correct it. A's insert must be rolled back, and B's autocommit insert commit.
+     */
+    @Test
+    void mysqlConnectorJAnErrorAfterATransactionBeganInTheSameTextDoesNotLendTheTransaction() throws Exception {
+        mariaTable();
+        LoomPoolDataSource ds = one(Duration.ofSeconds(3));
+        ds.setJdbcUrl(TestDatabase.MARIADB.url().replace("jdbc:mariadb:", "jdbc:mysql:") + "&allowMultiQueries=true");
+        try (Connection a = ds.getConnection()) {
+            assertThatThrownBy(() -> run(a, "START TRANSACTION; INSERT INTO " + table + " (v) VALUES (1); SELECT * FROM missing_"
+                    + tag)).isInstanceOf(SQLException.class);
+        }
+        try (Connection b = ds.getConnection()) {
+            run(b, "INSERT INTO " + table + " (v) VALUES (2)");
+        }
+        try (Connection admin = TestDatabase.MARIADB.admin()) {
+            assertThat(str(admin, "SELECT coalesce(group_concat(v ORDER BY v), 'none') FROM " + table))
+                    .as("A's insert rolled back, B's committed").isEqualTo("2");
+        }
+    }
 }

@@ -45,7 +45,9 @@ final class ForeignRelease {
         }
         timer.cancel(false);
         if (valid) {
-            p.wireUnknown = false;
+            // current now, unless the ping does not carry it to the driver (MySQL Connector/J):
+            // then the release check rolls back by SQL rather than trust it
+            p.wireUnknown = p.wireReadable && p.wire.staleAfterErrors() && !p.wire.confirmedByPing();
         } else {
             p.markBroken();
         }

@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -143,13 +144,23 @@ final class PhysicalConnection {
 
     /**
      * Makes the driver's reading current: a ping (COM_PING), whose OK packet carries the status
-     * flags, which MariaDB Connector/J stores (checked in its OkPacket.parse, and on the server).
-     * The driver takes its own lock for it, so a statement still running finishes first. False if
-     * the connection did not answer within validationTimeout: it is then broken.
+     * flags, which MariaDB Connector/J stores (checked in its OkPacket.parse, and on the server);
+     * for MySQL Connector/J, whose ping does not, {@code DO 0}, whose OK it stores. The driver
+     * takes its own lock for either, so a statement still running finishes first. False if the
+     * connection did not answer within validationTimeout: it is then broken.
      */
     boolean confirmWire() {
         try {
-            if (raw.isValid(home.validationSeconds)) {
+            if (wire.confirmedByPing()) {
+                if (raw.isValid(home.validationSeconds)) {
+                    wireUnknown = false;
+                    return true;
+                }
+            } else {
+                try (Statement st = raw.createStatement()) {
+                    st.setQueryTimeout(home.validationSeconds);
+                    st.execute("DO 0");
+                }
                 wireUnknown = false;
                 return true;
             }

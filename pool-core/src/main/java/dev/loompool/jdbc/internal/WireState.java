@@ -95,10 +95,19 @@ final class WireState {
      * no status flags (MariaDB Connector/J then sets SERVER_STATUS_IN_TRANS on its own, so the
      * reading says "in transaction" until the next OK packet). PostgreSQL ends every error with a
      * ReadyForQuery, which pgjdbc reads before it throws: its reading is current. MySQL
-     * Connector/J's is not confirmed by a ping here (unverified whether its ping stores the
-     * flags): it stays as it was.
+     * Connector/J keeps the state of the last OK packet it stored: after
+     * {@code START TRANSACTION; <an error>} it says "no transaction" on an open one.
      */
     boolean staleAfterErrors() {
+        return kind == Kind.STATUS_FLAGS || kind == Kind.FLAG;
+    }
+
+    /**
+     * Whether a ping makes the reading current: MariaDB Connector/J stores the status flags of the
+     * ping's OK packet; MySQL Connector/J does not (tried on the server: still "no transaction"
+     * after a ping inside an open one), and a statement's OK is needed.
+     */
+    boolean confirmedByPing() {
         return kind == Kind.STATUS_FLAGS;
     }
 
