@@ -113,6 +113,14 @@ abstract class HandleLife {
     }
 
     /**
+     * Whether the calling thread is not the handle's user: a close or statement close from it may
+     * come while the user's statement still runs ({@link ForeignRelease}). A read, as in touchOwner.
+     */
+    final boolean usedElsewhere() {
+        return OWNER.getOpaque(this) != Thread.currentThread();
+    }
+
+    /**
      * {@link #touchOwner()} for calls that must not throw (closing, isClosed, the pins of
      * LoomConnection): false if the reclaimer took the handle, whose statements it closed itself.
      */
@@ -252,13 +260,17 @@ abstract class HandleLife {
                 : new SQLException("connection is closed", "08003");
     }
 
-    /** The reclaimer took the connection as this handle let go of it: the handle ends as reclaimed. */
+    /**
+     * The reclaimer took the connection as this handle let go of it: the handle ends as reclaimed.
+     * Or the pool's close took it (and aborted it): the handle ends as closed.
+     */
     private SQLException reclaimedUnderUse() {
-        Object was = end(HandleState.RECLAIMED);
+        HandleState how = pool.closed ? HandleState.CLOSED : HandleState.RECLAIMED;
+        Object was = end(how);
         if (open(was)) {
             finish(was); // its connection is the reclaimer's; the rest of the handle is for this thread to close
         }
-        return endedError(HandleState.RECLAIMED);
+        return endedError(how);
     }
 
     final boolean isOpen() {
@@ -293,6 +305,9 @@ abstract class HandleLife {
             s = STATE.getAcquire(this);
             STATE.setRelease(this, HandleState.CLOSED);
             physical = null;
+            if (usedElsewhere()) {
+                ForeignRelease.settle(p); // its user's statement may still run: wait for it before the state is read
+            }
             finish(s); // its statements close before the connection goes back
             p.home.giveBack(p); // the release check rolls back and resets what this handle changed
             return;

@@ -72,6 +72,8 @@ final class JdbcPool {
     private final int minSize;
     private final String acquireTimeoutText;
     final Reclaimer reclaimer;
+    /** {@link #close()} began: a handle that lost its connection to it says "closed", not "reclaimed". */
+    volatile boolean closed;
     /**
      * When a connection was last found broken: an idle one returned before that is not trusted on
      * its recent use, but validated when handed out (DESIGN.md §7: a restart or failover kills them
@@ -369,6 +371,7 @@ final class JdbcPool {
     }
 
     void close() {
+        closed = true;
         if (replicas != null) {
             replicas.close();
         }
@@ -378,5 +381,6 @@ final class JdbcPool {
         } catch (PoolException e) {
             log.warn("pool '{}': some connections failed to close", name, factory.secrets().mask(e));
         }
+        PoolCloseAborts.abortBound(this);
     }
 }

@@ -104,6 +104,9 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     /** Every SQLException from the driver passes here: a lost connection is dropped. Returns what to throw. */
     final SQLException error(SQLException e) {
         PhysicalConnection p = physical;
+        if (p != null) {
+            p.driverError(); // MariaDB: the error packet carried no transaction state
+        }
         if (p != null && BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
             p.markBroken();
             lostTransaction = Pins.inTransaction(this, p);
@@ -221,8 +224,19 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
      * pays one flag test.
      */
     final SqlEffect behindPooler(SqlEffect effect, String sql, Statement s) throws SQLException {
+        if (effect.session) {
+            unresettable(sql);
+        }
         return (effect.session || effect.readsPrevious()) && pool.transactionPooler
                 ? TransactionPooling.check(this, effect, sql, s) : effect;
+    }
+
+    /** Session SQL that leaves what no reset removes: the connection will be retired, not reused. */
+    private void unresettable(String sql) {
+        PhysicalConnection p = physical;
+        if (p != null && classifier().unresettable(sql)) {
+            p.unresettable = "SQL left state no session reset removes (LOAD of a library)";
+        }
     }
 
     /**

@@ -50,10 +50,17 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
 
     @Override
     public final void close() throws SQLException {
+        boolean foreign = handle.usedElsewhere(); // read before this thread becomes the user
         if (state == WrapperState.CLOSED || !handle.touchOwnerQuietly()) {
             return; // closed, or reclaimed: the reclaimer closed it
         }
         state = WrapperState.CLOSED;
+        if (foreign) {
+            PhysicalConnection p = handle.physical;
+            if (p != null) {
+                ForeignRelease.settle(p); // its query may still run on another thread: the connection is not lent before it ends
+            }
+        }
         try {
             delegate.close();
         } catch (SQLException e) {

@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -56,6 +57,15 @@ final class PhysicalConnection {
      * its number says whose the statement was. Plain: written and read by the holder only.
      */
     long lastStatement;
+    /**
+     * The driver's reading of the transaction state may not be current: a driver error since the
+     * last confirmation, where an error leaves it stale ({@link WireState#staleAfterErrors()}).
+     * Unknown means kept, until a round trip that reports the status confirms it
+     * ({@link #confirmWire()}); only a release after an error pays it. Plain: the holder's own.
+     */
+    boolean wireUnknown;
+    /** What SQL left that no reset removes (a loaded library): retired on return, not reused; else null. */
+    String unresettable;
     /** Changed only through the transitions below (by CAS through STATE). */
     private volatile ConnectionState state = ConnectionState.HEALTHY;
 
@@ -114,14 +124,58 @@ final class PhysicalConnection {
         this.bindings = (long) IDS.incrementAndGet() << 32;
     }
 
-    /** Whether the driver says the server has a transaction open (or failed) on it; false if it cannot say. */
+    /**
+     * Whether the driver says the server has a transaction open (or failed) on it; false if it
+     * cannot say. A reading left stale by an error is confirmed first, and counts as open if it
+     * cannot be.
+     */
     boolean serverTransactionOpen() {
-        return wireReadable && wire.transactionOpen(raw, current.autoCommit);
+        return wireReadable && (wireUnknown && !confirmWire() || wire.transactionOpen(raw, current.autoCommit));
     }
 
-    /** Whether returning it needs a rollback: the server's word where it can be read, else the dirty flag. */
+    /**
+     * Whether returning it needs a rollback: the server's word where it can be read, else the
+     * dirty flag. A stale reading is not trusted: the rollback it costs is the round trip a
+     * confirmation would cost, and it waits for the driver, as the confirmation does.
+     */
     boolean transactionMayBeOpen() {
-        return wireReadable ? wire.transactionOpen(raw, current.autoCommit) : transactionDirty;
+        return wireReadable ? wireUnknown || wire.transactionOpen(raw, current.autoCommit) : transactionDirty;
+    }
+
+    /** A driver error: the transaction state is unknown until a reply that carries it. */
+    void driverError() {
+        if (wireReadable && wire.staleAfterErrors()) {
+            wireUnknown = true;
+        }
+    }
+
+    /**
+     * Makes the driver's reading current: a ping (COM_PING), whose OK packet carries the status
+     * flags, which MariaDB Connector/J stores (checked in its OkPacket.parse, and on the server);
+     * for MySQL Connector/J, whose ping does not, {@code DO 0}, whose OK it stores. The driver
+     * takes its own lock for either, so a statement still running finishes first. False if the
+     * connection did not answer within validationTimeout: it is then broken.
+     */
+    boolean confirmWire() {
+        try {
+            if (wire.confirmedByPing()) {
+                if (raw.isValid(home.validationSeconds)) {
+                    wireUnknown = false;
+                    return true;
+                }
+            } else {
+                try (Statement st = raw.createStatement()) {
+                    st.setQueryTimeout(home.validationSeconds);
+                    st.execute("DO 0");
+                }
+                wireUnknown = false;
+                return true;
+            }
+        } catch (SQLException e) {
+            // not answering: broken, below
+        }
+        markBroken();
+        return false;
     }
 
     /**

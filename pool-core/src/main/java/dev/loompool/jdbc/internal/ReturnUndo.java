@@ -17,11 +17,15 @@ final class ReturnUndo {
         if (transaction) {
             rollback(p);
         }
+        if (p.unresettable != null) {
+            throw new Retired(p.unresettable);
+        }
         if (p.sessionDirty || p.serverTransactionOpen() // still "open": SQL turned autocommit off
                 || p.current.marked.contains(Attr.SCHEMA) && pool.factory.sessionReset().ownsSchema()) {
             resetSession(pool, p);
         } else if (!p.current.marked.isEmpty()) {
             for (Attr a : p.current.marked) {
+                noDatabaseToGoBackTo(p, a);
                 p.defaults.applyTo(p.raw, a);
                 p.current.copyFrom(p.defaults, a);
             }
@@ -32,9 +36,24 @@ final class ReturnUndo {
         }
     }
 
-    /** Rollback in autocommit mode is an error in pgjdbc: a transaction SQL began ends by SQL. */
+    /**
+     * A connection made without a database (MariaDB, a URL without one) cannot go back to none
+     * once {@code setCatalog} or {@code USE} chose one: B's unqualified SQL would run in A's database.
+     */
+    private static void noDatabaseToGoBackTo(PhysicalConnection p, Attr a) throws Retired {
+        if (a == Attr.CATALOG && p.defaults.catalog == null) {
+            throw new Retired("a database was chosen on a connection made without one, which cannot be unset");
+        }
+    }
+
+    /**
+     * Rollback in autocommit mode is an error in pgjdbc: a transaction SQL began ends by SQL. On
+     * MariaDB always by SQL: Connector/J's rollback() is not sent when its flags say no transaction,
+     * and the flags may be stale (an error packet, or a statement another thread still ran when
+     * they were read); the statement waits for the driver's lock, and its OK carries the state.
+     */
     private static void rollback(PhysicalConnection p) throws SQLException {
-        if (p.current.autoCommit) {
+        if (p.current.autoCommit || p.wire.staleAfterErrors()) {
             try (Statement st = p.raw.createStatement()) {
                 st.execute("ROLLBACK");
             }
@@ -42,6 +61,7 @@ final class ReturnUndo {
             p.raw.rollback();
         }
         p.transactionDirty = false;
+        p.wireUnknown = false;
     }
 
     private static void resetSession(JdbcPool pool, PhysicalConnection p) throws SQLException, Retired {
@@ -61,8 +81,13 @@ final class ReturnUndo {
         Settings now = pool.factory.initialize(p.raw);
         for (Attr a : Attr.values()) {
             if (!now.same(p.defaults, a)) {
+                noDatabaseToGoBackTo(p, a);
                 p.defaults.applyTo(p.raw, a);
             }
+        }
+        String left = sessionReset.leftover(p.raw);
+        if (left != null) {
+            throw new Retired(left);
         }
         p.current = p.defaults.copy();
         p.sessionDirty = false;

@@ -64,6 +64,32 @@ final class SqlClassifier {
     }
 
     /**
+     * Whether {@code sql}, already classified as session SQL, leaves what no session reset removes
+     * and nothing on the session shows: PostgreSQL's {@code LOAD} (DISCARD ALL cannot unload a
+     * library). The connection is then retired on return. A hook of its own: the classification
+     * above does not change, and it is asked only of session SQL, never on the common path.
+     */
+    boolean unresettable(String sql) {
+        if (sql == null || dialect != SqlDialect.POSTGRES) {
+            return false;
+        }
+        return loads(SqlLexer.lex(sql, dialect, false)) || sql.indexOf('\\') >= 0 && loads(SqlLexer.lex(sql, dialect, true));
+    }
+
+    private static boolean loads(SqlLexer t) {
+        for (int start = 0; start < t.count(); ) {
+            if (t.is(start, "LOAD")) {
+                return true;
+            }
+            while (start < t.count() && t.kind(start) != SqlLexer.Kind.SEMICOLON) {
+                start++;
+            }
+            start++;
+        }
+        return false;
+    }
+
+    /**
      * Whether backslashes escape in plain strings is a session setting (PostgreSQL's
      * standard_conforming_strings, MySQL's NO_BACKSLASH_ESCAPES) the pool does not track: a text
      * with a backslash is read both ways, and the answer pins for whatever either reading finds.

@@ -39,6 +39,7 @@ final class TransactionCalls {
         } catch (SQLException e) {
             throw h.error(e);
         }
+        p.wireUnknown = false; // its reply carried the state (a MariaDB rollback() with the state unknown is sent)
         Pins.jdbcTransactionEnded(h, p, p.current.autoCommit);
         h.done();
     }

@@ -91,6 +91,27 @@ final class WireState {
     }
 
     /**
+     * Whether a driver error may leave the reading stale: the MySQL protocol's error packet carries
+     * no status flags (MariaDB Connector/J then sets SERVER_STATUS_IN_TRANS on its own, so the
+     * reading says "in transaction" until the next OK packet). PostgreSQL ends every error with a
+     * ReadyForQuery, which pgjdbc reads before it throws: its reading is current. MySQL
+     * Connector/J keeps the state of the last OK packet it stored: after
+     * {@code START TRANSACTION; <an error>} it says "no transaction" on an open one.
+     */
+    boolean staleAfterErrors() {
+        return kind == Kind.STATUS_FLAGS || kind == Kind.FLAG;
+    }
+
+    /**
+     * Whether a ping makes the reading current: MariaDB Connector/J stores the status flags of the
+     * ping's OK packet; MySQL Connector/J does not (tried on the server: still "no transaction"
+     * after a ping inside an open one), and a statement's OK is needed.
+     */
+    boolean confirmedByPing() {
+        return kind == Kind.STATUS_FLAGS;
+    }
+
+    /**
      * Whether the server has a transaction open on {@code raw} (or failed inside one), or runs it
      * with autocommit off although the pool set it on. An unreadable answer counts as open.
      */

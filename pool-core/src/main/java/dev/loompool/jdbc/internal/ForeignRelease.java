@@ -1,0 +1,65 @@
+package dev.loompool.jdbc.internal;
+
+import java.sql.SQLException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A release by a thread other than the one using the handle: a watchdog's {@code close()}, or a
+ * {@code Statement.close()} on another thread, may come while the user's statement still runs on
+ * the connection. The driver's transaction state is then not current (MariaDB Connector/J updates
+ * its status flags, a plain field, as the replies come in), and the connection must not be lent
+ * while the statement runs. So the release first waits for the statement, through a driver call
+ * that takes the driver's own lock and whose reply carries the state (DESIGN.md §4, "Transaction
+ * state from the wire"), bounded by validationTimeout: a statement that does not finish in time
+ * has its connection aborted, and the connection is never reused.
+ */
+final class ForeignRelease {
+
+    private ForeignRelease() {
+    }
+
+    /**
+     * Waits up to validationTimeout for a statement still running on {@code p}, then confirms the
+     * driver's reading of the transaction state. If that fails or takes too long, {@code p} is
+     * aborted and marked broken: the release check then retires it instead of reusing it.
+     */
+    static void settle(PhysicalConnection p) {
+        int seconds = p.home.validationSeconds;
+        AtomicBoolean over = new AtomicBoolean();
+        // isValid bounds its own round trip, not its wait for the driver's lock: the timer bounds that.
+        CompletableFuture<Void> timer = CompletableFuture.runAsync(() -> {
+            if (over.compareAndSet(false, true)) {
+                abort(p);
+            }
+        }, CompletableFuture.delayedExecutor(seconds, TimeUnit.SECONDS));
+        boolean valid;
+        try {
+            valid = p.raw.isValid(seconds);
+        } catch (SQLException e) {
+            valid = false;
+        }
+        if (!over.compareAndSet(false, true)) {
+            return; // the timer aborted it
+        }
+        timer.cancel(false);
+        if (valid) {
+            // current now, unless the ping does not carry it to the driver (MySQL Connector/J):
+            // then the release check rolls back by SQL rather than trust it
+            p.wireUnknown = p.wireReadable && p.wire.staleAfterErrors() && !p.wire.confirmedByPing();
+        } else {
+            p.markBroken();
+        }
+    }
+
+    /** Marks {@code p} broken and aborts it: what it runs ends, and the server rolls back its transaction. */
+    static void abort(PhysicalConnection p) {
+        p.markBroken();
+        try {
+            p.raw.abort(Runnable::run);
+        } catch (SQLException | RuntimeException e) {
+            // the close in the release check follows; it logs what still fails
+        }
+    }
+}
