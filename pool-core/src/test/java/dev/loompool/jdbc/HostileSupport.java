@@ -141,4 +141,16 @@ abstract class HostileSupport {
     static long myId(Connection c) throws SQLException {
         return num(c, "SELECT CONNECTION_ID()");
     }
+
+    /**
+     * The backend's id, read without pg_backend_pid() or CONNECTION_ID(), which pin the handle until
+     * it closes (an identity read): for tests whose point is whether the handle stays bound.
+     */
+    static long pgPidUnpinned(Connection c) throws SQLException {
+        return num(c, PostgresPinSemanticsTest.BACKEND_PID);
+    }
+
+    static long myIdUnpinned(Connection c) throws SQLException {
+        return num(c, MariaDbPinSemanticsTest.connectionId());
+    }
 }

@@ -36,11 +36,11 @@ class PostgresStaleWireTest extends HostileSupport {
     private void idleHandleAfterAnErrorDoesNotKeepTheConnection(MariaDbStaleWireTest.ThrowingConsumer failing) throws Exception {
         LoomPoolDataSource ds = one(Duration.ofSeconds(3));
         try (Connection a = ds.getConnection()) {
-            long pidA = pgPid(a);
+            long pidA = pgPidUnpinned(a);
             failing.accept(a, pidA);
             assertThat(a.unwrap(LoomConnection.class).isBound()).as("A is idle: no transaction, no statement").isFalse();
             try (Connection b = ds.getConnection()) {
-                assertThat(pgPid(b)).as("B gets the pool's only connection").isEqualTo(pidA);
+                assertThat(pgPidUnpinned(b)).as("B gets the pool's only connection").isEqualTo(pidA);
             }
         }
     }
