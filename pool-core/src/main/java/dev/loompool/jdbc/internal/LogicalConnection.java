@@ -276,9 +276,9 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         }
     }
 
-    /** Whether statements or metadata result sets are open: another thread may be reading them. */
-    boolean holdsStatements() {
-        return Pins.statements(this) > 0;
+    /** How many statements and metadata result sets are open. */
+    int openStatements() {
+        return Pins.statements(this);
     }
 
     @Override
