@@ -227,7 +227,13 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final boolean getAutoCommit() throws SQLException {
-        return HandleSettings.view(this, Attr.AUTO_COMMIT).autoCommit;
+        boolean autoCommit = HandleSettings.view(this, Attr.AUTO_COMMIT).autoCommit;
+        if (!autoCommit && physical == null) {
+            // Autocommit off: the handle is in a transaction from its first use, and this is how
+            // DataSourceTransactionManager begins one on such a pool (it asks, and sets nothing).
+            TransactionCalls.beginsHere(this);
+        }
+        return autoCommit;
     }
 
     // ---- session state a setter leaves -------------------------------------------------------------
