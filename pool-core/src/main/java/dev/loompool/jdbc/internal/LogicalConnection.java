@@ -228,9 +228,10 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     @Override
     public final boolean getAutoCommit() throws SQLException {
         boolean autoCommit = HandleSettings.view(this, Attr.AUTO_COMMIT).autoCommit;
-        if (!autoCommit && physical == null) {
+        if (!autoCommit && physical == null && !lostTransaction) {
             // Autocommit off: the handle is in a transaction from its first use, and this is how
             // DataSourceTransactionManager begins one on such a pool (it asks, and sets nothing).
+            // A transaction lost with its connection is not begun again: rollback() first.
             TransactionCalls.beginsHere(this);
         }
         return autoCommit;
