@@ -76,7 +76,8 @@ class ForeignEndReplayRaceTest extends StubSupport {
         ds.setMaxSize(1);
         ds.setAcquireTimeout(Duration.ofSeconds(1));
         Connection a = ds.getConnection();
-        a.setAutoCommit(false);
+        a.setAutoCommit(false); // binds (a transaction begins)…
+        a.commit(); // …and lets go: the handle's settings are replayed at its next binding
         a.setReadOnly(true);
         a.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
         inReplay = new CountDownLatch(1);

@@ -3,6 +3,7 @@ package dev.loompool.jdbc;
 import static dev.loompool.jdbc.BindingTest.query;
 import static dev.loompool.jdbc.ReclaimTest.onThreadThatEnds;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -10,8 +11,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -20,8 +23,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Owner-exit reclaim (DESIGN.md §4, "Coroutine end"): the handle's owner is the thread that last
  * used it through any call, on the handle or on an object obtained from it (statements, result
- * sets, metadata), and a handle whose statements or result sets are still open is never reclaimed
- * on owner exit: another thread may be reading them. Borrower A leaves its work to B and ends.
+ * sets, metadata). A handle whose statements or result sets are still open is reclaimed like any
+ * other once nobody has used it, nor any of them, for a full period after its owner ended; they are
+ * closed with it. Borrower A leaves its work to B and ends.
  */
 class OwnerTouchTest extends ReclaimSupport {
 
@@ -113,27 +117,39 @@ class OwnerTouchTest extends ReclaimSupport {
     }
 
     @Test
-    void aResultSetLeftOpenByAThreadThatEndedIsNeverReclaimedUnderItsReader() throws Exception {
+    void aHandleLeftWithOpenStatementsAndResultSetsIsReclaimedAfterAFullQuietPeriodAndTheyRefuseLateCalls()
+            throws Exception {
         LoomPoolDataSource ds = reclaiming();
         Left left = leftByAThreadThatEnds(ds);
+        assertThat(stub(1).openStatements()).isPositive();
         ds.scanNow(); // A is seen gone
-        clock.advance(PERIOD.multipliedBy(4));
+        clock.advance(PERIOD.minusMillis(50));
         ds.scanNow();
+        assertThat(ds.getReclaimedConnections()).as("not before a full quiet period").isZero();
+        clock.advance(PERIOD);
         ds.scanNow();
-        assertThat(ds.getReclaimedConnections()).as("its result set may be in another thread's hands").isZero();
-        assertThat(ds.leaksReported()).as("reported once, however many scans see it").isEqualTo(1);
-        // B took the result set over and reads it only now
-        assertThat(left.rs().next()).isTrue();
-        assertThat(left.rs().getInt(1)).isEqualTo(1);
-        left.rs().close();
+        assertThat(ds.getReclaimedConnections()).as("nobody used it, nor its statements, for a full period")
+                .isEqualTo(1);
+        assertThat(stub(1).sql()).containsExactly("INSERT 1", "SELECT rows", "ROLLBACK");
+        assertThat(List.of(left.st().isClosed(), left.rs().isClosed(), left.ps().isClosed(), left.tables().isClosed()))
+                .as("closed with the handle").containsOnly(true);
+        assertThat(ds.getPool().stats().inUse()).isZero();
+        assertThat(ds.getOpenHandles()).isZero();
+        List<ThrowingCallable> lateCalls = List.of(() -> left.rs().next(), () -> left.rs().getInt(1),
+                () -> left.st().execute("SELECT 1"), () -> left.ps().setInt(1, 2), () -> left.ps().executeUpdate(),
+                () -> left.tables().next(), () -> left.meta().getTables(null, null, "%", null),
+                () -> left.c().createStatement(), () -> left.c().commit());
+        for (ThrowingCallable late : lateCalls) {
+            assertThatThrownBy(late).hasMessageStartingWith("connection was reclaimed: ");
+        }
+        left.rs().close(); // closing what is closed stays quiet
         left.st().close();
         left.ps().close();
         left.tables().close();
-        left.c().commit();
         left.c().close();
-        assertThat(stub(1).sql()).containsExactly("INSERT 1", "SELECT rows", "COMMIT");
-        assertThat(ds.getReclaimedConnections()).isZero();
-        assertThat(ds.getOpenHandles()).isZero();
+        assertThat(stub(1).sql()).as("no late call reached the connection").containsExactly("INSERT 1",
+                "SELECT rows", "ROLLBACK");
+        assertThat(ds.getReclaimedConnections()).isEqualTo(1);
     }
 
     @Test
@@ -172,11 +188,9 @@ class OwnerTouchTest extends ReclaimSupport {
                     c.prepareStatement("INSERT ?"), null, null);
         });
         ds.scanNow(); // A is seen gone
-        clock.advance(PERIOD.multipliedBy(4));
+        clock.advance(PERIOD.dividedBy(2));
         ds.scanNow();
-        ds.scanNow();
-        assertThat(ds.getReclaimedConnections()).as("its statement may be in another thread's hands").isZero();
-        left.ps().setInt(1, 2); // B, this thread, fills it in…
+        left.ps().setInt(1, 2); // B, this thread, fills it in within the quiet period…
         assertThat(left.handle().ownerThread()).isSameAs(Thread.currentThread());
         clock.advance(PERIOD.multipliedBy(4));
         ds.scanNow();

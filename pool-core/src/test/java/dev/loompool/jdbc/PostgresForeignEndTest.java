@@ -155,10 +155,10 @@ class PostgresForeignEndTest {
         b.setAutoCommit(false);
         single(b, "SELECT 1");
         Connection a = ds.getConnection();
-        a.setAutoCommit(false);
         AtomicReference<Throwable> aErr = new AtomicReference<>();
         Thread owner = new Thread(() -> {
             try (Statement st = a.createStatement()) {
+                a.setAutoCommit(false); // the transaction begins: it waits here for B's connection
                 st.executeUpdate("INSERT INTO " + table + " VALUES (1)");
                 a.commit();
             } catch (Throwable e) {

@@ -11,6 +11,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -102,6 +104,56 @@ class ThreadHandOffHostileTest extends HostileSupport {
         assertThat(ds.getOpenHandles()).isZero();
     }
 
+    /**
+     * reclaimOnOwnerExit: A's thread ends inside its transaction with a cursor open (a statement
+     * and its result set, read in part), and nobody uses any of it: after the quiet period it is
+     * reclaimed all the same, its statement and result set closed (a late call says why), A's
+     * insert rolled back, and B gets the connection.
+     */
+    @Test
+    void pgWithReclaimOnOwnerExitAnEndedThreadsOpenResultSetIsClosedAndItsTransactionRolledBack() throws Exception {
+        pgTable();
+        LoomPoolDataSource ds = pg(1);
+        ds.setReclaimOnOwnerExit(true);
+        long[] pidA = new long[1];
+        HandedOver a = onThreadThatEnds(() -> {
+            Connection c = ds.getConnection();
+            c.setAutoCommit(false);
+            run(c, "INSERT INTO " + table + " VALUES (1)");
+            pidA[0] = pgPid(c);
+            Statement st = c.createStatement();
+            st.setFetchSize(5);
+            ResultSet rs = st.executeQuery("SELECT g FROM generate_series(1, 50) g");
+            rs.next();
+            return new HandedOver(c, st, rs, null, null);
+        });
+        try {
+            reclaimedWithItsResultSet(ds, a, pidA[0]);
+        } finally {
+            a.c().close(); // nothing to do once reclaimed; otherwise it would keep A's lock on the table
+        }
+        assertThat(pgIds()).isEqualTo("3");
+        assertThat(ds.getOpenHandles()).isZero();
+    }
+
+    private void reclaimedWithItsResultSet(LoomPoolDataSource ds, HandedOver a, long pidA) throws Exception {
+        for (int i = 0; i < 40 && ds.getReclaimedConnections() == 0; i++) {
+            awaitScans(1);
+        }
+        assertThat(ds.getReclaimedConnections()).isEqualTo(1);
+        assertThatThrownBy(() -> a.rs().next()).hasMessageStartingWith("connection was reclaimed: ");
+        assertThatThrownBy(() -> a.st().executeQuery("SELECT 1")).hasMessageStartingWith("connection was reclaimed: ");
+        assertThat(pgRows()).as("A's uncommitted insert, seen from outside").isZero();
+        try (Connection b = ds.getConnection()) {
+            assertThat(pgPid(b)).as("B gets A's backend").isEqualTo(pidA);
+            assertThat(num(b, "SELECT count(*) FROM " + table)).isZero();
+            assertThat(str(b, "SELECT txid_current_if_assigned()")).as("B is in no transaction of A's").isNull();
+            run(b, "INSERT INTO " + table + " VALUES (3)");
+        }
+        a.rs().close(); // closing what the reclaim closed stays quiet
+        a.st().close();
+    }
+
     /** MariaDB: A's thread opens the transaction and hands the handle over, then ends. */
     @Test
     void mariaTransactionHandedOverByAThreadThatEndsIsNotRolledBack() throws Exception {
@@ -132,30 +184,64 @@ class ThreadHandOffHostileTest extends HostileSupport {
 
     // ---- reclaimOnOwnerExit: A hands objects from its handle to B, then ends ----------------------
 
+    @FunctionalInterface
+    private interface FirstUse {
+        void on(HandedOver handedOver) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} on thread A, which hands what it made to B (this thread) and ends only once
+     * B has made its first call on it: B is then the handle's user, however long it takes after.
+     */
+    private static HandedOver handOverThenEnd(ReclaimTest.JdbcWork<HandedOver> work, FirstUse firstUse)
+            throws Exception {
+        CountDownLatch taken = new CountDownLatch(1);
+        CompletableFuture<HandedOver> handed = new CompletableFuture<>();
+        Thread a = new Thread(() -> {
+            try {
+                handed.complete(work.run());
+                taken.await();
+            } catch (Throwable e) {
+                handed.completeExceptionally(e);
+            }
+        }, "hands-over-" + System.nanoTime());
+        a.start();
+        HandedOver h = handed.get();
+        try {
+            firstUse.on(h);
+        } finally {
+            taken.countDown();
+        }
+        a.join();
+        return h;
+    }
+
     /** What A hands to B before its thread ends: its handle and what it opened on it. */
     private record HandedOver(Connection c, Statement st, ResultSet rs, PreparedStatement ps, DatabaseMetaData meta) {
     }
 
     /**
      * A inserts 1 in a transaction, opens a cursor over 50 rows (fetchSize 5, so the rows come as
-     * they are read) and hands the result set and the connection to B, then ends. B starts reading
-     * only after several housekeeping periods, reads slowly (scans pass between its reads), closes
+     * they are read) and hands the result set and the connection to B, then ends once B has taken
+     * them over (B's first call on them). B reads slowly (scans pass between its reads), closes
      * the result set, waits again, and commits. B must see every row, and A's insert be committed.
+     * (Had nobody used them for a full period after A ended, they would be reclaimed:
+     * {@link #pgWithReclaimOnOwnerExitAnEndedThreadsOpenResultSetIsClosedAndItsTransactionRolledBack}.)
      */
     @Test
     void pgResultSetHandedToAnotherThreadIsReadWholeAndItsTransactionCommitted() throws Exception {
         pgTable();
         LoomPoolDataSource ds = pg(2);
         ds.setReclaimOnOwnerExit(true);
-        HandedOver a = onThreadThatEnds(() -> {
+        HandedOver a = handOverThenEnd(() -> {
             Connection c = ds.getConnection();
             c.setAutoCommit(false);
             run(c, "INSERT INTO " + table + " VALUES (1)");
             Statement st = c.createStatement();
             st.setFetchSize(5);
             return new HandedOver(c, st, st.executeQuery("SELECT g FROM generate_series(1, 50) g"), null, null);
-        });
-        awaitScans(4); // A is seen gone, and more than a full period passes: nobody has used the handle
+        }, h -> h.rs().getFetchSize());
+        awaitScans(4); // A is gone, and more than a full period passes: B, alive, is the handle's user
         long sum = 0;
         int read = 0;
         while (a.rs().next()) { // B, this thread
@@ -182,12 +268,12 @@ class ThreadHandOffHostileTest extends HostileSupport {
         pgTable();
         LoomPoolDataSource ds = pg(2);
         ds.setReclaimOnOwnerExit(true);
-        HandedOver a = onThreadThatEnds(() -> {
+        HandedOver a = handOverThenEnd(() -> {
             Connection c = ds.getConnection();
             c.setAutoCommit(false);
             run(c, "INSERT INTO " + table + " VALUES (1)");
             return new HandedOver(c, null, null, c.prepareStatement("INSERT INTO " + table + " VALUES (?)"), null);
-        });
+        }, h -> h.ps().getFetchSize());
         awaitScans(4);
         a.ps().setInt(1, 2); // B, this thread
         awaitScans(3);
@@ -210,13 +296,13 @@ class ThreadHandOffHostileTest extends HostileSupport {
         pgTable();
         LoomPoolDataSource ds = pg(2);
         ds.setReclaimOnOwnerExit(true);
-        HandedOver a = onThreadThatEnds(() -> {
+        HandedOver a = handOverThenEnd(() -> {
             Connection c = ds.getConnection();
             c.setAutoCommit(false);
             run(c, "INSERT INTO " + table + " VALUES (1)");
             DatabaseMetaData meta = c.getMetaData();
             return new HandedOver(c, null, meta.getTables(null, null, table, null), null, meta);
-        });
+        }, h -> h.rs().getFetchSize());
         awaitScans(4);
         ResultSet tables = a.rs(); // B, this thread
         assertThat(tables.next()).isTrue();

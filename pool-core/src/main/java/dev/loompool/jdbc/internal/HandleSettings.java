@@ -52,17 +52,44 @@ final class HandleSettings {
         }
     }
 
-    /** Where to read a setting from: the bound connection, else the handle's choice, else the defaults. */
+    /**
+     * Where to read a setting from: the bound connection, else the handle's choice, else the
+     * defaults. Once SQL changed the session ({@code SET autocommit=0}, {@code USE}, {@code SET
+     * SESSION TRANSACTION ISOLATION LEVEL}, {@code search_path}…), the driver is asked, as a plain
+     * connection would be: the session-state pin keeps that connection bound until close. The
+     * common path (no session SQL) reads memory only.
+     */
     static Settings view(LogicalConnection h, Attr a) throws SQLException {
         h.ensureOpen();
         PhysicalConnection p = h.physical;
         if (p != null) {
-            return p.current;
+            return p.sessionDirty ? askDriver(h, p, a) : p.current;
         }
         if (h.own != null && h.own.marked.contains(a)) {
             return h.own;
         }
         return defaults(h);
+    }
+
+    /**
+     * What the driver says of {@code a} now, remembered as the connection's current value (and as
+     * the handle's choice, if it made one), so that what the pool believes is what the session
+     * has. A later setter applies whatever it believes: {@link PhysicalConnection#apply} always
+     * sets a connection whose session SQL changed, and the reset restores the defaults.
+     */
+    private static Settings askDriver(LogicalConnection h, PhysicalConnection p, Attr a) throws SQLException {
+        try {
+            p.current.readFrom(p.raw, a);
+        } catch (SQLException e) {
+            throw h.error(e);
+        }
+        if (!p.current.same(p.defaults, a)) {
+            p.current.marked.add(a);
+        }
+        if (h.own != null && h.own.marked.contains(a)) {
+            h.own.copyFrom(p.current, a);
+        }
+        return p.current;
     }
 
     /** The pool's defaults, as the first connection took them: one is made to learn them if none was. */

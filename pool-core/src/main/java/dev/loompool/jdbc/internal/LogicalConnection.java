@@ -292,7 +292,14 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final boolean getAutoCommit() throws SQLException {
-        return HandleSettings.view(this, Attr.AUTO_COMMIT).autoCommit;
+        boolean autoCommit = HandleSettings.view(this, Attr.AUTO_COMMIT).autoCommit;
+        if (!autoCommit && physical == null && !lostTransaction) {
+            // Autocommit off: the handle is in a transaction from its first use, and this is how
+            // DataSourceTransactionManager begins one on such a pool (it asks, and sets nothing).
+            // A transaction lost with its connection is not begun again: rollback() first.
+            TransactionCalls.beginsHere(this);
+        }
+        return autoCommit;
     }
 
     // ---- session state a setter leaves -------------------------------------------------------------
@@ -341,9 +348,9 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         }
     }
 
-    /** Whether statements or metadata result sets are open: another thread may be reading them. */
-    boolean holdsStatements() {
-        return Pins.statements(this) > 0;
+    /** How many statements and metadata result sets are open. */
+    int openStatements() {
+        return Pins.statements(this);
     }
 
     @Override

@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
  * <li>a lent connection whose handle was dropped without close is rolled back, reset and returned;</li>
  * <li>a lent connection whose handle's last user has ended gets one leak warning; with
  *     reclaimOnOwnerExit it is reclaimed a full period later, if that thread is still its last
- *     user, the same lease still holds it, and no statement or result set of the handle is open
- *     (another thread may be reading it: one warning instead);</li>
+ *     user (no call on the handle or on a statement or result set of it came from another thread)
+ *     and the same binding still holds it; its open statements and result sets are closed;</li>
  * <li>a connection held longer than the leak-detection threshold gets one warning;</li>
  * <li>an idle connection's note of an open handle that let go of it puts that handle under watch,
  *     and a watched handle the collector found dropped is counted down.</li>
@@ -33,8 +33,8 @@ final class Reclaimer {
     /** Scans run, over all pools: lets tests wait for a scan instead of sleeping. */
     static final AtomicLong scans = new AtomicLong();
 
-    /** A lent connection whose handle's last user was seen ended: in which binding, which thread, when; reported kept. */
-    record OwnerExit(long binding, Thread owner, long seenAt, boolean reported) {
+    /** A lent connection whose handle's last user was seen ended: in which binding, which thread, when. */
+    record OwnerExit(long binding, Thread owner, long seenAt) {
     }
 
     private final JdbcPool pool;
@@ -146,8 +146,8 @@ final class Reclaimer {
      * The handle's last user has ended while the handle still holds the connection. By default a
      * warning, once: the Connection may have been handed to another thread that has yet to use it.
      * With reclaimOnOwnerExit it is reclaimed at a scan a full period after the one that saw it, if
-     * the same thread is still its last user (no other thread used it), the same binding holds it,
-     * and none of its statements or result sets is open.
+     * the same thread is still its last user (no other thread used it, nor any of its statements
+     * or result sets), and the same binding holds it.
      */
     void lookAtOwner(PhysicalConnection p, long binding, LogicalConnection handle, long now) {
         Thread owner = handle.ownerThread();
@@ -163,7 +163,7 @@ final class Reclaimer {
         }
         OwnerExit seen = p.ownerExit;
         if (seen == null || seen.binding() != binding || seen.owner() != owner) {
-            p.ownerExit = new OwnerExit(binding, owner, now, false);
+            p.ownerExit = new OwnerExit(binding, owner, now);
             if (!pool.reclaimOnOwnerExit) {
                 reportOwnerEnded(p, owner);
             }
@@ -199,31 +199,26 @@ final class Reclaimer {
     }
 
     /**
-     * Claims the handle from its ended owner first, so that no call on it starts meanwhile (a
-     * thread that used it since wins, and it is not reclaimed); then ends the binding: a close
-     * racing this either took it already, or finds it gone and settles by the state.
+     * Claims the handle from its ended owner first, so that no call on it, or on a statement or
+     * result set of it, starts meanwhile (a thread that used any of them since wins, and it is not
+     * reclaimed); then ends the binding: a close racing this either took it already, or finds it
+     * gone and settles by the state. Its open statements and result sets are closed with it: a
+     * later call on one is refused as reclaimed, as a call on the handle is.
      */
     private void reclaimFromEndedOwner(PhysicalConnection p, OwnerExit seen, LogicalConnection handle) {
-        if (handle.holdsStatements()) { // a first look; the word after the claim is the one that counts
-            reportOpenStatements(p, seen);
-            return;
-        }
         HandleLife.Claim claim = handle.claimForReclaim(seen.owner());
         if (claim == null) {
             return; // another thread has just used it
         }
         Throwable from = p.boundFrom; // before the give-back: the next binder overwrites it
         boolean reclaimed = false;
+        int open = handle.openStatements(); // read under the claim: nobody opens or closes one now
         try {
-            if (handle.holdsStatements()) {
-                reportOpenStatements(p, seen);
-                return;
-            }
             if (!p.unbind(seen.binding())) {
                 return; // given back, or closed, since this scan read the binding
             }
             try {
-                reclaimed = handle.reclaimTaken(p);
+                reclaimed = handle.reclaimTaken(p); // closes its statements and result sets
             } finally {
                 pool.giveBack(p); // rolls back and resets it
             }
@@ -235,28 +230,11 @@ final class Reclaimer {
         if (reclaimed) {
             pool.reclaimed.incrementAndGet();
             log.warn("pool '{}': reclaimed a connection whose handle's last user, thread {}, ended without closing "
-                    + "it and no other thread used it for {} ms (reclaimOnOwnerExit); its transaction was rolled back{}",
-                    pool.name, seen.owner().getName(), PERIOD_MILLIS,
+                    + "it and no other thread used it for {} ms (reclaimOnOwnerExit); its transaction was rolled back"
+                    + "{}{}", pool.name, seen.owner().getName(), PERIOD_MILLIS,
+                    open == 0 ? "" : " and its " + open + " open statement(s) and result set(s) closed",
                     from == null ? " (set leakDetectionThreshold to see where it was taken)" : "", from);
         }
-    }
-
-    /**
-     * A handle whose owner ended with statements or result sets open is not reclaimed on owner
-     * exit: they may have been handed to another thread that has yet to read them, and a reclaim
-     * that takes live work is worse than a leak. One warning; close, or the collector, ends it.
-     */
-    private void reportOpenStatements(PhysicalConnection p, OwnerExit seen) {
-        if (seen.reported()) {
-            return;
-        }
-        p.ownerExit = new OwnerExit(seen.binding(), seen.owner(), seen.seenAt(), true);
-        pool.leaksReported.incrementAndGet();
-        Throwable from = p.boundFrom;
-        log.warn("pool '{}': thread {} ended, and the connection handle it used last still holds a connection and "
-                + "has statements or result sets open; not reclaimed (reclaimOnOwnerExit), since another thread may "
-                + "be reading them; close them and the handle when done{}", pool.name, seen.owner().getName(),
-                from == null ? " (set leakDetectionThreshold to see where it was taken)" : "", from);
     }
 
     private void reclaimUnreachable(PhysicalConnection p, long binding) {

@@ -36,6 +36,33 @@ final class Settings {
         return s;
     }
 
+    /** Reads attribute {@code a} from {@code c}: what the driver says now. */
+    void readFrom(Connection c, Attr a) throws SQLException {
+        switch (a) {
+            case AUTO_COMMIT:
+                autoCommit = c.getAutoCommit();
+                break;
+            case ISOLATION:
+                isolation = c.getTransactionIsolation();
+                break;
+            case READ_ONLY:
+                readOnly = c.isReadOnly();
+                break;
+            case CATALOG:
+                catalog = c.getCatalog();
+                break;
+            case SCHEMA:
+                schema = c.getSchema();
+                break;
+            case HOLDABILITY:
+                holdability = c.getHoldability();
+                break;
+            default:
+                networkTimeout = c.getNetworkTimeout();
+                break;
+        }
+    }
+
     Settings copy() {
         Settings s = new Settings();
         for (Attr a : Attr.values()) {

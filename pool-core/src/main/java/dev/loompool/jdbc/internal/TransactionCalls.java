@@ -48,10 +48,18 @@ final class TransactionCalls {
         if (autoCommit && h.lostTransaction) { // switching autocommit on would commit it: it cannot
             throw lost(h);
         }
+        if (!autoCommit && h.physical == null) {
+            beginsHere(h);
+        }
         HandleSettings.chosen(h).autoCommit = autoCommit;
         PhysicalConnection p = h.physical;
         boolean before = p == null || p.current.autoCommit;
-        HandleSettings.changed(h, Attr.AUTO_COMMIT); // switching it on commits, as the driver does
+        try {
+            HandleSettings.changed(h, Attr.AUTO_COMMIT); // switching it on commits, as the driver does
+        } catch (SQLException e) {
+            h.done(); // refused: nothing of this call pins the connection it may have bound
+            throw e;
+        }
         if (p == null || h.physical != p) {
             return;
         }
@@ -61,6 +69,20 @@ final class TransactionCalls {
         } else {
             Pins.autoCommitOff(h, p);
         }
+    }
+
+    /**
+     * A transaction begins on an unbound handle ({@code setAutoCommit(false)}, or the first use of
+     * a handle whose autocommit is off): its physical connection is bound now, within the acquire
+     * timeout, as a classic pool has it from {@code getConnection()}. Spring's transaction managers
+     * and Hibernate begin this way, so the wait, its timeout and the exception an exhausted pool
+     * raises belong to the begin ({@code CannotCreateTransactionException}), not to the first
+     * statement, and a transaction timeout does not count them (DESIGN.md §5). The handle's
+     * settings chosen before (Spring's {@code setReadOnly(true)}) are replayed by the bind, which
+     * routes a read-only transaction to a replica.
+     */
+    static void beginsHere(LogicalConnection h) throws SQLException {
+        h.bind();
     }
 
     private static SQLException lost(LogicalConnection h) {
