@@ -308,8 +308,11 @@ abstract class HandleLife {
             if (usedElsewhere()) {
                 ForeignRelease.settle(p); // its user's statement may still run: wait for it before the state is read
             }
-            finish(s); // its statements close before the connection goes back
-            p.home.giveBack(p); // the release check rolls back and resets what this handle changed
+            try {
+                finish(s); // its statements close before the connection goes back
+            } finally {
+                p.home.giveBack(p); // the release check rolls back and resets what this handle changed
+            }
             return;
         }
         physical = null; // the reclaimer has the connection: whoever moves the state closes the handle

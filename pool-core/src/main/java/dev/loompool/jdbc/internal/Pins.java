@@ -213,9 +213,17 @@ final class Pins {
         if (f != null) {
             f.closeQuietly();
         }
-        if (h.more != null) {
-            h.more.forEach(Tracked::closeQuietly);
-            h.more.clear();
+        ArrayList<Tracked> more = h.more;
+        if (more != null) {
+            // A close on another thread walks the list while the handle's own thread may be adding a
+            // statement (which then finds its binding ended and closes itself): a copy, which never
+            // fails the way an iterator does, and a fresh list for whatever comes after.
+            h.more = null;
+            for (Object t : more.toArray()) {
+                if (t != null) {
+                    ((Tracked) t).closeQuietly();
+                }
+            }
         }
     }
 }
