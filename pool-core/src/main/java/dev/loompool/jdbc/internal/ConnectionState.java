@@ -18,6 +18,13 @@ enum ConnectionState {
     /** Asked to go (Actuator evict): closed on return or at its next check; no breaker failure. */
     EVICTED,
     /**
+     * Closed by a thread other than its handle's user while that user's thread was alive: a call
+     * the user began before the close (a {@code commit()} that read the connection a moment
+     * earlier) may still reach it, and must not reach the next borrower's session. Closed on
+     * return, never lent again; no breaker failure.
+     */
+    CLOSED_UNDER_USER,
+    /**
      * The application held the driver's own connection (an {@code unwrap}), or gave it state the
      * driver keeps where no session reset reaches (a type map, client info): whatever went through
      * it is unknown, so it is closed on return, not reused, and never reclaimed while lent.

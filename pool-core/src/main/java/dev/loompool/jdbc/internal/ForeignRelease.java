@@ -6,9 +6,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A release by a thread other than the one using the handle: a watchdog's {@code close()}, or a
- * {@code Statement.close()} on another thread, may come while the user's statement still runs on
- * the connection. The driver's transaction state is then not current (MariaDB Connector/J updates
+ * A release by a thread other than the one running the handle's SQL: a watchdog's {@code close()}
+ * may come while the user's statement still runs on the connection (a {@code Statement.close()}
+ * on another thread does not let the connection go at all, see LogicalStatement). The driver's transaction state is then not current (MariaDB Connector/J updates
  * its status flags, a plain field, as the replies come in), and the connection must not be lent
  * while the statement runs. So the release first waits for the statement, through a driver call
  * that takes the driver's own lock and whose reply carries the state (DESIGN.md §4, "Transaction

@@ -112,13 +112,6 @@ abstract class HandleLife {
         }
     }
 
-    /**
-     * Whether the calling thread is not the handle's user: a close or statement close from it may
-     * come while the user's statement still runs ({@link ForeignRelease}). A read, as in touchOwner.
-     */
-    final boolean usedElsewhere() {
-        return OWNER.getOpaque(this) != Thread.currentThread();
-    }
 
     /**
      * {@link #touchOwner()} for calls that must not throw (closing, isClosed, the pins of
@@ -305,8 +298,16 @@ abstract class HandleLife {
             s = STATE.getAcquire(this);
             STATE.setRelease(this, HandleState.CLOSED);
             physical = null;
-            if (usedElsewhere()) {
+            Thread user = p.runner();
+            if (user != Thread.currentThread()) {
                 ForeignRelease.settle(p); // its user's statement may still run: wait for it before the state is read
+                if (user != null && user.isAlive()) {
+                    // A call its user began a moment before this close (a commit() that read the
+                    // connection) may still land on it: it must not land in the next borrower's
+                    // session, so the connection is closed on return instead of lent again. The
+                    // server rolls back what the handle left open.
+                    p.markClosedUnderUser();
+                }
             }
             try {
                 finish(s); // its statements close before the connection goes back

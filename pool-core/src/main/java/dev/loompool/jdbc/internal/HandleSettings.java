@@ -29,6 +29,7 @@ final class HandleSettings {
         PhysicalConnection p = h.physical;
         if (p != null) {
             try {
+                p.ranOn(Thread.currentThread()); // a close on another thread must wait for, or retire, this call
                 p.apply(h.own, a);
             } catch (SQLException e) {
                 // Refused (pgjdbc: read-only in the middle of a transaction): the choice does not

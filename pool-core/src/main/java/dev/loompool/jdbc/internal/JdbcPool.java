@@ -215,8 +215,11 @@ final class JdbcPool {
                 suspectSince = clock.nanoTime();
                 throw new Retired("broken"); // see giveBack: no breaker failure by itself
             }
-            throw new Retired(state == ConnectionState.EVICTED ? "evicted"
-                    : "the application held the driver's own connection or state");
+            throw new Retired(switch (state) {
+                case EVICTED -> "evicted";
+                case CLOSED_UNDER_USER -> "closed by another thread while its user's thread could still reach it";
+                default -> "the application held the driver's own connection or state";
+            });
         }
         try {
             boolean transaction = p.transactionMayBeOpen();

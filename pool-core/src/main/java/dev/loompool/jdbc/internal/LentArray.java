@@ -28,6 +28,8 @@ final class LentArray extends LentObject<Array> implements Array {
     private Object elements;
     private int baseType;
     private String baseTypeName;
+    /** The driver's text of it (pgjdbc's array literal), read with the elements: a binary array builds it through the connection. */
+    private String text;
     private boolean freed;
 
     LentArray(Array delegate, LogicalConnection handle, PhysicalConnection physical, long binding, boolean fetched) {
@@ -37,6 +39,7 @@ final class LentArray extends LentObject<Array> implements Array {
                 elements = delegate.getArray();
                 baseType = delegate.getBaseType();
                 baseTypeName = delegate.getBaseTypeName();
+                text = delegate.toString();
             } catch (SQLException | RuntimeException notNow) {
                 elements = null; // the driver reads it when asked, while the binding holds
             }
@@ -149,7 +152,29 @@ final class LentArray extends LentObject<Array> implements Array {
         int from = (int) (index - 1);
         int n = (int) Math.min(count, length - from);
         Object copy = java.lang.reflect.Array.newInstance(all.getClass().getComponentType(), n);
-        System.arraycopy(all, from, copy, 0, n);
+        if (all.getClass().getComponentType().isPrimitive()) {
+            System.arraycopy(all, from, copy, 0, n);
+        } else {
+            for (int i = 0; i < n; i++) { // each answer the caller's own, as the driver's are: nested arrays and byte[] too
+                java.lang.reflect.Array.set(copy, i, deepCopy(java.lang.reflect.Array.get(all, from + i)));
+            }
+        }
+        return copy;
+    }
+
+    private static Object deepCopy(Object v) {
+        if (v == null || !v.getClass().isArray()) {
+            return v;
+        }
+        int n = java.lang.reflect.Array.getLength(v);
+        Object copy = java.lang.reflect.Array.newInstance(v.getClass().getComponentType(), n);
+        if (v.getClass().getComponentType().isPrimitive()) {
+            System.arraycopy(v, 0, copy, 0, n);
+        } else {
+            for (int i = 0; i < n; i++) {
+                java.lang.reflect.Array.set(copy, i, deepCopy(java.lang.reflect.Array.get(v, i)));
+            }
+        }
         return copy;
     }
 
@@ -183,5 +208,10 @@ final class LentArray extends LentObject<Array> implements Array {
         }
         rows.beforeFirst();
         return rows;
+    }
+
+    @Override
+    public String toString() {
+        return text != null ? text : super.toString();
     }
 }

@@ -120,8 +120,22 @@ abstract class LentObject<T> {
         }
     }
 
+    /**
+     * The driver's: an application may write it out (pgjdbc's array literal) or compare it, and
+     * must get what the plain driver gives.
+     */
     @Override
     public String toString() {
-        return "Lent" + kind + "[" + (live() ? "live" : "gone") + ", " + delegate + "]";
+        return String.valueOf(delegate);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof LentObject<?> other ? delegate.equals(other.delegate) : delegate.equals(o);
+    }
+
+    @Override
+    public int hashCode() {
+        return delegate.hashCode();
     }
 }

@@ -44,6 +44,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         PhysicalConnection p = physical;
         if (p != null) {
             touchOwner();
+            p.ranOn(Thread.currentThread()); // a close on another thread must wait for, or retire, this call
             return p.raw;
         }
         ensureOpen();
@@ -112,6 +113,8 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
             lostTransaction = Pins.inTransaction(this, p);
             Pins.dropForConnectionLoss(this);
             unbind(); // destroyed; outside a transaction the next statement binds a fresh connection
+        } else if (p != null) {
+            Pins.afterError(this, p);
         }
         return e;
     }
@@ -235,7 +238,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     private void unresettable(String sql) {
         PhysicalConnection p = physical;
         if (p != null && classifier().unresettable(sql)) {
-            p.unresettable = "SQL left state no session reset removes (LOAD of a library)";
+            p.unresettable = "SQL left state no session reset removes (a LOAD of a library, a dblink connection)";
         }
     }
 

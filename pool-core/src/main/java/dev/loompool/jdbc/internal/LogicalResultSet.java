@@ -31,9 +31,16 @@ abstract class LogicalResultSet implements ResultSet, Tracked {
         return owner.statementOf();
     }
 
-    /** Before every call: its thread becomes the handle's user (DESIGN.md §4, "Coroutine end"). */
+    /**
+     * Before every call: a result set that is closed, or whose statement is, refuses, as JDBC
+     * says (its connection may be the next borrower's by then); its thread becomes the handle's
+     * user (DESIGN.md §4, "Coroutine end").
+     */
     final void touch() throws SQLException {
-        owner.handle.touchOwner();
+        owner.handle.touchOwner(); // first: a reclaimed handle's result sets say why they were closed
+        if (state == WrapperState.CLOSED || owner.ownerClosed()) {
+            throw LogicalStatement.closedError("result set");
+        }
     }
 
     /** A getter returned a driver object that may still talk to the connection: it pins. */

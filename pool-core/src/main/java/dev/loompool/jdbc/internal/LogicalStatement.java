@@ -43,30 +43,44 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
         return handle;
     }
 
-    /** Before every call: its thread becomes the handle's user (DESIGN.md §4, "Coroutine end"). */
+    /**
+     * Before every call: a closed statement refuses, as JDBC says (some drivers answer a few calls
+     * after close from their connection, which may be the next borrower's by then: MariaDB's
+     * {@code getWarnings()}); its thread becomes the handle's user (DESIGN.md §4, "Coroutine end").
+     */
     final void touch() throws SQLException {
-        handle.touchOwner();
+        handle.touchOwner(); // first: a reclaimed handle's statements say why they were closed
+        if (state == WrapperState.CLOSED) {
+            throw closedError("statement");
+        }
+    }
+
+    static SQLException closedError(String what) {
+        return new SQLException(what + " is closed", "HY010");
     }
 
     @Override
     public final void close() throws SQLException {
-        boolean foreign = handle.usedElsewhere(); // read before this thread becomes the user
         if (state == WrapperState.CLOSED || !handle.touchOwnerQuietly()) {
             return; // closed, or reclaimed: the reclaimer closed it
         }
         state = WrapperState.CLOSED;
-        if (foreign) {
-            PhysicalConnection p = handle.physical;
-            if (p != null) {
-                ForeignRelease.settle(p); // its query may still run on another thread: the connection is not lent before it ends
-            }
-        }
+        PhysicalConnection p = handle.physical;
+        // A close on a thread other than the one running the handle's SQL (a watchdog, a cleanup
+        // thread) closes the statement, as the driver does, but does not let the connection go:
+        // that thread may be inside a call on it right now. Its next call, or the handle's close,
+        // lets it go. An extra pin for a while; never a connection lent under a running query.
+        boolean foreign = p != null && p.runner() != Thread.currentThread();
         try {
             delegate.close();
         } catch (SQLException e) {
             throw handle.error(e);
         } finally {
-            handle.untrack(this);
+            if (foreign) {
+                Pins.untrack(handle, this);
+            } else {
+                handle.untrack(this);
+            }
         }
     }
 

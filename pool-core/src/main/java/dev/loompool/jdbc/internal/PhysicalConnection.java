@@ -20,6 +20,7 @@ final class PhysicalConnection {
     private static final VarHandle HOLDER = Fields.varHandle(MethodHandles.lookup(), "holder", Object.class);
     private static final VarHandle BINDING = Fields.varHandle(MethodHandles.lookup(), "binding", long.class);
     private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", ConnectionState.class);
+    private static final VarHandle RUNNER = Fields.varHandle(MethodHandles.lookup(), "runner", Thread.class);
     /** Connections made in this JVM: each one's binding numbers start at its id, shifted (4 billion binds each). */
     private static final AtomicInteger IDS = new AtomicInteger();
 
@@ -66,6 +67,15 @@ final class PhysicalConnection {
     boolean wireUnknown;
     /** What SQL left that no reset removes (a loaded library): retired on return, not reused; else null. */
     String unresettable;
+    /**
+     * The thread that runs this binding's SQL: the binder, then whichever thread ran a statement
+     * last. A close from any other thread (a watchdog, even one that asked {@code isClosed()} first
+     * and so became the handle's user) may come while this one is inside a call
+     * ({@link ForeignRelease}). Written plainly by the binder before the binding is published, and
+     * opaquely when another thread runs a statement (rare); read opaquely by a closer once it ended
+     * the binding.
+     */
+    Thread runner;
     /** Changed only through the transitions below (by CAS through STATE). */
     private volatile ConnectionState state = ConnectionState.HEALTHY;
 
@@ -204,6 +214,11 @@ final class PhysicalConnection {
         moveTo(ConnectionState.EVICTED);
     }
 
+    /** Its handle was closed by another thread while the handle's user could still reach it. */
+    void markClosedUnderUser() {
+        moveTo(ConnectionState.CLOSED_UNDER_USER);
+    }
+
     /** The driver's own connection or state was handed out. */
     void markExposed() {
         moveTo(ConnectionState.EXPOSED);
@@ -240,12 +255,25 @@ final class PhysicalConnection {
     Object bind(LogicalConnection handle, Throwable from) {
         Object last = holder;
         holder = handle;
+        runner = Thread.currentThread();
         if (from != null) { // leak detection is on: its bookkeeping costs nothing otherwise
             boundFrom = from;
             leakReported = false;
         }
         BINDING.setRelease(this, ++bindings); // last: whoever reads the binding then sees the fields above
         return last;
+    }
+
+    /** A statement runs on the calling thread: it becomes the runner (a plain read when it already is). */
+    void ranOn(Thread t) {
+        if (runner != t) {
+            RUNNER.setOpaque(this, t);
+        }
+    }
+
+    /** The thread that ran this binding's SQL last, for a closer that ended the binding. */
+    Thread runner() {
+        return (Thread) RUNNER.getOpaque(this);
     }
 
     /** The number of the binding {@link #bind} just made: for the binder only, which wrote it. */

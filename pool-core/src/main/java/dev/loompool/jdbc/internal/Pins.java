@@ -50,6 +50,7 @@ final class Pins {
      * ({@link StatementValues}). The common statement pays a field write for that.
      */
     static void beforeSql(HandleLife h, PhysicalConnection p, SqlEffect e, String sql) throws SQLException {
+        p.ranOn(Thread.currentThread());
         long b = p.boundAs();
         if (e.values != 0) {
             StatementValues.before(h, p, b, e, sql);
@@ -85,6 +86,20 @@ final class Pins {
         // left is not kept past it (a later read on another binding is refused, never answered wrongly)
         remove(h, PinReason.STATEMENT_VALUE);
         if (p.wireReadable || !autoCommitBefore) {
+            transactionEnded(h, p);
+        }
+    }
+
+    /**
+     * After a driver error on a live connection: a failed {@code commit()} or SQL {@code COMMIT}
+     * (a deferred constraint), a deadlock the server answered with a rollback, a text that
+     * committed and then failed: the server may have ended the transaction, which no successful
+     * end reported. Where the server says no transaction is open, the pin ends (with autocommit
+     * off the next statement begins one again, as on the plain driver); else it stays. Only the
+     * error path pays (a MariaDB ping confirms the state after an error).
+     */
+    static void afterError(HandleLife h, PhysicalConnection p) {
+        if (p.wireReadable && has(h, PinReason.TRANSACTION)) {
             transactionEnded(h, p);
         }
     }

@@ -66,7 +66,7 @@ final class SqlClassifier {
     /**
      * Whether {@code sql}, already classified as session SQL, leaves what no session reset removes
      * and nothing on the session shows: PostgreSQL's {@code LOAD} (DISCARD ALL cannot unload a
-     * library). The connection is then retired on return. A hook of its own: the classification
+     * library) and dblink's connections. The connection is then retired on return. A hook of its own: the classification
      * above does not change, and it is asked only of session SQL, never on the common path.
      */
     boolean unresettable(String sql) {
@@ -76,12 +76,20 @@ final class SqlClassifier {
         return loads(SqlLexer.lex(sql, dialect, false)) || sql.indexOf('\\') >= 0 && loads(SqlLexer.lex(sql, dialect, true));
     }
 
+    /**
+     * A {@code LOAD} statement, or a call of {@code dblink_connect}: DISCARD ALL closes no dblink
+     * connection, and the next borrower's remote work would go on in the last one's remote
+     * transaction.
+     */
     private static boolean loads(SqlLexer t) {
         for (int start = 0; start < t.count(); ) {
             if (t.is(start, "LOAD")) {
                 return true;
             }
             while (start < t.count() && t.kind(start) != SqlLexer.Kind.SEMICOLON) {
+                if ((t.is(start, "dblink_connect") || t.is(start, "dblink_connect_u")) && t.isPunct(start + 1, '(')) {
+                    return true;
+                }
                 start++;
             }
             start++;

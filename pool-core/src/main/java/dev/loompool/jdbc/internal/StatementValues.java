@@ -113,7 +113,7 @@ final class StatementValues {
         while (s < e && (t.isPunct(s, '{') || t.isPunct(s, '?') || t.isPunct(s, '='))) {
             s++; // the JDBC escape {? = call f(…)}
         }
-        if (t.is(s, "CREATE")) {
+        if (t.is(s, "CREATE") && definesRoutine(t, s, e)) {
             return 0; // a procedure, trigger or view names these; it runs them later, in a statement of its own
         }
         int v = 0;
@@ -166,6 +166,9 @@ final class StatementValues {
     /** {@code @@name}, {@code @@session.name}, {@code @@local.name}: the lexer reads the scope as a word of its own. */
     private static int systemVariable(SqlLexer t, int i) {
         String name = t.text(i).substring(2).toLowerCase(Locale.ROOT);
+        if (name.isEmpty() && t.kind(i + 1) == SqlLexer.Kind.QUOTED) {
+            name = t.text(i + 1).toLowerCase(Locale.ROOT).replace("`", ""); // @@`name`, which the lexer reads as two tokens
+        }
         if ((name.equals("session") || name.equals("local")) && t.isPunct(i + 1, '.')) {
             name = t.text(i + 2).toLowerCase(Locale.ROOT).replace("`", "");
         }
@@ -182,6 +185,19 @@ final class StatementValues {
             default:
                 return 0;
         }
+    }
+
+    /** Object types whose body runs later, in statements of its own (unlike CREATE TABLE … AS SELECT, which runs now). */
+    private static final String[] ROUTINES = {"FUNCTION", "PROCEDURE", "TRIGGER", "EVENT", "VIEW", "RULE", "PACKAGE"};
+
+    /** Whether the CREATE at {@code s} defines a routine or view: its type comes within its first few words. */
+    private static boolean definesRoutine(SqlLexer t, int s, int e) {
+        for (int i = s + 1; i < Math.min(e, s + 8); i++) {
+            if (is(t, i, ROUTINES)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean is(SqlLexer t, int i, String[] names) {

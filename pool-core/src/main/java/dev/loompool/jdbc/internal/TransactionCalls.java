@@ -1,5 +1,6 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.PinReason;
 import java.sql.SQLException;
 
 /**
@@ -30,6 +31,8 @@ final class TransactionCalls {
         if (p == null) {
             return; // nothing bound, so nothing to end
         }
+        p.ranOn(Thread.currentThread()); // a close on another thread must wait for, or retire, this call
+        Pins.remove(h, PinReason.STATEMENT_VALUE); // the handle's next exchange with the server, whether it succeeds or not
         try {
             if (commit) {
                 p.raw.commit();
@@ -37,7 +40,9 @@ final class TransactionCalls {
                 p.raw.rollback();
             }
         } catch (SQLException e) {
-            throw h.error(e);
+            SQLException thrown = h.error(e);
+            h.done(); // the server may have ended the transaction (a failed commit rolls back): then it goes
+            throw thrown;
         }
         p.wireUnknown = false; // its reply carried the state (a MariaDB rollback() with the state unknown is sent)
         Pins.jdbcTransactionEnded(h, p, p.current.autoCommit);
@@ -52,6 +57,9 @@ final class TransactionCalls {
             beginsHere(h);
         }
         HandleSettings.chosen(h).autoCommit = autoCommit;
+        if (autoCommit) {
+            Pins.remove(h, PinReason.STATEMENT_VALUE); // it commits: an exchange with the server, as commit() is
+        }
         PhysicalConnection p = h.physical;
         boolean before = p == null || p.current.autoCommit;
         try {
