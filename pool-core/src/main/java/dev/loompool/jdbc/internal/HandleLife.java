@@ -298,17 +298,11 @@ abstract class HandleLife {
             s = STATE.getAcquire(this);
             STATE.setRelease(this, HandleState.CLOSED);
             physical = null;
-            Thread user = p.runner();
-            if (user != Thread.currentThread()) {
+            if (p.runner() != Thread.currentThread()) {
                 ForeignRelease.settle(p); // its user's statement may still run: wait for it before the state is read
-                if (user != null && user.isAlive()) {
-                    // A call its user began a moment before this close (a commit() that read the
-                    // connection) may still land on it: it must not land in the next borrower's
-                    // session, so the connection is closed on return instead of lent again. The
-                    // server rolls back what the handle left open.
-                    p.markClosedUnderUser();
-                }
             }
+            // Another thread's commit(), rollback() or setter still under way on it retires it on
+            // the way back (JdbcPool.giveBack): never lent into the next borrower's session.
             try {
                 finish(s); // its statements close before the connection goes back
             } finally {

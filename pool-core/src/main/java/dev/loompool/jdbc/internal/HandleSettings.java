@@ -28,14 +28,19 @@ final class HandleSettings {
         h.own.marked.add(a);
         PhysicalConnection p = h.physical;
         if (p != null) {
+            p.ranOn(Thread.currentThread());
+            if (!p.enter(h.heldBinding())) { // a close on another thread overtook this call: it must not reach the connection
+                throw TransactionCalls.closedMeanwhile(h);
+            }
             try {
-                p.ranOn(Thread.currentThread()); // a close on another thread must wait for, or retire, this call
                 p.apply(h.own, a);
             } catch (SQLException e) {
                 // Refused (pgjdbc: read-only in the middle of a transaction): the choice does not
                 // stand, or it would take effect at the next binding (and route it to a replica).
                 h.own.copyFrom(p.current, a);
                 throw h.error(e);
+            } finally {
+                p.leave();
             }
         }
     }

@@ -308,6 +308,11 @@ final class JdbcPool {
      * the breaker: only they are evidence that it is unreachable.
      */
     boolean giveBack(PhysicalConnection p) {
+        if (p.callsUnderWay()) {
+            // Its binding ended (a close or a release on one thread) while another thread's commit(),
+            // rollback() or setter is under way on it: that call must not land in the next borrower's session.
+            p.markClosedUnderUser();
+        }
         ConnectionState state = p.state();
         if (state == ConnectionState.LENDING_DRIVER_OBJECTS) {
             p.endLendingDriverObjects(); // its LOBs end with the handle

@@ -44,7 +44,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         PhysicalConnection p = physical;
         if (p != null) {
             touchOwner();
-            p.ranOn(Thread.currentThread()); // a close on another thread must wait for, or retire, this call
+            p.ranOn(Thread.currentThread()); // a close on another thread waits for what runs on it
             return p.raw;
         }
         ensureOpen();

@@ -21,6 +21,7 @@ final class PhysicalConnection {
     private static final VarHandle BINDING = Fields.varHandle(MethodHandles.lookup(), "binding", long.class);
     private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", ConnectionState.class);
     private static final VarHandle RUNNER = Fields.varHandle(MethodHandles.lookup(), "runner", Thread.class);
+    private static final VarHandle CALLS = Fields.varHandle(MethodHandles.lookup(), "calls", int.class);
     /** Connections made in this JVM: each one's binding numbers start at its id, shifted (4 billion binds each). */
     private static final AtomicInteger IDS = new AtomicInteger();
 
@@ -76,6 +77,14 @@ final class PhysicalConnection {
      * the binding.
      */
     Thread runner;
+    /**
+     * Transaction calls and setters under way on it ({@link #enter}): a close from another thread
+     * that finds one cannot know where it will land, so the connection is retired, not lent again.
+     * Atomic on both sides (the caller's add, the closer's compare-and-set of the binding, then its
+     * read), so one of them always sees the other; never on the statement path.
+     */
+    @SuppressWarnings("unused") // accessed through CALLS
+    private int calls;
     /** Changed only through the transitions below (by CAS through STATE). */
     private volatile ConnectionState state = ConnectionState.HEALTHY;
 
@@ -269,6 +278,31 @@ final class PhysicalConnection {
         if (runner != t) {
             RUNNER.setOpaque(this, t);
         }
+    }
+
+    /**
+     * A transaction call or setter of the handle holding binding {@code b} begins on it: counted,
+     * then the binding is checked, so that a close on another thread either sees the call or the
+     * call sees the close. Pair with {@link #leave()}.
+     *
+     * @return false if the binding ended (a close on another thread): the call must not reach it
+     */
+    boolean enter(long b) {
+        CALLS.getAndAdd(this, 1);
+        if (binding() == b) {
+            return true;
+        }
+        CALLS.getAndAdd(this, -1);
+        return false;
+    }
+
+    void leave() {
+        CALLS.getAndAdd(this, -1);
+    }
+
+    /** Whether a transaction call or setter is under way: for a closer that ended the binding. */
+    boolean callsUnderWay() {
+        return (int) CALLS.getVolatile(this) > 0;
     }
 
     /** The thread that ran this binding's SQL last, for a closer that ended the binding. */

@@ -31,8 +31,11 @@ final class TransactionCalls {
         if (p == null) {
             return; // nothing bound, so nothing to end
         }
-        p.ranOn(Thread.currentThread()); // a close on another thread must wait for, or retire, this call
+        p.ranOn(Thread.currentThread());
         Pins.remove(h, PinReason.STATEMENT_VALUE); // the handle's next exchange with the server, whether it succeeds or not
+        if (!p.enter(h.heldBinding())) { // a close on another thread overtook this call: it must not reach the connection
+            throw closedMeanwhile(h);
+        }
         try {
             if (commit) {
                 p.raw.commit();
@@ -43,6 +46,8 @@ final class TransactionCalls {
             SQLException thrown = h.error(e);
             h.done(); // the server may have ended the transaction (a failed commit rolls back): then it goes
             throw thrown;
+        } finally {
+            p.leave();
         }
         p.wireUnknown = false; // its reply carried the state (a MariaDB rollback() with the state unknown is sent)
         Pins.jdbcTransactionEnded(h, p, p.current.autoCommit);
@@ -91,6 +96,12 @@ final class TransactionCalls {
      */
     static void beginsHere(LogicalConnection h) throws SQLException {
         h.bind();
+    }
+
+    /** A close on another thread ended the handle as this call began: it did not reach the connection. */
+    static SQLException closedMeanwhile(LogicalConnection h) {
+        return new SQLException("pool '" + h.pool.name + "': the connection was closed by another thread as this call "
+                + "began; it did not reach the database, and what the handle left open was rolled back", "08003");
     }
 
     private static SQLException lost(LogicalConnection h) {
