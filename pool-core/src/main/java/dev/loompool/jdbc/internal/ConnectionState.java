@@ -18,10 +18,10 @@ enum ConnectionState {
     /** Asked to go (Actuator evict): closed on return or at its next check; no breaker failure. */
     EVICTED,
     /**
-     * Closed by a thread other than its handle's user while that user's thread was alive: a call
-     * the user began before the close (a {@code commit()} that read the connection a moment
-     * earlier) may still reach it, and must not reach the next borrower's session. Closed on
-     * return, never lent again; no breaker failure.
+     * Its binding ended while another thread's {@code commit()}, {@code rollback()} or setter was
+     * under way on it (a watchdog's close overtaking the user's call): that call may still reach
+     * it, and must not reach the next borrower's session. Closed on return, never lent again; no
+     * breaker failure.
      */
     CLOSED_UNDER_USER,
     /**

@@ -223,7 +223,7 @@ final class PhysicalConnection {
         moveTo(ConnectionState.EVICTED);
     }
 
-    /** Its handle was closed by another thread while the handle's user could still reach it. */
+    /** Its binding ended while another thread's transaction call or setter was under way on it. */
     void markClosedUnderUser() {
         moveTo(ConnectionState.CLOSED_UNDER_USER);
     }
