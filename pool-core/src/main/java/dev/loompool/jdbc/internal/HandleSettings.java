@@ -29,8 +29,8 @@ final class HandleSettings {
         PhysicalConnection p = h.physical;
         if (p != null) {
             p.ranOn(Thread.currentThread());
-            if (!p.enter(h.heldBinding())) { // a close on another thread overtook this call: it must not reach the connection
-                throw TransactionCalls.closedMeanwhile(h);
+            if (!p.enter(h.heldBinding())) { // a close or the reclaimer overtook this call: it must not reach the connection
+                throw TransactionCalls.overtaken(h);
             }
             try {
                 p.apply(h.own, a);

@@ -33,8 +33,8 @@ final class TransactionCalls {
         }
         p.ranOn(Thread.currentThread());
         Pins.remove(h, PinReason.STATEMENT_VALUE); // the handle's next exchange with the server, whether it succeeds or not
-        if (!p.enter(h.heldBinding())) { // a close on another thread overtook this call: it must not reach the connection
-            throw closedMeanwhile(h);
+        if (!p.enter(h.heldBinding())) { // a close or the reclaimer overtook this call: it must not reach the connection
+            throw overtaken(h);
         }
         try {
             if (commit) {
@@ -98,10 +98,15 @@ final class TransactionCalls {
         h.bind();
     }
 
-    /** A close on another thread ended the handle as this call began: it did not reach the connection. */
-    static SQLException closedMeanwhile(LogicalConnection h) {
+    /**
+     * A close on another thread, or the reclaimer, ended the handle's binding as this call began:
+     * it did not reach the connection. The handle lets go of it and says why, as its next call would.
+     */
+    static SQLException overtaken(LogicalConnection h) throws SQLException {
+        h.unbind(); // the binding is not its own any more: a reclaim leaves the handle reclaimed
+        h.ensureOpen(); // throws "connection is closed" or "connection was reclaimed: …"
         return new SQLException("pool '" + h.pool.name + "': the connection was closed by another thread as this call "
-                + "began; it did not reach the database, and what the handle left open was rolled back", "08003");
+                + "began; it did not reach the database", "08003");
     }
 
     private static SQLException lost(LogicalConnection h) {
