@@ -205,6 +205,9 @@ class MariaDbAllowlistTest extends HostileSupport {
                 // inside is nothing, but to a tokenizer that reads the comment as SQL it opens a string
                 "/*!999999 ' */ SELECT 'A''s' INTO @atk_hidden",
                 "/*M!999999 ' */ SELECT 'A''s' INTO @atk_hidden",
+                // MariaDB also skips /*!50700 … /*!99999: MySQL 5.7 and later, below its own version
+                // number (10.11 is 101100) but not MariaDB's (/*M!50700 runs)
+                "/*!50700 ' */ SELECT 'A''s' INTO @atk_hidden",
                 // the server ends # and -- comments at \n only: a lone \r does not end them, so the
                 // quote after it is comment, not the start of a string that hides INTO
                 "SELECT 'A''s' #\r'\nINTO @atk_hidden #'",
