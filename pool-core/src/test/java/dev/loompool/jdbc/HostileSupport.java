@@ -205,8 +205,8 @@ abstract class HostileSupport {
 
     /**
      * Borrower A uses a handle of {@code ds} (maxSize 1) and closes it; borrower B then borrows the
-     * pool's only connection and looks. A's backend is read before A's use and without pinning,
-     * so that reading it changes nothing about how A's handle lets go.
+     * pool's only connection and looks. A's backend is read on a handle of its own before A's:
+     * however the pool classifies that read, A's handle starts clean and lets go by A's SQL alone.
      */
     static Seen pgAfterA(LoomPoolDataSource ds, Use a, Look b) throws SQLException {
         return afterA(ds, HostileSupport::pgPidUnpinned, a, b);
@@ -221,6 +221,8 @@ abstract class HostileSupport {
         long aBackend;
         try (Connection c = ds.getConnection()) {
             aBackend = backend.of(c);
+        }
+        try (Connection c = ds.getConnection()) {
             a.on(c);
         }
         try (Connection c = ds.getConnection()) {
