@@ -2,9 +2,11 @@ package dev.loompool.jdbc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loompool.jdbc.TestDatabase;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,13 +69,12 @@ class SqlCorpusTest {
     /** The classifier as a pool on that database would have it. */
     private static SqlClassifier classifierFor(SqlDialect dialect) throws SQLException {
         SqlClassifier classifier = new SqlClassifier(dialect);
-        // MARK(issue 27, SqlFunctions): once the allowlist lands, PostgreSQL's function table comes from the
-        // real server, as the pool reads it once per pool:
-        //   if (dialect == SqlDialect.POSTGRES) {
-        //       try (java.sql.Connection c = dev.loompool.jdbc.TestDatabase.POSTGRES.admin()) {
-        //           classifier.useFunctions(SqlFunctions.read(c, dialect), System.nanoTime());
-        //       }
-        //   }
+        if (dialect == SqlDialect.POSTGRES) {
+            // PostgreSQL's function table from the real server, as the pool reads it once per pool
+            try (Connection c = TestDatabase.POSTGRES.admin()) {
+                classifier.useFunctions(SqlFunctions.read(c, dialect), System.nanoTime());
+            }
+        }
         return classifier;
     }
 
