@@ -11,6 +11,7 @@
 -- Captured: a recorder patched into SqlClassifier.classify(String) for the capture only (not in the
 -- tree) appended every distinct text the pool was handed (Connection.prepareStatement/prepareCall,
 -- Statement.execute*/addBatch), i.e. exactly the text the pool passes on to the driver.
+-- How to capture again: CAPTURE.md beside this file.
 -- @@ query
 SELECT 1
 -- @@ query

@@ -14,6 +14,7 @@
 -- Captured: a recorder patched into SqlClassifier.classify(String) for the capture only (not in the
 -- tree) appended every distinct text the pool was handed (Connection.prepareStatement/prepareCall,
 -- Statement.execute*/addBatch), i.e. exactly the text the pool passes on to the driver.
+-- How to capture again: CAPTURE.md beside this file.
 -- @@ schema
 CREATE TABLE IF NOT EXISTS vets ( id INT(4) UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, first_name VARCHAR(30), last_name VARCHAR(30), INDEX(last_name) ) engine=InnoDB
 -- @@ schema

@@ -10,6 +10,7 @@
 -- Captured: a recorder patched into SqlClassifier.classify(String) for the capture only (not in the
 -- tree) appended every distinct text the pool was handed (Connection.prepareStatement/prepareCall,
 -- Statement.execute*/addBatch), i.e. exactly the text the pool passes on to the driver.
+-- How to capture again: CAPTURE.md beside this file.
 -- @@ schema
 CREATE TABLE IF NOT EXISTS sample_account ( id BIGINT PRIMARY KEY, owner VARCHAR(100) NOT NULL, balance NUMERIC(19, 2) NOT NULL CHECK (balance >= 0) )
 -- @@ schema
