@@ -121,6 +121,31 @@ class PostgresAllowlistAttackTest extends HostileSupport {
     }
 
     /**
+     * table_to_xml and schema_to_xml are STABLE, and run {@code SELECT * FROM} the relation they are
+     * given, named in a string: a view whose rule calls a volatile function runs it, and the text
+     * names the view only inside a literal, where the function table's view names are not looked for.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"SELECT table_to_xml('%s.v', true, true, '')", "SELECT schema_to_xml('%s', true, true, '')"})
+    void aViewReadByAStableXmlFunctionDoesNotReachTheNextBorrower(String text) throws SQLException {
+        pgAdmin("CREATE VIEW " + schema + ".v AS SELECT " + schema + ".leak() AS x");
+        assertSearchPathNotLeft(text.formatted(schema));
+    }
+
+    /**
+     * PostgreSQL truncates a name to 63 bytes (NAMEDATALEN), quoted or not, with a notice: a view made
+     * or named with a longer name is the view of the first 63 bytes. The function table holds the
+     * catalog's (truncated) name and looks up the name as written, which it does not find: no call, so
+     * nothing pins.
+     */
+    @Test
+    void aViewNamedBeyondSixtyThreeBytesDoesNotReachTheNextBorrower() throws SQLException {
+        String longName = "v_" + "x".repeat(70);
+        pgAdmin("CREATE VIEW " + schema + "." + longName + " AS SELECT " + schema + ".leak() AS x");
+        assertSearchPathNotLeft("SELECT x FROM " + schema + "." + longName);
+    }
+
+    /**
      * A domain's CHECK runs on every cast to it and every value stored in it, and the text names only
      * the type (the known limits name triggers, column defaults and casts, not constraints).
      */
