@@ -204,4 +204,21 @@ class MariaDbAllowlistAttackTest extends HostileSupport {
         Seen b = mariaAfterA(maria(connector, 1, options), batch, c -> str(c, "SELECT @atk_batch"));
         assertThat(b.value()).as("%s as @atk_batch", b).isNull();
     }
+
+    // ---- triggers -----------------------------------------------------------------------------------
+
+    /**
+     * A trigger runs with the DML that fires it, in the session that runs it: one that assigns a
+     * user variable leaves it behind A's plain INSERT (the README's known limits name triggers for
+     * PostgreSQL's catalog; MariaDB's information_schema.TRIGGERS says which tables have one).
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Connector.class)
+    void aTriggersUserVariableDoesNotReachTheNextBorrower(Connector connector) throws SQLException {
+        mariaTable();
+        mariaAdmin("CREATE TRIGGER " + table + "_t BEFORE INSERT ON " + table
+                + " FOR EACH ROW SET @atk_trigger = NEW.v");
+        assertVariableNotLeft(connector.url(null), maria(connector, 1, null), "@atk_trigger",
+                c -> run(c, "INSERT INTO " + table + " (v) VALUES (4711)"));
+    }
 }
