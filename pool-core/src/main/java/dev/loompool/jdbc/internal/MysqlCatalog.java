@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -25,7 +26,7 @@ final class MysqlCatalog {
     static SqlFunctions read(Connection c) throws SQLException {
         Set<String> stored = new HashSet<>();
         Set<String> words = new HashSet<>();
-        Map<String, String> views = new HashMap<>();
+        Map<String, List<String>> views = new HashMap<>();
         try (Statement st = c.createStatement()) {
             try (ResultSet rs = st.executeQuery("SELECT ROUTINE_NAME FROM information_schema.ROUTINES"
                     + " WHERE ROUTINE_TYPE = 'FUNCTION'")) {
@@ -45,7 +46,7 @@ final class MysqlCatalog {
                     if (definition == null || definition.isEmpty()) {
                         words.add(SqlLexer.foldAscii(rs.getString(1))); // not shown to this user: unknown
                     } else {
-                        views.put(SqlLexer.foldAscii(rs.getString(1)), definition);
+                        views.put(SqlLexer.foldAscii(rs.getString(1)), List.of(definition));
                     }
                 }
             }
@@ -54,17 +55,9 @@ final class MysqlCatalog {
             c.rollback();
         }
         SqlFunctions table = SqlFunctions.mysql(stored, words);
-        for (boolean more = true; more; ) { // a view over such a view runs what it runs
-            more = false;
-            SqlClassifier classifier = new SqlClassifier(SqlDialect.MYSQL);
-            classifier.useFunctions(table, 0);
-            for (Map.Entry<String, String> v : views.entrySet()) {
-                if (!words.contains(v.getKey()) && classifier.classifyText(v.getValue()).session) {
-                    words.add(v.getKey());
-                    more = true;
-                }
-            }
-        }
+        SqlClassifier classifier = new SqlClassifier(SqlDialect.MYSQL);
+        classifier.useFunctions(table, 0);
+        SqlFunctions.addUnneutral(views, words, classifier, e -> e.session);
         return table;
     }
 }

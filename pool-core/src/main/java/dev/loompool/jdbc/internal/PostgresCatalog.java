@@ -19,8 +19,9 @@ import java.util.Set;
  * defaults and generated columns. The catalog records no dependency on a builtin function (they
  * are pinned), so those expressions are read as SQL and classified with the function table; a
  * relation whose SQL is not neutral becomes a word that pins, and one whose SQL reads a value the
- * session keeps ({@code currval}, {@code lastval}) a word that reads it. Five catalog queries, run
- * at the pool's start and again when {@link SqlClassifier#refreshDue} says.
+ * session keeps ({@code currval}, {@code lastval}) a word that reads it. Three catalog queries, run
+ * at the pool's start and again when {@link SqlClassifier#refreshDue} says, in a transaction of
+ * their own ({@link SqlFunctions#read}).
  */
 final class PostgresCatalog {
 
@@ -101,25 +102,11 @@ final class PostgresCatalog {
                 }
             }
         }
-        if (!c.getAutoCommit()) {
-            c.rollback();
-        }
         SqlFunctions table = SqlFunctions.postgres(byName, words, kept, operators);
-        // A view over such a view runs what it runs: again until nothing is added.
-        for (boolean more = true; more; ) {
-            more = false;
-            SqlClassifier classifier = new SqlClassifier(SqlDialect.POSTGRES);
-            classifier.useFunctions(table, 0);
-            for (Map.Entry<String, List<String>> r : relationSql.entrySet()) {
-                for (String sql : r.getValue()) {
-                    SqlEffect e = classifier.classifyText(sql);
-                    if (e.session && words.add(r.getKey())
-                            || (e.values & SqlEffect.READS_KEPT) != 0 && kept.add(r.getKey())) {
-                        more = true;
-                    }
-                }
-            }
-        }
+        SqlClassifier classifier = new SqlClassifier(SqlDialect.POSTGRES);
+        classifier.useFunctions(table, 0);
+        SqlFunctions.addUnneutral(relationSql, words, classifier, e -> e.session);
+        SqlFunctions.addUnneutral(relationSql, kept, classifier, e -> (e.values & SqlEffect.READS_KEPT) != 0);
         return table;
     }
 }

@@ -197,10 +197,69 @@ final class SqlFunctions {
     /** The table for the database behind {@code c}: read from its catalog on PostgreSQL. */
     static SqlFunctions read(Connection c, SqlDialect dialect) throws SQLException {
         return switch (dialect) {
-            case POSTGRES -> PostgresCatalog.read(c);
+            case POSTGRES -> readBounded(c);
             case MYSQL -> MysqlCatalog.read(c);
             default -> known(dialect);
         };
+    }
+
+    /**
+     * PostgreSQL's read in a transaction of its own, rolled back, that waits at most a second for a
+     * lock (a view's definition locks the tables it reads: a returning thread that holds an
+     * exclusive lock on one through another handle must not wait for itself) and thirty seconds in all.
+     */
+    private static SqlFunctions readBounded(Connection c) throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        try {
+            if (autoCommit) {
+                c.setAutoCommit(false);
+            }
+            try (java.sql.Statement st = c.createStatement()) {
+                st.execute("SET LOCAL lock_timeout = '1s'");
+                st.execute("SET LOCAL statement_timeout = '30s'");
+            }
+            return PostgresCatalog.read(c);
+        } finally {
+            c.rollback();
+            if (autoCommit) {
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    /**
+     * Adds to {@code words} the names whose SQL {@code classifier} (using the table that holds
+     * {@code words}) finds not neutral, and those whose SQL names one of them, until none is added:
+     * a worklist, each definition classified again only when a name it holds was added.
+     */
+    static void addUnneutral(Map<String, java.util.List<String>> sqlByName, Set<String> words, SqlClassifier classifier,
+            java.util.function.Predicate<SqlEffect> unneutral) {
+        java.util.ArrayDeque<String> added = new java.util.ArrayDeque<>();
+        check(sqlByName.keySet(), sqlByName, words, classifier, unneutral, added);
+        while (!added.isEmpty()) {
+            String name = SqlLexer.foldAscii(added.poll());
+            java.util.List<String> holders = new java.util.ArrayList<>();
+            for (Map.Entry<String, java.util.List<String>> e : sqlByName.entrySet()) {
+                if (!words.contains(e.getKey()) && e.getValue().stream().anyMatch(sql -> SqlLexer.foldAscii(sql).contains(name))) {
+                    holders.add(e.getKey());
+                }
+            }
+            check(holders, sqlByName, words, classifier, unneutral, added);
+        }
+    }
+
+    private static void check(Iterable<String> names, Map<String, java.util.List<String>> sqlByName, Set<String> words,
+            SqlClassifier classifier, java.util.function.Predicate<SqlEffect> unneutral, java.util.ArrayDeque<String> added) {
+        for (String name : names) {
+            if (!words.contains(name)) {
+                for (String sql : sqlByName.get(name)) {
+                    if (unneutral.test(classifier.classifyText(sql)) && words.add(name)) {
+                        added.add(name);
+                        break;
+                    }
+                }
+            }
+        }
     }
 
     /**
