@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -27,6 +28,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * ./mvnw -q -B -ntp -pl pool-core -am test -Dtest=ClassifierFuzzTest -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dloompool.fuzz.tries=20000 -Dloompool.fuzz.seed=$RANDOM
  * </pre>
+ * ({@code -Dloompool.fuzz.targets=MARIADB} runs one target only: one such command per target runs
+ * them side by side.)
  * {@code loompool.fuzz.tries} counts texts run on the server (those classified neutral); the
  * findings, shrunk, are also written to {@code pool-core/target/fuzz/<target>.txt}.
  */
@@ -34,12 +37,16 @@ class ClassifierFuzzTest {
 
     private static final int TRIES = Integer.getInteger("loompool.fuzz.tries", 300);
     private static final long SEED = Long.getLong("loompool.fuzz.seed", 27L);
+    /** The targets to run, by name (comma-separated), so that a long run can use one JVM per target. */
+    private static final String TARGETS = System.getProperty("loompool.fuzz.targets", "");
     /** Findings shrunk and listed, at most; past that they are only counted (a shrink costs dozens of runs). */
     private static final int SHRUNK_AT_MOST = Integer.getInteger("loompool.fuzz.shrunk", 25);
 
     @ParameterizedTest
     @EnumSource(FuzzTarget.class)
     void aTextClassifiedNeutralLeavesTheServersSessionAsItFoundIt(FuzzTarget target) throws Exception {
+        Assumptions.assumeTrue(TARGETS.isBlank() || List.of(TARGETS.split(",")).contains(target.name()),
+                "loompool.fuzz.targets leaves " + target + " out");
         target.prepare();
         SqlClassifier classifier = target.classifier();
         FuzzTexts texts = new FuzzTexts(target.dialect);

@@ -40,18 +40,17 @@ final class FuzzTexts {
         "query_to_xml('SELECT pg_advisory_lock(774414)', true, true, '')",
         "query_to_xml_and_xmlschema('SELECT set_config(''fz.z'', ''xs'', false)', true, true, '')",
         "(SELECT count(*) FROM ts_stat('SELECT to_tsvector(set_config(''fz.z'', ''ts'', false))'))",
-        "cursor_to_xml('fz_c', 1, true, true, '')",
     };
 
     private static final String[] PG_STATEMENTS = {
         "SET fz.x = 's'", "SET application_name = 'fz'", "SET search_path TO fz_schema, public",
-        "SET SESSION statement_timeout = 4321", "SET datestyle TO 'German'",
+        "SET SESSION statement_timeout = 4321", "SET TimeZone TO 'Asia/Tokyo'",
         "CREATE TEMP TABLE fz_tmp (id int)", "CREATE TEMPORARY TABLE fz_tmp2 AS SELECT 1 AS a",
         "SELECT 1 AS a INTO TEMP fz_tmp3", "CREATE TABLE pg_temp.fz_tmp4 (id int)",
         "CREATE TEMP VIEW fz_v AS SELECT 1", "CREATE TEMP SEQUENCE fz_seq",
         "CREATE FUNCTION pg_temp.fz_f() RETURNS int LANGUAGE sql AS 'SELECT 1'",
         "LISTEN fz_chan", "PREPARE fz_p AS SELECT 1", "DECLARE fz_c CURSOR WITH HOLD FOR SELECT 1",
-        "SET ROLE postgres", "SET SESSION AUTHORIZATION postgres",
+        "SET ROLE postgres",
         "DO $$BEGIN PERFORM set_config('fz.x', 'do', false); END$$",
         "BEGIN", "START TRANSACTION", "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
         "UPDATE pg_settings SET setting = 'fzu' WHERE name = 'application_name'",
@@ -65,6 +64,27 @@ final class FuzzTexts {
         "$$", "$fz$", "fz$$", "a$", "$1", "1$$", "\"", "\"\"", "/*", "*/", "/* /*", "--", "-- ",
         "\\", "U&'", "U&\"", "U&'\\0027'", "UESCAPE '!'", "X'", "B'", "N'", "::text", "E'\\\\\n'",
         "E", "e", "U&", "/*!", "#", ";", "(", ")", ",",
+    };
+
+    /**
+     * Select-list items the server reads as one value, written so that a reader with other rules
+     * (another escape mode, another comment end, a string continuation, a skipped versioned
+     * comment) ends the literal or comment elsewhere: in neutral SELECTs before and after a
+     * payload, they leave the classifier inside a string across the payload.
+     */
+    private static final String[] PG_TRICKY = {
+        "'p\\'", "E'\\''", "E'\\\\'", "E'a'\n'\\''", "E'a'\r\n'\\''", "E'a'\r'\\''", "'a'\n'b'", "'a'\r'b'",
+        "$$'$$", "$fz$'$$$fz$", "U&'\\0027'", "U&'!0027' UESCAPE '!'", "1 AS \"x'\"", "/* ' */ 1",
+        "/* /* */ ' */ 1", "-- '\n1", "-- '\r1", "B'1'", "X'1f'", "E'\\x27'", "e'\\047'", "'\\'", "'it''s'",
+        "1 AS a$$", "1 AS \"a\"\"'\"", "E'\\\\'\n'\\''", "'\\' 'x'",
+    };
+
+    private static final String[] MY_TRICKY = {
+        "'a\\'b'", "'\\\\'", "\"a\\\"b\"", "'it''s'", "1 AS `a``b'`", "/*!999999 ' */ 1", "/*M!999999 ' */ 1",
+        "/*!110000 \" */ 1", "/*!101120 ' */ 1", "# '\n1", "-- '\n1", "--\t'\n1", "--\u0001'\n1", "--\r'\n1",
+        "# x\r'\n1", "-- x\r'\n1", "/* ' */ 1", "_latin1'a\\''", "N'a\\'b'", "X'41'", "'a' '\\''",
+        "/*! 1 */", "/*!50000 '\\'' */", "/*M!100000 '\\'' */", "/*!99999 '\\'' */", "/* /* ' */ 1",
+        "'\\'' '''", "\"'\"", "'\"'",
     };
 
     private static final String[] MY_NEUTRAL = {
@@ -83,14 +103,14 @@ final class FuzzTexts {
     private static final String[] MY_STATEMENTS = {
         "SET @fz_a = 1", "SET @fz_a := 2", "SET @'fz_b' = 3", "SET @`fz_b` = 4", "SET @\"fz_b\" = 5",
         "SELECT 5 INTO @fz_a", "SELECT 6 FROM DUAL INTO @fz_b",
-        "SET NAMES latin1", "SET SESSION sql_mode = 'ANSI_QUOTES'", "SET sql_mode = 'NO_BACKSLASH_ESCAPES'",
+        "SET NAMES utf8mb3", "SET collation_connection = utf8mb4_bin", "SET SESSION sql_mode = 'ANSI_QUOTES'", "SET sql_mode = 'NO_BACKSLASH_ESCAPES'",
         "SET @@session.wait_timeout = 4321", "SET SESSION wait_timeout = 4322", "SET autocommit = 0",
         "SET @@autocommit = OFF", "CREATE TEMPORARY TABLE fz_tmp (id int)",
         "CREATE TEMPORARY TABLE " + T + " (id int)", "CREATE TEMPORARY TABLE fz_tmp2 AS SELECT 1 AS a",
         "SELECT GET_LOCK('fz_lock', 0)", "DO GET_LOCK('fz_lock2', 0)", "GET DIAGNOSTICS @fz_a = NUMBER",
-        "IF 1 THEN SET @fz_a = 6; END IF", "IF 1 THEN SET NAMES latin1; END IF",
+        "IF 1 THEN SET @fz_a = 6; END IF", "IF 1 THEN SET NAMES utf8mb3; END IF",
         "CASE WHEN 1 THEN SET @fz_a = 7; END CASE", "REPEAT SET @fz_a = 8; UNTIL 1 END REPEAT",
-        "fz_l: LOOP SET @fz_a = 9; LEAVE fz_l; END LOOP", "FOR fz_i IN 1..1 DO SET @fz_a = 10; END FOR",
+        "BEGIN NOT ATOMIC fz_l: LOOP SET @fz_a = 9; LEAVE fz_l; END LOOP; END", "FOR fz_i IN 1..1 DO SET @fz_a = 10; END FOR",
         "WHILE @fz_n IS NULL DO SET @fz_n = 1; END WHILE", "BEGIN NOT ATOMIC SET @fz_a = 11; END",
         "BEGIN NOT ATOMIC CREATE TEMPORARY TABLE fz_tmp (id int); END",
         "START TRANSACTION", "BEGIN", "PREPARE fz_p FROM 'SELECT 1'", "USE information_schema",
@@ -112,7 +132,21 @@ final class FuzzTexts {
         this.dialect = dialect;
     }
 
-    /** One text: one to six elements, each a statement, a payload, hidden or not, or a fragment. */
+    /**
+     * Every payload as the simplest text that runs it: each statement, and each expression in a
+     * SELECT. {@code FuzzTextsTest} checks that each one changes the fingerprint, so that a payload
+     * the fingerprint cannot see does not pass for a neutral text.
+     */
+    List<String> payloads() {
+        boolean pg = dialect == SqlDialect.POSTGRES;
+        List<String> all = new ArrayList<>(List.of(pg ? PG_STATEMENTS : MY_STATEMENTS));
+        for (String e : pg ? PG_EXPRESSIONS : MY_EXPRESSIONS) {
+            all.add("SELECT " + e);
+        }
+        return all;
+    }
+
+    /** One text: one to six elements, each a statement, a payload (plain, hidden, or among fragments), or a fragment. */
     List<String> generate(SplittableRandom r) {
         List<String> parts = new ArrayList<>();
         int elements = 1 + r.nextInt(6);
@@ -121,12 +155,18 @@ final class FuzzTexts {
                 parts.add(pick(r, SEPARATORS));
             }
             int kind = r.nextInt(100);
-            if (kind < 20) {
+            if (kind < 15) {
                 parts.add(neutral(r));
-            } else if (kind < 40) {
+            } else if (kind < 30) {
                 parts.add(payload(r));
-            } else if (kind < 65) {
+            } else if (kind < 50) {
                 parts.add(hidden(r, payload(r)));
+            } else if (kind < 60) {
+                trap(r, parts);
+            } else if (kind < 75) {
+                parts.add(tricky(r));
+            } else if (kind < 90) {
+                sandwich(r, parts);
             } else {
                 parts.add(fragment(r));
             }
@@ -135,6 +175,50 @@ final class FuzzTexts {
             }
         }
         return parts;
+    }
+
+    /**
+     * A payload between fragments, each piece apart: where the classifier and the server disagree
+     * on where a literal or comment starts or ends, the payload falls on the side where one of them
+     * sees it and the other does not ({@code /*!999999 ' *}{@code / SET @v = 1}, {@code # \r'\nSET …}).
+     */
+    private void trap(SplittableRandom r, List<String> parts) {
+        int before = 1 + r.nextInt(3);
+        for (int i = 0; i < before; i++) {
+            parts.add(fragment(r));
+            parts.add(pick(r, SEPARATORS));
+        }
+        parts.add(payload(r));
+        int after = r.nextInt(3);
+        for (int i = 0; i < after; i++) {
+            parts.add(pick(r, SEPARATORS));
+            parts.add(fragment(r));
+        }
+    }
+
+    /**
+     * A payload between two tricky SELECTs, each its own statement: the first may leave a reader
+     * inside a literal that only the second one's quotes close, with the payload in between.
+     */
+    private void sandwich(SplittableRandom r, List<String> parts) {
+        parts.add(tricky(r));
+        parts.add(pick(r, SEPARATORS));
+        parts.add(";");
+        parts.add(pick(r, SEPARATORS));
+        parts.add(payload(r));
+        parts.add(";");
+        parts.add(pick(r, SEPARATORS));
+        parts.add(tricky(r));
+    }
+
+    /** A neutral SELECT of one to three tricky items, valid in the server's reading. */
+    private String tricky(SplittableRandom r) {
+        String[] from = dialect == SqlDialect.POSTGRES ? PG_TRICKY : MY_TRICKY;
+        StringBuilder s = new StringBuilder("SELECT ").append(pick(r, from));
+        for (int more = r.nextInt(3); more > 0; more--) {
+            s.append(',').append(pick(r, SEPARATORS)).append(pick(r, from));
+        }
+        return s.toString();
     }
 
     private String neutral(SplittableRandom r) {

@@ -28,6 +28,11 @@ record ServerRun(List<String> changes, String error) {
             } catch (SQLException e) {
                 error = e.getSQLState() + " " + e.getMessage();
             }
+            if (c.isClosed() || !c.isValid(5)) {
+                // the driver gave up on the session (pgjdbc closes a connection whose DateStyle or
+                // client_encoding a statement changed): a pool destroys it, nobody inherits it
+                return new ServerRun(List.of(), "connection closed after it: " + error);
+            }
             return new ServerRun(SessionFingerprint.diff(before, SessionFingerprint.of(c, target.dialect)), error);
         }
     }

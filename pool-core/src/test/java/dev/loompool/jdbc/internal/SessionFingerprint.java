@@ -31,7 +31,8 @@ final class SessionFingerprint {
         "SELECT 'setting', name, setting, source FROM pg_settings",
         "SELECT 'custom', n, current_setting(n, true) FROM unnest(ARRAY['"
                 + String.join("','", PG_CUSTOM_SETTINGS) + "']) AS n",
-        "SELECT 'user', current_user, session_user",
+        // role is not in pg_settings (GUC_NO_SHOW_ALL): SET ROLE shows here
+        "SELECT 'user', current_user, session_user, current_setting('role')",
         // this backend's own temp schema only
         "SELECT 'temp relation', relname, relkind FROM pg_class WHERE relnamespace = pg_my_temp_schema()",
         "SELECT 'temp function', proname FROM pg_proc WHERE pronamespace = pg_my_temp_schema()",
@@ -68,7 +69,9 @@ final class SessionFingerprint {
             TransactionState tx = c.unwrap(BaseConnection.class).getTransactionState();
             lines.add("transaction " + tx);
             if (tx != TransactionState.IDLE) {
-                c.rollback(); // an open or failed transaction is the finding; the rest is read after it
+                try (Statement s = c.createStatement()) {
+                    s.execute("ROLLBACK"); // an open or failed transaction is the finding; the rest is read after it
+                }
             }
             for (String q : POSTGRES) {
                 read(c, q, lines);
@@ -96,13 +99,17 @@ final class SessionFingerprint {
         try (Statement s = c.createStatement()) {
             if (s.execute(sql)) {
                 try (ResultSet rs = s.getResultSet()) {
-                    return label + ": " + (rs.next() ? rs.getString(rs.getMetaData().getColumnCount()) : "no row");
+                    return label + ": " + (rs.next() ? oneLine(rs.getString(rs.getMetaData().getColumnCount())) : "no row");
                 }
             }
             return label + ": done";
         } catch (SQLException e) {
             return label + ": fails " + e.getSQLState();
         }
+    }
+
+    private static String oneLine(String s) {
+        return s == null ? null : s.replaceAll("\\s+", " ");
     }
 
     private static void read(Connection c, String sql, Set<String> lines) throws SQLException {
