@@ -135,7 +135,9 @@ final class ConnectionFactory {
      */
     private void learn(Connection raw) throws SQLException {
         String product = raw.getMetaData().getDatabaseProductName();
-        classifier.useDialect(SqlDialect.of(product));
+        SqlDialect dialect = SqlDialect.of(product);
+        classifier.useDialect(dialect);
+        classifier.useFunctions(SqlFunctions.read(raw, dialect), clock.nanoTime());
         sessionReset = SessionReset.detect(raw, product, JdbcUrls.driverResetsSessions(url, properties));
     }
 

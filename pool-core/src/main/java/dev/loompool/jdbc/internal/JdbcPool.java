@@ -244,8 +244,29 @@ final class JdbcPool {
         if (now - p.expiresAt >= 0) {
             throw new Retired("max lifetime reached");
         }
+        if (classifier.refreshDue(now)) {
+            readFunctions(p, now);
+        }
         p.lastReturnedAt = now;
         return true;
+    }
+
+    /**
+     * Reads the function table again on a connection just reset (DESIGN.md §4: after DDL through the
+     * pool, and every minute). A failure keeps the old table and tries again later; the connection
+     * goes on as the reset left it, or is retired if the read broke it.
+     */
+    private void readFunctions(PhysicalConnection p, long now) throws Retired {
+        SqlFunctions read = null;
+        try {
+            read = SqlFunctions.read(p.raw, SqlDialect.POSTGRES);
+        } catch (SQLException e) {
+            log.warn("pool '{}': could not read the function table again, keeping the last one (SQLState {}: {})",
+                    name, e.getSQLState(), factory.secrets().mask(JdbcUrls.redact(e.getMessage())));
+            throw new Retired("the function table's read failed on it");
+        } finally {
+            classifier.refreshDone(now, read);
+        }
     }
 
     // ---- used by the handles -------------------------------------------------------------------

@@ -236,6 +236,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     /** Session SQL that leaves what no reset removes: the connection will be retired, not reused. */
     private void unresettable(String sql) {
+        classifier().noteCatalogChange(sql);
         PhysicalConnection p = physical;
         if (p != null && classifier().unresettable(sql)) {
             p.unresettable = "SQL left state no session reset removes (a LOAD of a library, a dblink connection)";

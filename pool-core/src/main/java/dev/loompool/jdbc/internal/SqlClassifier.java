@@ -2,6 +2,7 @@ package dev.loompool.jdbc.internal;
 
 import dev.loompool.jdbc.internal.SqlEffect.Tx;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Finds what a SQL text does to the pins of the handle that runs it (DESIGN.md §4, "Classifying
@@ -33,19 +34,84 @@ final class SqlClassifier {
     private final Classified[] recent = new Classified[1024];
     /** Set once the pool's first connection said which database it is; before that nothing runs SQL. */
     private volatile SqlDialect dialect;
+    /** The functions a neutral statement may call: read from the catalog on PostgreSQL. */
+    private volatile SqlFunctions functions;
+    /** When the function table is read again ({@link #refreshDue}). */
+    private volatile long refreshAt;
+    /** Whether a table was read from the catalog: only then is it read again. */
+    private volatile boolean catalogRead;
+    /** DDL ran through the pool since the table was read. */
+    private volatile boolean catalogChanged;
+    private final AtomicBoolean refreshing = new AtomicBoolean();
 
     private record Classified(String sql, SqlEffect effect) {
     }
 
     SqlClassifier(SqlDialect dialect) {
         this.dialect = dialect;
+        this.functions = SqlFunctions.known(dialect);
     }
 
     /** The database is known: read by its rules from now on. */
     void useDialect(SqlDialect d) {
         if (d != dialect) {
             dialect = d;
+            functions = SqlFunctions.known(d);
             Arrays.fill(recent, null);
+        }
+    }
+
+    /**
+     * The function table of the pool's database, read at {@code now}: texts classified with the
+     * one before are classified again. Statements prepared before keep their answer.
+     */
+    void useFunctions(SqlFunctions f, long now) {
+        functions = f;
+        refreshAt = now + SqlFunctions.REFRESH_NANOS;
+        catalogRead = true;
+        Arrays.fill(recent, null);
+    }
+
+    /**
+     * Whether the function table should be read again: it is older than {@link SqlFunctions#REFRESH_NANOS},
+     * or DDL ran through the pool since. True for one caller at a time, which must then call
+     * {@link #refreshDone}. PostgreSQL only: the others' tables are the builtins. Two volatile reads
+     * on a connection's return.
+     */
+    boolean refreshDue(long now) {
+        if (catalogRead && (catalogChanged || now - refreshAt >= 0) && dialect == SqlDialect.POSTGRES
+                && refreshing.compareAndSet(false, true)) {
+            catalogChanged = false; // DDL from now on asks for the next read
+            return true;
+        }
+        return false;
+    }
+
+    /** The refresh that {@link #refreshDue} granted ended, with or without a new table. */
+    void refreshDone(long now, SqlFunctions f) {
+        if (f != null) {
+            useFunctions(f, now);
+        } else {
+            refreshAt = now + SqlFunctions.REFRESH_NANOS / 4; // try again soon; the old table stays
+        }
+        refreshing.set(false);
+    }
+
+    /**
+     * After SQL that may define or change a function, a view or an operator ({@code CREATE},
+     * {@code ALTER}, {@code DROP}, {@code COMMENT} aside): the table is read again when the
+     * connection that ran it comes back.
+     */
+    void noteCatalogChange(String sql) {
+        if (catalogRead && dialect == SqlDialect.POSTGRES) {
+            SqlLexer t = SqlLexer.lex(sql, dialect, false);
+            for (int i = 0; i < t.count(); i++) {
+                if ((i == 0 || t.kind(i - 1) == SqlLexer.Kind.SEMICOLON)
+                        && (t.is(i, "CREATE") || t.is(i, "ALTER") || t.is(i, "DROP") || t.is(i, "DO"))) {
+                    catalogChanged = true;
+                    return;
+                }
+            }
         }
     }
 
@@ -98,9 +164,8 @@ final class SqlClassifier {
     }
 
     /**
-     * Whether backslashes escape in plain strings is a session setting (PostgreSQL's
-     * standard_conforming_strings, MySQL's NO_BACKSLASH_ESCAPES) the pool does not track: a text
-     * with a backslash is read both ways, and the answer pins for whatever either reading finds.
+     * Every reading of the text the server may take ({@link SqlLexer#readings}: the backslash rule,
+     * versioned comments run or skipped), and the answer pins for whatever any reading finds.
      */
     SqlEffect classifyText(String sql) {
         return classifyText(sql, Behind.NOTHING);
@@ -108,10 +173,11 @@ final class SqlClassifier {
 
     /**
      * How a text whose {@link #classify} says session, or reads a value of an earlier statement,
-     * reads behind a pooler in transaction mode, which keeps no session for the pool to hold: what
-     * is only the session's for the pool's sake passes, {@code set_config(…, true)}.
-     * {@code currval} and {@code lastval} do not: the value they would read may be another
-     * client's, even inside a transaction. Not cached: the rare path.
+     * reads behind a pooler in transaction mode, which keeps no session for the pool to hold: only
+     * what the rules name as session state is refused there (the allowlist would refuse DDL and
+     * every function the pool does not know), and what is only the session's for the pool's sake
+     * passes, {@code set_config(…, true)}. {@code currval} and {@code lastval} do not: the value
+     * they would read may be another client's, even inside a transaction. Not cached: the rare path.
      */
     SqlEffect classifyBehindPooler(String sql) {
         return classifyText(sql, Behind.POOLER);
@@ -125,33 +191,37 @@ final class SqlClassifier {
 
     private SqlEffect classifyText(String sql, Behind behind) {
         SqlDialect dialect = this.dialect;
-        boolean usual = dialect == SqlDialect.MYSQL;
-        SqlEffect effect = classify(SqlLexer.lex(sql, dialect, usual), dialect, behind);
-        if (sql.indexOf('\\') >= 0) {
-            SqlEffect other = classify(SqlLexer.lex(sql, dialect, !usual), dialect, behind);
-            Tx tx = effect.tx == other.tx ? effect.tx
-                    : effect.tx == Tx.OPEN || other.tx == Tx.OPEN ? Tx.OPEN : Tx.SAME; // an end only if both agree
-            effect = SqlEffect.of(effect.session || other.session, tx, effect.values | other.values);
+        SqlFunctions functions = this.functions;
+        SqlEffect effect = null;
+        for (SqlLexer.Reading r : SqlLexer.readings(sql, dialect)) {
+            SqlEffect one = classify(SqlLexer.lex(sql, dialect, r), dialect, behind, functions);
+            if (effect == null) {
+                effect = one;
+            } else {
+                Tx tx = effect.tx == one.tx ? effect.tx
+                        : effect.tx == Tx.OPEN || one.tx == Tx.OPEN ? Tx.OPEN : Tx.SAME; // an end only if all agree
+                effect = SqlEffect.of(effect.session || one.session, tx, effect.values | one.values);
+            }
         }
         return effect;
     }
 
     /** Every statement in turn: session state from any of them, the transaction as the last leaves it. */
-    private static SqlEffect classify(SqlLexer t, SqlDialect dialect, Behind behind) {
+    private static SqlEffect classify(SqlLexer t, SqlDialect dialect, Behind behind, SqlFunctions functions) {
         boolean session = false;
         Tx tx = Tx.SAME;
         int values = 0;
         boolean left = false; // a statement of this text left a value, which a later one may read
         boolean first = true;
         boolean stored = false; // after CREATE … BEGIN: a stored body, which does not run now
-        boolean body = false; // after CREATE … BEGIN or BEGIN NOT ATOMIC: the rest is a block's body
+        boolean body = false; // after CREATE … BEGIN or a compound statement: the rest is a block's body
         for (int start = 0; start < t.count(); ) {
             int end = start;
             while (end < t.count() && t.kind(end) != SqlLexer.Kind.SEMICOLON) {
                 end++;
             }
             if (end > start) {
-                SqlEffect e = statement(t, start, end, dialect, behind);
+                SqlEffect e = statement(t, start, end, dialect, behind, functions);
                 session |= e.session;
                 int v = stored ? 0 : StatementValues.of(t, start, end, dialect);
                 if (!first) {
@@ -170,20 +240,43 @@ final class SqlClassifier {
                 if (!body && e.tx != Tx.SAME) {
                     tx = e.tx;
                 }
-                body |= t.is(start, "CREATE") && contains(t, start, end, "BEGIN")
-                        || t.is(start, "BEGIN") && t.is(start + 1, "NOT");
+                body |= t.is(start, "CREATE") && contains(t, start, end, "BEGIN") || compound(t, start, dialect);
             }
             start = end + 1;
         }
         return SqlEffect.of(session, tx, values);
     }
 
-    private static SqlEffect statement(SqlLexer t, int s, int e, SqlDialect dialect, Behind behind) {
-        SqlEffect leading = leading(t, s, e, dialect);
-        if (!leading.session && touchesSession(t, s, e, behind)) {
-            return SqlEffect.of(true, leading.tx);
+    /**
+     * What the rules know of a statement (the transaction, and the session state they name), and
+     * then the allowlist: a statement not proven neutral is session state; a compound or procedural
+     * one may leave a transaction open, too.
+     */
+    private static SqlEffect statement(SqlLexer t, int s, int e, SqlDialect dialect, Behind behind,
+            SqlFunctions functions) {
+        SqlEffect known = leading(t, s, e, dialect);
+        if (!known.session && touchesSession(t, s, e, behind)) {
+            known = SqlEffect.of(true, known.tx);
         }
-        return leading;
+        if (behind == Behind.POOLER || known.session || SqlAllowlist.neutral(t, s, e, dialect, functions)) {
+            return known;
+        }
+        return compound(t, s, dialect) ? SqlEffect.SESSION_BEGIN : SqlEffect.of(true, known.tx);
+    }
+
+    /**
+     * A compound statement MySQL and MariaDB run as one, whatever its body does: {@code IF}, {@code CASE},
+     * {@code WHILE}, {@code REPEAT}, {@code FOR}, {@code LOOP}, a labelled block, {@code BEGIN NOT ATOMIC}.
+     */
+    private static boolean compound(SqlLexer t, int s, SqlDialect dialect) {
+        if (t.is(s, "BEGIN") && t.is(s + 1, "NOT")) {
+            return true;
+        }
+        if (dialect == SqlDialect.POSTGRES) {
+            return false;
+        }
+        return t.is(s, "IF") || t.is(s, "CASE") || t.is(s, "WHILE") || t.is(s, "REPEAT") || t.is(s, "FOR")
+                || t.is(s, "LOOP") || t.kind(s) == SqlLexer.Kind.WORD && t.isPunct(s + 1, ':') && !t.isPunct(s + 2, '=');
     }
 
     /** What the statement's first keywords say. */
@@ -254,7 +347,7 @@ final class SqlClassifier {
     }
 
     /** The statement an EXPLAIN names: past ANALYZE, VERBOSE and a parenthesised option list. */
-    private static int explained(SqlLexer t, int i, int e) {
+    static int explained(SqlLexer t, int i, int e) {
         if (t.isPunct(i, '(')) {
             int depth = 0;
             do {

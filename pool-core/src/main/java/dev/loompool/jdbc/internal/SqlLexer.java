@@ -6,8 +6,10 @@ import java.util.Arrays;
  * Cuts a SQL text into tokens, the way the database would: string literals, quoted identifiers,
  * dollar quotes and comments are skipped as wholes, so that nothing inside them is taken for SQL,
  * and MySQL's executable comments ({@code /*! … *}{@code /}, {@code /*M! … *}{@code /}) are read as
- * the SQL they are. Runs only when a text is classified for the first time (see
- * {@link SqlClassifier}), so it may allocate; its cost is linear in the length of the text.
+ * the SQL they are. Where the server's reading depends on what the pool does not track (a session
+ * setting, the server's version), the caller lexes the text once per reading ({@link Reading}) and
+ * the classification must hold under each. Runs only when a text is classified for the first time
+ * (see {@link SqlClassifier}), so it may allocate; its cost is linear in the length of the text.
  */
 final class SqlLexer {
 
@@ -25,6 +27,10 @@ final class SqlLexer {
         SEMICOLON
     }
 
+    /** One way the server may read a text: the choices the pool cannot make from the text alone. */
+    record Reading(boolean backslashStrings, boolean versionedRun) {
+    }
+
     private final String sql;
     private final SqlDialect dialect;
     /**
@@ -33,6 +39,14 @@ final class SqlLexer {
      * backslash is read both ways (see {@link SqlClassifier}).
      */
     private final boolean backslashStrings;
+    /**
+     * Whether a versioned comment ({@code /*!50700 … *}{@code /}, and MariaDB's {@code /*M!…}) runs:
+     * the server runs it only if its version is at least the one written, and MySQL never runs
+     * {@code /*M!}. A text with one is read both ways.
+     */
+    private final boolean versionedRun;
+    /** Whether the last string token was PostgreSQL's E'…': a continuation of it is one too. */
+    private boolean lastStringEscapes;
     private Kind[] kinds = new Kind[32];
     private int[] starts = new int[32];
     private int[] ends = new int[32];
@@ -40,16 +54,51 @@ final class SqlLexer {
     /** Inside a MySQL executable comment: its closing {@code *}{@code /} is not SQL. */
     private boolean executable;
 
-    private SqlLexer(String sql, SqlDialect dialect, boolean backslashStrings) {
+    private SqlLexer(String sql, SqlDialect dialect, boolean backslashStrings, boolean versionedRun) {
         this.sql = sql;
         this.dialect = dialect;
         this.backslashStrings = backslashStrings;
+        this.versionedRun = versionedRun;
     }
 
     static SqlLexer lex(String sql, SqlDialect dialect, boolean backslashStrings) {
-        SqlLexer lexer = new SqlLexer(sql, dialect, backslashStrings);
+        return lex(sql, dialect, new Reading(backslashStrings, true));
+    }
+
+    static SqlLexer lex(String sql, SqlDialect dialect, Reading reading) {
+        SqlLexer lexer = new SqlLexer(sql, dialect, reading.backslashStrings(), reading.versionedRun());
         lexer.run();
         return lexer;
+    }
+
+    /**
+     * The readings a text has in {@code dialect}, the usual first: both backslash rules if it has a
+     * backslash, and versioned comments run and skipped if it has one (MySQL; and OTHER, which reads
+     * as much as it can as SQL).
+     */
+    static Reading[] readings(String sql, SqlDialect dialect) {
+        boolean usual = dialect == SqlDialect.MYSQL;
+        boolean backslash = sql.indexOf('\\') >= 0;
+        boolean versioned = dialect != SqlDialect.POSTGRES && (sql.contains("/*!") || sql.contains("/*M!") || sql.contains("/*m!"));
+        Reading[] r = new Reading[(backslash ? 2 : 1) * (versioned ? 2 : 1)];
+        int n = 0;
+        for (boolean run : versioned ? new boolean[] {true, false} : new boolean[] {true}) {
+            r[n++] = new Reading(usual, run);
+            if (backslash) {
+                r[n++] = new Reading(!usual, run);
+            }
+        }
+        return r;
+    }
+
+    /** The name token {@code i} spells: a word as written, a quoted name without its quotes. */
+    String name(int i) {
+        if (kinds[i] == Kind.QUOTED) {
+            char q = sql.charAt(starts[i]);
+            String inner = sql.substring(starts[i] + 1, Math.max(starts[i] + 1, ends[i] - 1));
+            return inner.replace(String.valueOf(q) + q, String.valueOf(q));
+        }
+        return text(i);
     }
 
     int count() {
@@ -105,13 +154,16 @@ final class SqlLexer {
                 executable = false; // the end of /*! … */: what it held was SQL
                 i += 2;
             } else if (c == '\'') {
-                i = add(Kind.STRING, i, quoted(i, '\'', backslashes(i)));
+                boolean escapes = backslashes(i);
+                i = add(Kind.STRING, i, quoted(i, '\'', escapes));
+                lastStringEscapes = escapes;
             } else if (c == '"') {
                 i = add(Kind.QUOTED, i, quoted(i, '"', dialect == SqlDialect.MYSQL && backslashStrings));
             } else if (c == '`' && dialect != SqlDialect.POSTGRES) {
                 i = add(Kind.QUOTED, i, quoted(i, '`', false));
             } else if (c == '$' && dialect != SqlDialect.MYSQL && dollarTagEnd(i) > 0) {
                 i = add(Kind.STRING, i, dollarQuoted(i));
+                lastStringEscapes = false;
             } else if (c == ';') {
                 i = add(Kind.SEMICOLON, i, i + 1);
             } else if (c >= '0' && c <= '9') {
@@ -138,13 +190,22 @@ final class SqlLexer {
         return i < sql.length() && sql.charAt(i) == c;
     }
 
-    /** MySQL takes {@code --} for a comment only when white space or the end follows. */
+    /**
+     * MySQL takes {@code --} for a comment only when white space, a control character or the end
+     * follows ({@code my_isspace || my_iscntrl}).
+     */
     private boolean lineComment(int after) {
-        return dialect != SqlDialect.MYSQL || after >= sql.length() || Character.isWhitespace(sql.charAt(after));
+        if (dialect != SqlDialect.MYSQL || after >= sql.length()) {
+            return true;
+        }
+        char c = sql.charAt(after);
+        return c <= ' ' || c == 0x7f;
     }
 
+    /** Where a line comment ends: MySQL's at a line feed only, a lone carriage return does not end it. */
     private int lineEnd(int i) {
-        while (i < sql.length() && sql.charAt(i) != '\n' && sql.charAt(i) != '\r') {
+        boolean crEnds = dialect != SqlDialect.MYSQL;
+        while (i < sql.length() && sql.charAt(i) != '\n' && !(crEnds && sql.charAt(i) == '\r')) {
             i++;
         }
         return i;
@@ -154,13 +215,16 @@ final class SqlLexer {
     private int comment(int i) {
         int n = sql.length();
         if (dialect != SqlDialect.POSTGRES && !executable) {
-            int body = at(i + 2, '!') ? i + 3 : at(i + 2, 'M') && at(i + 3, '!') ? i + 4 : -1;
-            if (body > 0) {
-                while (body < n && sql.charAt(body) >= '0' && sql.charAt(body) <= '9') {
-                    body++; // the server version it is meant for: we read it whatever the version
-                }
+            boolean mariaDb = (at(i + 2, 'M') || at(i + 2, 'm')) && at(i + 3, '!');
+            int body = at(i + 2, '!') ? i + 3 : mariaDb ? i + 4 : -1;
+            int digits = body;
+            while (digits > 0 && digits < n && sql.charAt(digits) >= '0' && sql.charAt(digits) <= '9') {
+                digits++; // the server version it is meant for
+            }
+            // Runs whatever the version when it names none (MySQL's /*M! aside); else as the reading says.
+            if (body > 0 && (versionedRun || digits == body && !mariaDb)) {
                 executable = true;
-                return body;
+                return digits;
             }
         }
         if (dialect == SqlDialect.MYSQL) {
@@ -183,9 +247,17 @@ final class SqlLexer {
         return j;
     }
 
-    /** Plain strings in the reading chosen, and PostgreSQL's E'…' strings always, escape with a backslash. */
+    /**
+     * Plain strings in the reading chosen, and PostgreSQL's E'…' strings always, escape with a
+     * backslash; so does a string that continues an E'…' one across a newline ({@code E'a'\n'b'} is
+     * one E string to the server). Any string right after an E string is taken for its continuation:
+     * where the server would not continue it, two strings in a row are a syntax error and nothing runs.
+     */
     private boolean backslashes(int quote) {
         if (backslashStrings) {
+            return true;
+        }
+        if (dialect == SqlDialect.POSTGRES && count > 0 && kinds[count - 1] == Kind.STRING && lastStringEscapes) {
             return true;
         }
         return count > 0 && kinds[count - 1] == Kind.WORD && ends[count - 1] == quote

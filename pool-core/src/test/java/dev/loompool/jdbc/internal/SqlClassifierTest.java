@@ -17,15 +17,15 @@ class SqlClassifierTest {
     }
 
     private static SqlEffect pg(String sql) {
-        return new SqlClassifier(SqlDialect.POSTGRES).classify(sql.replace("\\n", "\n"));
+        return Classifiers.of(SqlDialect.POSTGRES).classify(sql.replace("\\n", "\n"));
     }
 
     private static SqlEffect my(String sql) {
-        return new SqlClassifier(SqlDialect.MYSQL).classify(sql.replace("\\n", "\n"));
+        return Classifiers.of(SqlDialect.MYSQL).classify(sql.replace("\\n", "\n"));
     }
 
     private static SqlEffect other(String sql) {
-        return new SqlClassifier(SqlDialect.OTHER).classify(sql.replace("\\n", "\n"));
+        return Classifiers.of(SqlDialect.OTHER).classify(sql.replace("\\n", "\n"));
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
@@ -34,7 +34,7 @@ class SqlClassifierTest {
         "  begin work | BEGIN",
         "/* tx */ BEGIN ISOLATION LEVEL SERIALIZABLE | BEGIN",
         "-- comment\\nSTART TRANSACTION READ ONLY | BEGIN",
-        "START SLAVE | NONE",
+        "START SLAVE | SESSION",
         "COMMIT | END",
         "rollback | END",
         "ABORT | END",
@@ -61,18 +61,18 @@ class SqlClassifierTest {
         "create temporary table t (id int) | SESSION",
         "CREATE GLOBAL TEMPORARY TABLE t (id int) | SESSION",
         "CREATE TABLE pg_temp.t (id int) | SESSION",
-        "CREATE TABLE t (id int) | NONE",
+        "CREATE TABLE t (id int) | SESSION",
         "SELECT 1 AS x INTO TEMP leak | SESSION",
         "SELECT 1 AS x INTO TEMPORARY TABLE leak | SESSION",
-        "SELECT 1 AS x INTO leak | NONE",
+        "SELECT 1 AS x INTO leak | SESSION",
         "LISTEN jobs | SESSION",
-        "UNLISTEN jobs | NONE",
+        "UNLISTEN jobs | SESSION",
         "LOAD 'auto_explain' | SESSION",
         "SELECT pg_advisory_lock(42) | SESSION",
         "select pg_try_advisory_lock(42) | SESSION",
         "SELECT pg_advisory_lock_shared(42) | SESSION",
         "SELECT pg_advisory_xact_lock(42) | NONE",
-        "SELECT pg_advisory_unlock(42) | NONE",
+        "SELECT pg_advisory_unlock(42) | SESSION",
         "WITH t AS (SELECT pg_advisory_lock(42)) SELECT * FROM t | SESSION",
         "SELECT set_config('search_path', 'x', false) | SESSION",
         "SELECT pg_catalog.set_config('search_path', 'x', false) | SESSION",
@@ -104,8 +104,8 @@ class SqlClassifierTest {
         "SET transaction.tenant = 'a' | SESSION",
         "SET constraints.x = 'a' | SESSION",
         "UPDATE ONLY pg_settings SET setting = 'x' WHERE name = 'search_path' | SESSION",
-        "CREATE TEMP TABLE t (id int) ON COMMIT DROP | NONE",
-        "CREATE TEMP TABLE t ON COMMIT DROP AS SELECT 1 | NONE",
+        "CREATE TEMP TABLE t (id int) ON COMMIT DROP | SESSION",
+        "CREATE TEMP TABLE t ON COMMIT DROP AS SELECT 1 | SESSION",
         "CREATE TEMP TABLE t (id int) ON COMMIT DELETE ROWS | SESSION",
         "DECLARE c CURSOR FOR SELECT 1 | NONE",
         "CALL p(); SET search_path TO x | SESSION_BEGIN",
@@ -115,7 +115,7 @@ class SqlClassifierTest {
         "INSERT INTO t VALUES (1) | NONE",
         "UPDATE settings SET x = 1 | NONE",
         "/*! SET x = 1 */ SELECT 1 | NONE",
-        "CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END | NONE",
+        "CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END | SESSION",
         "{? = call f()} | SESSION_BEGIN",
         "{call p(?)} | SESSION_BEGIN",
         "UPDATE pg_settings SET setting = 'x' WHERE name = 'search_path' | SESSION",
@@ -163,13 +163,13 @@ class SqlClassifierTest {
         "INSERT INTO t VALUES (NEXT VALUE FOR s) | NONE",
         "SELECT PREVIOUS VALUE FOR s | NONE",
         "FLUSH TABLES t FOR EXPORT | SESSION",
-        "UNLOCK TABLES | NONE",
+        "UNLOCK TABLES | SESSION",
         "USE test | SESSION",
         "PREPARE q FROM 'SELECT 1' | SESSION",
         "BEGIN NOT ATOMIC SELECT 1; END | SESSION_BEGIN",
         "XA START 'x' | SESSION_BEGIN",
         "EXECUTE IMMEDIATE 'SET @a = 1' | SESSION_BEGIN",
-        "LOAD DATA INFILE 'x' INTO TABLE t | NONE",
+        "LOAD DATA INFILE 'x' INTO TABLE t | SESSION",
         "FLUSH TABLES WITH READ LOCK | SESSION",
         "SELECT 'it\\'s; SET @x = 1' | SESSION",
         "SELECT \"it\\\"s; SET @x = 1\" | SESSION",
@@ -178,7 +178,7 @@ class SqlClassifierTest {
         "SELECT 1 --; SET @x = 1 | SESSION",
         "SELECT `weird;SET` FROM t | NONE",
         "SELECT 1; SET @x = 1 | SESSION",
-        "CREATE PROCEDURE p() BEGIN START TRANSACTION; COMMIT; END | NONE",
+        "CREATE PROCEDURE p() BEGIN START TRANSACTION; COMMIT; END | SESSION",
         "SET@x=5 | SESSION",
         "SELECT 5 INTO@x | SESSION",
         "SELECT@x:=5 | SESSION",
@@ -219,7 +219,7 @@ class SqlClassifierTest {
 
     @Test
     void aRepeatedTextIsClassifiedOnceAndAnswersTheSame() {
-        SqlClassifier classifier = new SqlClassifier(SqlDialect.POSTGRES);
+        SqlClassifier classifier = Classifiers.of(SqlDialect.POSTGRES);
         String sql = "SET search_path TO app";
         assertThat(classifier.classify(sql)).isSameAs(classifier.classify(sql)).isEqualTo(SqlEffect.SESSION);
         assertThat(classifier.classify(null)).isEqualTo(SqlEffect.NONE);
@@ -247,6 +247,6 @@ class SqlClassifierTest {
         "CALL p() | SESSION_BEGIN",
     })
     void behindAPoolerInTransactionMode(String sql, SqlEffect effect) {
-        assertThat(base(new SqlClassifier(SqlDialect.POSTGRES).classifyBehindPooler(sql))).isEqualTo(effect);
+        assertThat(base(Classifiers.of(SqlDialect.POSTGRES).classifyBehindPooler(sql))).isEqualTo(effect);
     }
 }

@@ -10,11 +10,11 @@ import org.junit.jupiter.params.provider.CsvSource;
 class StatementValuesTest {
 
     private static SqlEffect pg(String sql) {
-        return new SqlClassifier(SqlDialect.POSTGRES).classify(sql);
+        return Classifiers.of(SqlDialect.POSTGRES).classify(sql);
     }
 
     private static SqlEffect my(String sql) {
-        return new SqlClassifier(SqlDialect.MYSQL).classify(sql);
+        return Classifiers.of(SqlDialect.MYSQL).classify(sql);
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
@@ -34,7 +34,7 @@ class StatementValuesTest {
         "BEGIN; INSERT INTO t VALUES (1) | BEGIN+LEAVES",
         "BEGIN; INSERT INTO t VALUES (1); ABORT | END",
         "INSERT INTO t VALUES (1); COMMIT; SELECT lastval() | END",
-        "CREATE FUNCTION f() RETURNS bigint LANGUAGE sql AS 'SELECT lastval()' | NONE",
+        "CREATE FUNCTION f() RETURNS bigint LANGUAGE sql AS 'SELECT lastval()' | SESSION",
         "SELECT pg_backend_pid() | NONE+IDENTITY",
         "SELECT 'lastval()', \"nextval\" FROM t | NONE",
         "SELECT replace(a, 'x', 'y') FROM t | NONE",
@@ -49,7 +49,7 @@ class StatementValuesTest {
     @CsvSource(delimiter = '|', value = {
         "SELECT LAST_INSERT_ID() | NONE+READS_KEPT",
         "SELECT last_insert_id( ) | NONE+READS_KEPT",
-        "UPDATE seq SET id = LAST_INSERT_ID(id + 1) | NONE+LEAVES",
+        "UPDATE seq SET id = LAST_INSERT_ID(id + 1) | SESSION+LEAVES",
         "SELECT @@identity | NONE+READS_KEPT",
         "SELECT @@session.last_insert_id | NONE+READS_KEPT",
         "SELECT @@last_gtid | NONE+READS_KEPT",
@@ -65,7 +65,7 @@ class StatementValuesTest {
         "SELECT SQL_CALC_FOUND_ROWS * FROM t LIMIT 1; SELECT FOUND_ROWS() | NONE+LEAVES",
         "SELECT 1/0; SHOW WARNINGS | NONE",
         "INSERT INTO t (v) VALUES (1); SELECT LAST_INSERT_ID() | NONE+LEAVES",
-        "CREATE PROCEDURE p() BEGIN SELECT FOUND_ROWS(); SELECT LAST_INSERT_ID(); END | NONE",
+        "CREATE PROCEDURE p() BEGIN SELECT FOUND_ROWS(); SELECT LAST_INSERT_ID(); END | SESSION",
         "BEGIN NOT ATOMIC SELECT LAST_INSERT_ID(); END | SESSION_BEGIN+READS_KEPT",
         "SELECT ROW_COUNT() | NONE+READS_LAST",
         "SHOW WARNINGS | NONE+READS_LAST",
@@ -87,14 +87,14 @@ class StatementValuesTest {
 
     @Test
     void anUnknownDatabasesInsertLeavesNothingButItsReadsAreStillReads() {
-        SqlClassifier other = new SqlClassifier(SqlDialect.OTHER);
+        SqlClassifier other = Classifiers.of(SqlDialect.OTHER);
         assertThat(other.classify("INSERT INTO t VALUES (1)")).isEqualTo(SqlEffect.NONE);
         assertThat(other.classify("SELECT @@IDENTITY")).isEqualTo(SqlEffect.NONE.with(SqlEffect.READS_KEPT));
     }
 
     @Test
     void behindAPoolerReadsOfAnEarlierValueStaySessionSoTheyAreRefused() {
-        SqlClassifier pg = new SqlClassifier(SqlDialect.POSTGRES);
+        SqlClassifier pg = Classifiers.of(SqlDialect.POSTGRES);
         assertThat(pg.classifyBehindPooler("SELECT lastval()").session).isTrue();
         assertThat(pg.classifyBehindPooler("SELECT nextval('s')").session).isFalse();
     }
