@@ -47,17 +47,13 @@ enum FuzzTarget {
     }
 
     /**
-     * The classifier as the pool builds it for this server.
-     *
-     * <p>FUNCTION TABLE: once {@code SqlFunctions} is on main, the pool's per-pool function table is
-     * installed here, read from this server exactly as the pool reads it:
-     * {@code classifier.useFunctions(SqlFunctions.read(c, dialect))}. Until then the classifier has
-     * no table and judges functions by its built-in lists.
+     * The classifier as the pool builds it for this server (ConnectionFactory.learn): the dialect,
+     * then the function table read from this server's catalog, exactly as the pool reads it.
      */
     SqlClassifier classifier() throws SQLException {
         SqlClassifier classifier = new SqlClassifier(dialect);
         try (Connection c = open()) {
-            c.isValid(5); // the function table will be read here
+            classifier.useFunctions(SqlFunctions.read(c, dialect), System.nanoTime());
         }
         return classifier;
     }
