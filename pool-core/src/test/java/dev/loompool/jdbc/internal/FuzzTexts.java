@@ -58,6 +58,23 @@ final class FuzzTexts {
         "EXPLAIN ANALYZE SELECT set_config('fz.x', 'explain', false)",
     };
 
+    /**
+     * Plain queries and DML over the schema objects {@link FuzzTarget#prepare} makes, which run
+     * session-changing code without naming it: the catalog, not the text, says what they do.
+     */
+    private static final String[] PG_OBJECT_STATEMENTS = {
+        "SELECT * FROM loompool_fuzz_view", "TABLE loompool_fuzz_view",
+        "SELECT count(*) FROM (SELECT s FROM loompool_fuzz_view) AS v",
+        "SELECT table_to_xml('loompool_fuzz_view', true, true, '')",
+        "INSERT INTO loompool_fuzz_default (id) VALUES (1)", "INSERT INTO loompool_fuzz_check VALUES (1)",
+        "SELECT 1::loompool_fuzz_domain", "SELECT CAST(2 AS loompool_fuzz_domain)", "SELECT 'x'::text::loompool_fuzz_type",
+    };
+
+    private static final String[] MY_OBJECT_STATEMENTS = {
+        "SELECT * FROM loompool_fuzz_view", "SELECT l FROM loompool_fuzz_view",
+        "SELECT * FROM loompool_fuzz_fview", "SELECT count(*) FROM (SELECT f FROM loompool_fuzz_fview) AS v",
+    };
+
     /** Fragments that open or close something in one reading and not in another. */
     private static final String[] PG_FRAGMENTS = {
         "'", "''", "'\\'", "'\\''", "E'", "E'\\''", "e'\\\\'", "E'a'\n'\\''", "'a'\n'b'", "'a' 'b'",
@@ -140,6 +157,7 @@ final class FuzzTexts {
     List<String> payloads() {
         boolean pg = dialect == SqlDialect.POSTGRES;
         List<String> all = new ArrayList<>(List.of(pg ? PG_STATEMENTS : MY_STATEMENTS));
+        all.addAll(List.of(pg ? PG_OBJECT_STATEMENTS : MY_OBJECT_STATEMENTS));
         for (String e : pg ? PG_EXPRESSIONS : MY_EXPRESSIONS) {
             all.add("SELECT " + e);
         }
@@ -235,6 +253,9 @@ final class FuzzTexts {
     /** A statement that changes the session, or a query that evaluates an expression that does. */
     String payload(SplittableRandom r) {
         boolean pg = dialect == SqlDialect.POSTGRES;
+        if (r.nextInt(6) == 0) {
+            return pick(r, pg ? PG_OBJECT_STATEMENTS : MY_OBJECT_STATEMENTS);
+        }
         if (r.nextInt(3) > 0) {
             return pick(r, pg ? PG_STATEMENTS : MY_STATEMENTS);
         }
