@@ -65,6 +65,31 @@ abstract class HostileSupport {
         return ds;
     }
 
+    /** The two Connector/Js that speak to the MariaDB server: each reads the wire its own way. */
+    enum Connector {
+        MARIADB_CONNECTOR_J("jdbc:mariadb:"),
+        MYSQL_CONNECTOR_J("jdbc:mysql:");
+
+        private final String scheme;
+
+        Connector(String scheme) {
+            this.scheme = scheme;
+        }
+
+        /** The MariaDB server's URL for this driver, with driver options added ("a=1&b=2"), or none. */
+        String url(String options) {
+            String url = TestDatabase.MARIADB.url().replace("jdbc:mariadb:", scheme);
+            return options == null ? url : url + (url.contains("?") ? "&" : "?") + options;
+        }
+    }
+
+    /** A pool on the MariaDB server through {@code connector}; a plain connection of the same URL is its reference. */
+    LoomPoolDataSource maria(Connector connector, int maxSize, String options) {
+        LoomPoolDataSource ds = pool(TestDatabase.MARIADB, maxSize, null, null);
+        ds.setJdbcUrl(connector.url(options));
+        return ds;
+    }
+
     LoomPoolDataSource pg(int maxSize) {
         return pool(TestDatabase.POSTGRES, maxSize, null, null);
     }
@@ -152,5 +177,61 @@ abstract class HostileSupport {
 
     static long myIdUnpinned(Connection c) throws SQLException {
         return num(c, MariaDbPinSemanticsTest.connectionId());
+    }
+
+    // ---- borrower A, then borrower B ----------------------------------------------------------------
+
+    /** What a borrower does on its handle. */
+    @FunctionalInterface
+    interface Use {
+        void on(Connection c) throws SQLException;
+    }
+
+    /** What a borrower reads on its handle. */
+    @FunctionalInterface
+    interface Look {
+        String on(Connection c) throws SQLException;
+    }
+
+    /** What borrower B saw, and on which backend: A's, or a new one because the pool retired A's. */
+    record Seen(long aBackend, long bBackend, String value) {
+        /** For failure messages: "B on A's backend 12 saw [x]". */
+        @Override
+        public String toString() {
+            return (aBackend == bBackend ? "B on A's backend " + aBackend : "B on a new backend " + bBackend
+                    + " (A's " + aBackend + " was retired)") + " saw [" + value + "]";
+        }
+    }
+
+    /**
+     * Borrower A uses a handle of {@code ds} (maxSize 1) and closes it; borrower B then borrows the
+     * pool's only connection and looks. A's backend is read on a handle of its own before A's:
+     * however the pool classifies that read, A's handle starts clean and lets go by A's SQL alone.
+     */
+    static Seen pgAfterA(LoomPoolDataSource ds, Use a, Look b) throws SQLException {
+        return afterA(ds, HostileSupport::pgPidUnpinned, a, b);
+    }
+
+    /** {@link #pgAfterA} on MariaDB, with either Connector/J. */
+    static Seen mariaAfterA(LoomPoolDataSource ds, Use a, Look b) throws SQLException {
+        return afterA(ds, HostileSupport::myIdUnpinned, a, b);
+    }
+
+    private static Seen afterA(LoomPoolDataSource ds, Backend backend, Use a, Look b) throws SQLException {
+        long aBackend;
+        try (Connection c = ds.getConnection()) {
+            aBackend = backend.of(c);
+        }
+        try (Connection c = ds.getConnection()) {
+            a.on(c);
+        }
+        try (Connection c = ds.getConnection()) {
+            return new Seen(aBackend, backend.of(c), b.on(c));
+        }
+    }
+
+    @FunctionalInterface
+    private interface Backend {
+        long of(Connection c) throws SQLException;
     }
 }

@@ -238,4 +238,33 @@ class MariaDbStaleWireTest extends HostileSupport {
                     .as("A's insert rolled back, B's committed").isEqualTo("2");
         }
     }
+    /**
+     * MySQL Connector/J's status flags say autocommit is off as well as whether a transaction is
+     * open (issue 27). A turns autocommit off where the SQL classifier does not look (inside a
+     * compound statement, which today's classifier takes for nothing): B's two autocommitted
+     * inserts must both be committed, not held in a transaction the server opened for them and
+     * rolled back when B closes.
+     */
+    @Test
+    void mysqlConnectorJAutocommitTurnedOffBySqlTheClassifierMissesDoesNotHoldTheNextBorrowersWrites()
+            throws Exception {
+        mariaTable();
+        LoomPoolDataSource ds = one(Duration.ofSeconds(3));
+        ds.setJdbcUrl(TestDatabase.MARIADB.url().replace("jdbc:mariadb:", "jdbc:mysql:"));
+        long idA;
+        try (Connection first = ds.getConnection()) {
+            idA = myIdUnpinned(first); // on a handle of its own: A's lets go by A's SQL alone
+        }
+        try (Connection a = ds.getConnection()) {
+            run(a, "IF 1 THEN SET autocommit = 0; END IF");
+        }
+        String bSaw;
+        try (Connection b = ds.getConnection()) {
+            run(b, "INSERT INTO " + table + " (v) VALUES (1)");
+            run(b, "INSERT INTO " + table + " (v) VALUES (2)");
+            bSaw = "B on " + (myIdUnpinned(b) == idA ? "A's connection" : "a new connection") + " saw @@autocommit "
+                    + str(b, "SELECT @@autocommit");
+        }
+        assertThat(mariaRows()).as("%s; of B's 2 autocommitted inserts, committed", bSaw).isEqualTo(2);
+    }
 }

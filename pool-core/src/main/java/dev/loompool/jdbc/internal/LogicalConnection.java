@@ -239,7 +239,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         classifier().noteCatalogChange(sql);
         PhysicalConnection p = physical;
         if (p != null && classifier().unresettable(sql)) {
-            p.unresettable = "SQL left state no session reset removes (a LOAD of a library, a dblink connection)";
+            p.unresettable = "SQL that may leave what no session reset removes (a LOAD of a library, a dblink connection, an extension)";
         }
     }
 

@@ -3,6 +3,7 @@ package dev.loompool.jdbc.internal;
 import dev.loompool.jdbc.internal.SqlEffect.Tx;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
 
 /**
  * Finds what a SQL text does to the pins of the handle that runs it (DESIGN.md §4, "Classifying
@@ -130,38 +131,22 @@ final class SqlClassifier {
     }
 
     /**
-     * Whether {@code sql}, already classified as session SQL, leaves what no session reset removes
-     * and nothing on the session shows: PostgreSQL's {@code LOAD} (DISCARD ALL cannot unload a
-     * library) and dblink's connections. The connection is then retired on return. A hook of its own: the classification
-     * above does not change, and it is asked only of session SQL, never on the common path.
+     * Whether {@code sql}, already classified as session SQL, may leave what no session reset
+     * removes and nothing on the session shows: PostgreSQL's {@code LOAD} (DISCARD ALL cannot
+     * unload a library), dblink's connections (DISCARD ALL closes none: the next borrower's remote
+     * work would go on in the last one's remote transaction) and {@code CREATE EXTENSION} (which
+     * loads the extension's library). The connection is then retired on return. The words are looked
+     * for in the whole text, literals and dollar-quoted bodies included: a {@code DO} block or a
+     * {@code query_to_xml} runs SQL it holds as a string ({@code EXECUTE 'LOAD …'}). A hook of its own:
+     * the classification above does not change, and it is asked only of session SQL, never on the
+     * common path.
      */
     boolean unresettable(String sql) {
-        if (sql == null || dialect != SqlDialect.POSTGRES) {
-            return false;
-        }
-        return loads(SqlLexer.lex(sql, dialect, false)) || sql.indexOf('\\') >= 0 && loads(SqlLexer.lex(sql, dialect, true));
+        return sql != null && dialect == SqlDialect.POSTGRES && UNRESETTABLE.matcher(sql).find();
     }
 
-    /**
-     * A {@code LOAD} statement, or a call of {@code dblink_connect}: DISCARD ALL closes no dblink
-     * connection, and the next borrower's remote work would go on in the last one's remote
-     * transaction.
-     */
-    private static boolean loads(SqlLexer t) {
-        for (int start = 0; start < t.count(); ) {
-            if (t.is(start, "LOAD")) {
-                return true;
-            }
-            while (start < t.count() && t.kind(start) != SqlLexer.Kind.SEMICOLON) {
-                if ((t.is(start, "dblink_connect") || t.is(start, "dblink_connect_u")) && t.isPunct(start + 1, '(')) {
-                    return true;
-                }
-                start++;
-            }
-            start++;
-        }
-        return false;
-    }
+    private static final Pattern UNRESETTABLE =
+            Pattern.compile("(?i)(?<![a-z0-9_$])(load|dblink_connect(_u)?|extension)(?![a-z0-9_$])");
 
     /**
      * Every reading of the text the server may take ({@link SqlLexer#readings}: the backslash rule,

@@ -1,7 +1,6 @@
 package dev.loompool.jdbc.internal;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -45,6 +44,10 @@ final class SqlFunctions {
             // for the statement after, and a read of it on another binding is refused (StatementValues)
             "nextval", "setval", "currval", "lastval",
             "pg_notify", // queued for the commit, nothing left on the session
+            // read the server's state, which changes under them (hence volatile), and leave nothing
+            "pg_is_in_recovery", "pg_last_xact_replay_timestamp", "pg_current_wal_lsn", "pg_last_wal_receive_lsn",
+            "pg_last_wal_replay_lsn", "pg_database_size", "pg_relation_size", "pg_table_size", "pg_indexes_size",
+            "pg_total_relation_size", "pg_blocking_pids",
             // released at the end of the transaction, which pins while it is open
             "pg_advisory_xact_lock", "pg_advisory_xact_lock_shared",
             "pg_try_advisory_xact_lock", "pg_try_advisory_xact_lock_shared");
@@ -201,32 +204,43 @@ final class SqlFunctions {
                 }
             }
         }
-        try (PreparedStatement ps = c.prepareStatement(RULES_CALLING_VOLATILE)) {
-            ps.setArray(1, c.createArrayOf("text", HARMLESS_POSTGRES.toArray()));
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    words.add(rs.getString(1));
+        Map<String, String> views = new HashMap<>();
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(RULES)) {
+            while (rs.next()) {
+                if (rs.getString(2) == null) {
+                    words.add(rs.getString(1)); // CREATE RULE on a table: its action runs with the table's DML
+                } else {
+                    views.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        SqlFunctions table = new SqlFunctions(dialect, byName, words, operators);
+        for (boolean more = true; more; ) { // a view over such a view runs what it runs: until nothing is added
+            more = false;
+            SqlClassifier classifier = new SqlClassifier(dialect);
+            classifier.useFunctions(table, 0);
+            for (Map.Entry<String, String> v : views.entrySet()) {
+                if (!words.contains(v.getKey()) && classifier.classifyText(v.getValue()).session) {
+                    words.add(v.getKey());
+                    more = true;
                 }
             }
         }
         if (!c.getAutoCommit()) {
             c.rollback();
         }
-        return new SqlFunctions(dialect, byName, words, operators);
+        return table;
     }
 
     /**
-     * Relations with a rule (a view's, or CREATE RULE) that calls a volatile function other than the
-     * harmless builtins, directly or through another such relation.
+     * The rules of the database's own relations: a view's definition (its {@code _RETURN} rule, as
+     * SQL the classifier reads with this table), or null for a rule made by CREATE RULE. The
+     * catalog records no dependency on a builtin function (it is pinned), so the definition is read.
+     * Materialized views do not run theirs when read.
      */
-    private static final String RULES_CALLING_VOLATILE = "WITH RECURSIVE bad(oid) AS ("
-            + " SELECT r.ev_class FROM pg_rewrite r JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass"
-            + " AND d.objid = r.oid AND d.refclassid = 'pg_proc'::regclass JOIN pg_proc p ON p.oid = d.refobjid"
-            + " WHERE p.provolatile = 'v' AND NOT (p.pronamespace = 'pg_catalog'::regnamespace AND p.proname = ANY (?))"
-            + " UNION SELECT r.ev_class FROM pg_rewrite r JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass"
-            + " AND d.objid = r.oid AND d.refclassid = 'pg_class'::regclass JOIN bad b ON b.oid = d.refobjid"
-            + " WHERE r.ev_class <> d.refobjid)"
-            + " SELECT DISTINCT c.relname FROM bad b JOIN pg_class c ON c.oid = b.oid";
+    private static final String RULES = "SELECT c.relname, CASE WHEN r.rulename = '_RETURN' THEN pg_get_viewdef(c.oid) END"
+            + " FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class WHERE c.relkind <> 'm'"
+            + " AND c.relnamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)";
 
     /**
      * Whether a call of {@code name} (a word, or a quoted name) is neutral. {@code qualified}: the

@@ -18,7 +18,8 @@ import java.sql.Connection;
  * <li>MariaDB Connector/J: {@code Connection#getContext().getServerStatus()}, flag
  * {@code SERVER_STATUS_IN_TRANS}; also {@code SERVER_STATUS_AUTOCOMMIT} cleared while the pool
  * believes autocommit is on (SQL changed it behind the driver's back).</li>
- * <li>MySQL Connector/J: {@code getSession().getServerSession().inTransactionOnServer()}.</li>
+ * <li>MySQL Connector/J: {@code getSession().getServerSession().getStatusFlags()}, the same two
+ * flags as MariaDB's; where an older one lacks it, {@code inTransactionOnServer()} alone.</li>
  * </ul>
  * A driver it cannot read is {@link #UNREADABLE}: the SQL classifier and the JDBC calls decide.
  */
@@ -34,8 +35,13 @@ final class WireState {
         UNREADABLE,
         /** The handle returns the idle constant, or another state. */
         IDLE_CONSTANT,
-        /** The handle returns the MySQL status flags. */
+        /** The handle returns the MySQL status flags, as MariaDB Connector/J keeps them. */
         STATUS_FLAGS,
+        /**
+         * The handle returns the MySQL status flags, as MySQL Connector/J keeps them: its own rules
+         * after an error and a ping ({@link #staleAfterErrors}, {@link #confirmedByPing}).
+         */
+        SESSION_FLAGS,
         /** The handle returns whether a transaction is open. */
         FLAG
     }
@@ -71,10 +77,19 @@ final class WireState {
             }
             MethodHandle session = DriverMethods.find(type, "getSession");
             MethodHandle server = session == null ? null : DriverMethods.find(session.type().returnType(), "getServerSession");
-            MethodHandle inTx = server == null ? null : DriverMethods.find(server.type().returnType(), "inTransactionOnServer");
-            if (inTx != null && inTx.type().returnType() == boolean.class) {
-                return new WireState(Kind.FLAG, adapt(MethodHandles.filterReturnValue(
-                        MethodHandles.filterReturnValue(session, server), inTx), boolean.class), null);
+            if (server != null) {
+                MethodHandle serverSession = MethodHandles.filterReturnValue(session, server);
+                Class<?> serverType = server.type().returnType();
+                MethodHandle flags = DriverMethods.find(serverType, "getStatusFlags");
+                if (flags != null && flags.type().returnType() == int.class) {
+                    return new WireState(Kind.SESSION_FLAGS,
+                            adapt(MethodHandles.filterReturnValue(serverSession, flags), int.class), null);
+                }
+                MethodHandle inTx = DriverMethods.find(serverType, "inTransactionOnServer");
+                if (inTx != null && inTx.type().returnType() == boolean.class) {
+                    return new WireState(Kind.FLAG,
+                            adapt(MethodHandles.filterReturnValue(serverSession, inTx), boolean.class), null);
+                }
             }
         } catch (ReflectiveOperationException | RuntimeException e) {
             return UNREADABLE;
@@ -99,7 +114,7 @@ final class WireState {
      * {@code START TRANSACTION; <an error>} it says "no transaction" on an open one.
      */
     boolean staleAfterErrors() {
-        return kind == Kind.STATUS_FLAGS || kind == Kind.FLAG;
+        return kind != Kind.IDLE_CONSTANT && kind != Kind.UNREADABLE;
     }
 
     /**
@@ -120,7 +135,7 @@ final class WireState {
             switch (kind) {
                 case IDLE_CONSTANT:
                     return (Object) read.invokeExact(raw) != idle;
-                case STATUS_FLAGS:
+                case STATUS_FLAGS, SESSION_FLAGS:
                     int status = (int) read.invokeExact(raw);
                     return (status & SERVER_STATUS_IN_TRANS) != 0
                             || autoCommitExpected && (status & SERVER_STATUS_AUTOCOMMIT) == 0;

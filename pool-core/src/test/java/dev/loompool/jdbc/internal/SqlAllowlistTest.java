@@ -138,4 +138,30 @@ class SqlAllowlistTest {
         assertThat(Classifiers.of(SqlDialect.MYSQL).classify("IF 1 THEN SET autocommit = 0; END IF").tx)
                 .isEqualTo(SqlEffect.Tx.OPEN);
     }
+
+    @Test
+    void theFunctionTableIsReadAgainAfterAMinuteAndAfterDdlByOneCallerAtATime() {
+        SqlClassifier c = Classifiers.of(SqlDialect.POSTGRES); // read at 0
+        long minute = SqlFunctions.REFRESH_NANOS;
+        assertThat(c.refreshDue(minute - 1)).isFalse();
+        assertThat(c.refreshDue(minute)).isTrue();
+        assertThat(c.refreshDue(minute)).as("one reader at a time").isFalse();
+        c.refreshDone(minute, null); // the read failed: the old table stays, tried again sooner
+        assertThat(c.refreshDue(minute + 1)).isFalse();
+        assertThat(c.refreshDue(minute + minute / 4)).isTrue();
+        c.refreshDone(minute + minute / 4, SqlFunctions.known(SqlDialect.POSTGRES));
+        assertThat(c.classify("SELECT lower('a')").session).as("the new table is used").isTrue();
+        c.noteCatalogChange("SELECT 1");
+        assertThat(c.refreshDue(minute + minute / 2)).isFalse();
+        c.noteCatalogChange("CREATE OR REPLACE FUNCTION f() RETURNS int VOLATILE LANGUAGE sql AS 'SELECT 1'");
+        assertThat(c.refreshDue(minute + minute / 2)).as("after DDL through the pool").isTrue();
+    }
+
+    @Test
+    void onlyPostgresReadsATable() {
+        SqlClassifier c = Classifiers.of(SqlDialect.MYSQL);
+        c.useFunctions(SqlFunctions.known(SqlDialect.MYSQL), 0); // as a pool does at start
+        c.noteCatalogChange("CREATE FUNCTION f() RETURNS int RETURN 1");
+        assertThat(c.refreshDue(Long.MAX_VALUE)).isFalse();
+    }
 }

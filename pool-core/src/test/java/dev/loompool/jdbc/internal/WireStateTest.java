@@ -85,6 +85,28 @@ class WireStateTest {
         }
     }
 
+    /**
+     * MySQL Connector/J keeps the server's status flags too (ServerSession#getStatusFlags): SQL
+     * that turns autocommit off behind the driver's back is seen, as with MariaDB Connector/J.
+     */
+    @Test
+    void mysqlConnectorSaysAutocommitSwitchedOffBySql() throws SQLException {
+        String url = TestDatabase.MARIADB.url().replace("jdbc:mariadb:", "jdbc:mysql:");
+        try (Connection c = DriverManager.getConnection(url)) {
+            run(c, "CREATE TABLE IF NOT EXISTS loompool_wire (id int) ENGINE=InnoDB");
+            WireState wire = WireState.of(c);
+            assertThat(wire.transactionOpen(c, true)).as("a fresh connection").isFalse();
+            run(c, "/*!40101 SET autocommit = 0 */");
+            assertThat(c.getAutoCommit()).as("the driver did not notice (test premise)").isTrue();
+            assertThat(wire.transactionOpen(c, true)).as("autocommit off behind the pool's back").isTrue();
+            assertThat(wire.transactionOpen(c, false)).as("as the pool set it, and nothing run yet").isFalse();
+            run(c, "SELECT * FROM loompool_wire");
+            assertThat(wire.transactionOpen(c, false)).isTrue();
+            run(c, "SET autocommit = 1");
+            assertThat(wire.transactionOpen(c, true)).isFalse();
+        }
+    }
+
     @Test
     void aDriverThatCannotTellIsUnreadable() throws SQLException {
         try (Connection c = DriverManager.getConnection("jdbc:h2:mem:wire")) {
