@@ -23,8 +23,8 @@ class FuzzerCounterexamplesTest {
 
     /**
      * All were found against the denylist classifier (before e4f4953) and failed there; against the
-     * allowlist (e4f4953) "SET LOCAL leaves a custom placeholder" and the schema objects at the
-     * end (found once the fuzzer had them) still fail.
+     * allowlist (f6092a4) "SET LOCAL leaves a custom placeholder" and the schema objects at the
+     * end (found once the fuzzer had them), but the PostgreSQL views, still fail.
      */
     static List<Case> cases() {
         return List.of(
@@ -84,9 +84,9 @@ class FuzzerCounterexamplesTest {
                 new Case("-- then a tab hides an IF block", FuzzTarget.MARIADB,
                         "SELECT --\t'\n1;IF 1 THEN SET @fz_a = 6; END IF"),
                 // Schema objects that run session-changing code for a plain query or DML that does
-                // not name it (FuzzTarget.prepare makes them). All fail against the allowlist too.
-                // PostgreSQL records no pg_depend row for a rule's use of a builtin (pinned) function,
-                // so a view over set_config is not among the rules SqlFunctions finds.
+                // not name it (FuzzTarget.prepare makes them). All failed against e4f4953 (PostgreSQL
+                // records no pg_depend row for a rule's use of a builtin function); the two views
+                // read by name pass since f6092a4, the rest still fail.
                 new Case("view over set_config", FuzzTarget.POSTGRES_SIMPLE, "SELECT * FROM loompool_fuzz_view"),
                 new Case("TABLE of a view over set_config", FuzzTarget.POSTGRES_SIMPLE, "TABLE loompool_fuzz_view"),
                 new Case("table_to_xml of a view named in a string", FuzzTarget.POSTGRES_SIMPLE,
