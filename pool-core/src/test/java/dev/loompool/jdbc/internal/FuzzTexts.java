@@ -40,6 +40,12 @@ final class FuzzTexts {
         "query_to_xml('SELECT pg_advisory_lock(774414)', true, true, '')",
         "query_to_xml_and_xmlschema('SELECT set_config(''fz.z'', ''xs'', false)', true, true, '')",
         "(SELECT count(*) FROM ts_stat('SELECT to_tsvector(set_config(''fz.z'', ''ts'', false))'))",
+        // the same call spelled every way the server accepts
+        "set_config ('fz.x', 'space', false)", "set_config/**/('fz.x', 'comment', false)",
+        "set_config\n('fz.x', 'newline', false)", "pg_catalog . set_config('fz.x', 'dot', false)",
+        "\"pg_catalog\".\"set_config\"('fz.x', 'quoted', false)", "U&\"set\\005fconfig\"('fz.x', 'uescape', false)",
+        "(SELECT s FROM set_config('fz.x', 'from', false) AS s)", "(SELECT * FROM ROWS FROM (set_config('fz.x', 'rows', false)))",
+        "PG_ADVISORY_LOCK(774415)",
     };
 
     private static final String[] PG_STATEMENTS = {
@@ -114,7 +120,9 @@ final class FuzzTexts {
 
     private static final String[] MY_EXPRESSIONS = {
         "@fz_a := 1", "GET_LOCK('fz_lock', 0)", "get_lock('fz_lock2', 0)", "(SELECT @fz_b := 2)",
-        "`GET_LOCK`('fz_lock', 0)",
+        "`GET_LOCK`('fz_lock', 0)", "GET_LOCK/**/('fz_lock', 0)", "GET_LOCK\n('fz_lock2', 0)",
+        "/*!GET_LOCK*/('fz_lock', 0)", "test.loompool_fuzz_f()", "`loompool_fuzz_f`()", "loompool_fuzz_f ()",
+        "`test`.`loompool_fuzz_f`()",
     };
 
     private static final String[] MY_STATEMENTS = {

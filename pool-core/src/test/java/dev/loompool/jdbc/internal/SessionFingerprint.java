@@ -56,7 +56,9 @@ final class SessionFingerprint {
         "SELECT 'variable', VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.SESSION_VARIABLES"
                 + " WHERE VARIABLE_NAME NOT IN ('" + String.join("','", MY_SELF_CHANGING) + "')",
         "SELECT 'database', DATABASE()",
-        "SELECT 'lock', n, IS_USED_LOCK(n) = CONNECTION_ID() FROM (SELECT '"
+        // whether this session holds it: a connection closed just before may still hold it for a
+        // moment (the server lets go at its disconnect), which is not this session's doing
+        "SELECT 'lock', n, COALESCE(IS_USED_LOCK(n) = CONNECTION_ID(), 0) FROM (SELECT '"
                 + String.join("' AS n UNION ALL SELECT '", MY_LOCKS) + "' AS n) AS locks",
     };
 
