@@ -33,7 +33,7 @@ class PostgresFunctionTableTest extends HostileSupport {
     @Test
     void aFunctionMadeVolatileThroughThePoolKeepsTheConnectionFromTheNextReturnOn() throws SQLException {
         schemaOfTheTest();
-        String f = schema + ".f()";
+        String f = schema + ".f_" + tag + "()"; // a name of its own: a volatile f() in any schema would count
         pgAdmin("CREATE FUNCTION " + f + " RETURNS text STABLE LANGUAGE sql AS $$ SELECT 'harmless'::text $$");
         LoomPoolDataSource ds = pg(1);
         try (Connection a = ds.getConnection()) {
@@ -68,11 +68,11 @@ class PostgresFunctionTableTest extends HostileSupport {
         schemaOfTheTest();
         pgAdmin("CREATE TABLE " + schema + ".t (id int)");
         pgAdmin("INSERT INTO " + schema + ".t VALUES (1)");
-        pgAdmin("CREATE FUNCTION " + schema + ".leak(" + schema + ".t) RETURNS text VOLATILE LANGUAGE sql AS $$ "
+        pgAdmin("CREATE FUNCTION " + schema + ".leak_" + tag + "(" + schema + ".t) RETURNS text VOLATILE LANGUAGE sql AS $$ "
                 + setsSearchPath() + " $$");
         LoomPoolDataSource ds = inSchema();
         try (Connection a = ds.getConnection()) {
-            run(a, "SELECT t.leak FROM t");
+            run(a, "SELECT t.leak_" + tag + " FROM t");
         }
         bKeepsTheSearchPathOfTheUrl(ds);
     }

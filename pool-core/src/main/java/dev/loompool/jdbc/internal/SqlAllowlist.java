@@ -36,7 +36,7 @@ final class SqlAllowlist {
             return true;
         }
         if (t.is(s, "EXPLAIN")) {
-            return neutralType(t, SqlClassifier.explained(t, s + 1, e), e, d);
+            return neutralType(t, SqlRules.explained(t, s + 1, e), e, d);
         }
         if (t.is(s, "BEGIN")) {
             return !t.is(s + 1, "NOT"); // MariaDB's BEGIN NOT ATOMIC is a block

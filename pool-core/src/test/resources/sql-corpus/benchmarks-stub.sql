@@ -1,0 +1,13 @@
+-- SQL corpus: pool-benchmarks on the stub driver (dialect OTHER), loompool commit 07719bf: the JMH
+-- parts (P1, P6) of `java -jar pool-benchmarks.jar quick`, recorded.
+-- Format: each record starts with a line "-- @@ <kind>" and its text runs, newlines included, to the
+-- line before the next such line (the newline before that line is not part of the text). Kinds:
+-- query (ordinary query or DML: must let its connection go), schema (DDL or maintenance run at
+-- start-up: the allowlist keeps it by design; counted only), session (changes the session for real:
+-- must be kept). One record per distinct text, in the order first seen. Read by SqlCorpusTest.
+-- Captured: a recorder patched into SqlClassifier.classify(String) for the capture only (not in the
+-- tree) appended every distinct text the pool was handed (Connection.prepareStatement/prepareCall,
+-- Statement.execute*/addBatch), i.e. exactly the text the pool passes on to the driver.
+-- How to capture again: CAPTURE.md beside this file.
+-- @@ query
+SELECT 1
