@@ -60,6 +60,12 @@ final class PhysicalConnection {
      */
     long lastStatement;
     /**
+     * The binding whose statement last left a value on the session ({@code nextval}, an
+     * {@code INSERT}), 0 for none or once discarded: SQL the pool cannot read (a function) could
+     * read it there for another binding ({@link StatementValues#discardOthers}). Holder only.
+     */
+    long valuesLeftBy;
+    /**
      * The driver's reading of the transaction state may not be current: a driver error since the
      * last confirmation, where an error leaves it stale ({@link WireState#staleAfterErrors()}).
      * Unknown means kept, until a round trip that reports the status confirms it

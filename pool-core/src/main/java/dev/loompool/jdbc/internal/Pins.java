@@ -58,6 +58,7 @@ final class Pins {
             StatementValues.ran(h, p, b);
         }
         if (e.session) {
+            StatementValues.discardOthers(h, p, b);
             add(h, PinReason.SESSION_STATE);
             p.sessionDirty = true;
         }

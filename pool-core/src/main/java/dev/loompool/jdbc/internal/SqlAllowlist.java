@@ -77,7 +77,7 @@ final class SqlAllowlist {
         for (int i = s; i < e; i++) {
             Kind k = t.kind(i);
             boolean name = k == Kind.WORD || k == Kind.QUOTED;
-            if ((name || k == Kind.NUMBER) && t.isPunct(i + 1, '(') && !notACall(t, i, s, e)) {
+            if ((name || k == Kind.NUMBER) && t.isPunct(i + 1, '(') && !notACall(t, i, s, e, d)) {
                 if (!name || t.text(i).startsWith("@")) {
                     return false; // MySQL names may start with a digit; PostgreSQL's @ is an operator
                 }
@@ -90,6 +90,9 @@ final class SqlAllowlist {
             if (postgres && name && f.volatileWord(t.name(i), k == Kind.QUOTED)) {
                 return false; // a view whose rule calls a volatile function, or t.f for f(t)
             }
+            if (postgres && t.is(i, "pg_settings") && writes(t, s, e)) {
+                return false; // UPDATE pg_settings is SET, however the statement is spelled
+            }
             if (postgres && f.hasVolatileOperators() && operatorStart(t, i, s) && f.volatileOperator(operator(t, i, e))) {
                 return false;
             }
@@ -100,13 +103,27 @@ final class SqlAllowlist {
         return true;
     }
 
+    /** PostgreSQL: a statement that may write, whatever it starts with. */
+    private static boolean writes(SqlLexer t, int s, int e) {
+        for (int i = s; i < e; i++) {
+            if (t.is(i, "UPDATE") || t.is(i, "INSERT") || t.is(i, "DELETE") || t.is(i, "MERGE")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Where {@code name (} is not a call: a type's modifier after {@code ::} or {@code AS}
-     * ({@code AS} also before an alias's column list), the table of {@code INSERT INTO t (…)}, a
-     * CTE's column list ({@code WITH x (a) AS (…)}). Anything else counts as a call.
+     * ({@code AS} also before an alias's column list), an alias's column list right after a FROM
+     * item ({@code generate_series(1, 3) g(n)}, PostgreSQL), the table of {@code INSERT INTO t (…)},
+     * a CTE's column list ({@code WITH x (a) AS (…)}). Anything else counts as a call.
      */
-    private static boolean notACall(SqlLexer t, int i, int s, int e) {
+    private static boolean notACall(SqlLexer t, int i, int s, int e, SqlDialect d) {
         if (i > s && t.is(i - 1, "AS")) {
+            return true;
+        }
+        if (d == SqlDialect.POSTGRES && i > s && (t.isPunct(i - 1, ')') || t.is(i - 1, "ORDINALITY"))) {
             return true;
         }
         if (i > s + 1 && t.isPunct(i - 1, ':') && t.isPunct(i - 2, ':') && t.adjacent(i - 2)) {
@@ -119,22 +136,44 @@ final class SqlAllowlist {
         if (j > s && t.is(j - 1, "INTO")) {
             return true;
         }
-        int close = closing(t, i + 1, e);
-        return close > 0 && t.is(close + 1, "AS")
-                && (t.isPunct(close + 2, '(') || t.is(close + 2, "MATERIALIZED") || t.is(close + 2, "NOT"));
+        return cteName(t, i, s);
     }
 
-    /** The parenthesis that closes the one at {@code open}, or -1. */
-    private static int closing(SqlLexer t, int open, int e) {
+    /**
+     * Whether the name at {@code i} is one the WITH list defines: right after {@code WITH},
+     * {@code RECURSIVE} or a comma of the list itself, at the top level, before the statement the
+     * list is for. Not {@code FROM a, f() AS (x int)}: a column definition list, after a call.
+     */
+    private static boolean cteName(SqlLexer t, int i, int s) {
+        if (!t.is(s, "WITH")) {
+            return false;
+        }
         int depth = 0;
-        for (int i = open; i < e; i++) {
-            if (t.isPunct(i, '(')) {
+        for (int j = s + 1; j < i; j++) {
+            if (t.isPunct(j, '(')) {
                 depth++;
-            } else if (t.isPunct(i, ')') && --depth == 0) {
-                return i;
+            } else if (t.isPunct(j, ')')) {
+                depth--;
+            } else if (depth == 0 && (t.is(j, "SELECT") || t.is(j, "INSERT") || t.is(j, "UPDATE") || t.is(j, "DELETE")
+                    || t.is(j, "MERGE") || t.is(j, "VALUES") || t.is(j, "TABLE"))) {
+                return false; // past the list
             }
         }
-        return -1;
+        return depth == 0 && (t.is(i - 1, "WITH") || t.is(i - 1, "RECURSIVE") || t.isPunct(i - 1, ','));
+    }
+
+    /** PostgreSQL: a relation through which the statement reads a value the session keeps. */
+    static int catalogValues(SqlLexer t, int s, int e, SqlDialect d, SqlFunctions f) {
+        if (d != SqlDialect.POSTGRES) {
+            return 0;
+        }
+        for (int i = s; i < e; i++) {
+            Kind k = t.kind(i);
+            if ((k == Kind.WORD || k == Kind.QUOTED) && f.keptValueWord(t.name(i), k == Kind.QUOTED)) {
+                return SqlEffect.READS_KEPT;
+            }
+        }
+        return 0;
     }
 
     /**

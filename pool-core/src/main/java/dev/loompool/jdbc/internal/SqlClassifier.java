@@ -121,6 +121,15 @@ final class SqlClassifier {
         return effect;
     }
 
+    /** SQL that makes the session forget the values statements left, as a fresh session has none; or null. */
+    String discardValues() {
+        return switch (dialect) {
+            case POSTGRES -> "DISCARD SEQUENCES";
+            case MYSQL -> "SELECT LAST_INSERT_ID(0)";
+            default -> null;
+        };
+    }
+
     /**
      * Whether {@code sql}, already classified as session SQL, may leave what no session reset
      * removes and nothing on the session shows: PostgreSQL's {@code LOAD} (DISCARD ALL cannot
@@ -168,7 +177,11 @@ final class SqlClassifier {
     private SqlEffect classifyText(String sql, Behind behind) {
         SqlDialect dialect = this.dialect;
         SqlFunctions functions = this.functions;
-        SqlEffect effect = null;
+        // pgjdbc turns a placeholder into $1 before the server reads the text: $? becomes $$1,
+        // which opens a dollar quote the text did not have. Such a text is not read as the server reads it.
+        boolean placeholderDollar = dialect == SqlDialect.POSTGRES && behind == Behind.NOTHING
+                && (sql.contains("$?") || sql.contains("?$"));
+        SqlEffect effect = placeholderDollar ? SqlEffect.SESSION : null;
         for (SqlLexer.Reading r : SqlLexer.readings(sql, dialect)) {
             SqlEffect one = classify(SqlLexer.lex(sql, dialect, r), dialect, behind, functions);
             if (effect == null) {
@@ -199,7 +212,8 @@ final class SqlClassifier {
             if (end > start) {
                 SqlEffect e = statement(t, start, end, dialect, behind, functions);
                 session |= e.session;
-                int v = stored ? 0 : StatementValues.of(t, start, end, dialect);
+                int v = stored ? 0 : StatementValues.of(t, start, end, dialect)
+                        | SqlAllowlist.catalogValues(t, start, end, dialect, functions);
                 if (!first) {
                     v &= ~SqlEffect.READS_LAST; // the statement before it is this text's own
                 }

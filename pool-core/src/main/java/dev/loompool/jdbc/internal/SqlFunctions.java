@@ -1,12 +1,9 @@
 package dev.loompool.jdbc.internal;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Locale;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Set;
 
@@ -44,6 +41,8 @@ final class SqlFunctions {
             // for the statement after, and a read of it on another binding is refused (StatementValues)
             "nextval", "setval", "currval", "lastval",
             "pg_notify", // queued for the commit, nothing left on the session
+            // uuid-ossp's and pgcrypto's random values: exempt only as those extensions' own functions
+            "uuid_generate_v1", "uuid_generate_v1mc", "uuid_generate_v4", "gen_salt", "gen_random_bytes",
             // read the server's state, which changes under them (hence volatile), and leave nothing
             "pg_is_in_recovery", "pg_last_xact_replay_timestamp", "pg_current_wal_lsn", "pg_last_wal_receive_lsn",
             "pg_last_wal_replay_lsn", "pg_database_size", "pg_relation_size", "pg_table_size", "pg_indexes_size",
@@ -51,6 +50,14 @@ final class SqlFunctions {
             // released at the end of the transaction, which pins while it is open
             "pg_advisory_xact_lock", "pg_advisory_xact_lock_shared",
             "pg_try_advisory_xact_lock", "pg_try_advisory_xact_lock_shared");
+
+    /**
+     * Stable builtins that run a query on a relation named in a string: the relation's rules are
+     * not seen in the text, so they pin.
+     */
+    private static final Set<String> RUN_QUERIES_POSTGRES = Set.of("table_to_xml", "table_to_xmlschema",
+            "table_to_xml_and_xmlschema", "schema_to_xml", "schema_to_xmlschema", "schema_to_xml_and_xmlschema",
+            "database_to_xml", "database_to_xmlschema", "database_to_xml_and_xmlschema");
 
     /**
      * Words PostgreSQL reads as syntax before a parenthesis, not as a call of a catalog function:
@@ -134,10 +141,16 @@ final class SqlFunctions {
      * {@code f(t)}).
      */
     private final Set<String> volatileWords;
+    /**
+     * PostgreSQL: relations whose definition, constraints, policies or defaults read a value the
+     * session keeps ({@code lastval}, {@code currval}): a statement naming one reads it, as
+     * {@link SqlEffect#READS_KEPT}.
+     */
+    private final Set<String> keptValueWords;
     /** PostgreSQL: operators whose function is volatile. */
     private final Set<String> volatileOperators;
 
-    private enum Volatility {
+    enum Volatility {
         NEUTRAL,
         /** Volatile, but every volatile overload is in pg_catalog. */
         BUILTIN_VOLATILE,
@@ -149,10 +162,11 @@ final class SqlFunctions {
     }
 
     private SqlFunctions(SqlDialect dialect, Map<String, Volatility> byName, Set<String> volatileWords,
-            Set<String> volatileOperators) {
+            Set<String> keptValueWords, Set<String> volatileOperators) {
         this.dialect = dialect;
         this.byName = byName;
         this.volatileWords = volatileWords;
+        this.keptValueWords = keptValueWords;
         this.volatileOperators = volatileOperators;
     }
 
@@ -161,7 +175,7 @@ final class SqlFunctions {
      * nothing yet (every call then pins).
      */
     static SqlFunctions known(SqlDialect dialect) {
-        return new SqlFunctions(dialect, Map.of(), Set.of(), Set.of());
+        return new SqlFunctions(dialect, Map.of(), Set.of(), Set.of(), Set.of());
     }
 
     /**
@@ -173,74 +187,19 @@ final class SqlFunctions {
         for (String[] r : rows) {
             byName.put(r[0], Volatility.of(r[1].equals("t"), r[2].equals("t")));
         }
-        return new SqlFunctions(SqlDialect.POSTGRES, byName, volatileWords, volatileOperators);
+        return postgres(byName, volatileWords, Set.of(), volatileOperators);
     }
 
     /** The table for the database behind {@code c}: read from its catalog on PostgreSQL. */
     static SqlFunctions read(Connection c, SqlDialect dialect) throws SQLException {
-        if (dialect != SqlDialect.POSTGRES) {
-            return known(dialect);
-        }
-        Map<String, Volatility> byName = new HashMap<>(4096);
-        Set<String> words = new HashSet<>();
-        Set<String> operators = new HashSet<>();
-        try (Statement st = c.createStatement()) {
-            try (ResultSet rs = st.executeQuery("SELECT proname, bool_or(provolatile = 'v'),"
-                    + " bool_or(provolatile = 'v' AND pronamespace <> 'pg_catalog'::regnamespace),"
-                    + " bool_or(provolatile = 'v' AND pronamespace <> 'pg_catalog'::regnamespace AND pronargs = 1)"
-                    + " FROM pg_proc GROUP BY proname")) {
-                while (rs.next()) {
-                    String name = rs.getString(1);
-                    byName.put(name, Volatility.of(rs.getBoolean(2), rs.getBoolean(3)));
-                    if (rs.getBoolean(4)) {
-                        words.add(name);
-                    }
-                }
-            }
-            try (ResultSet rs = st.executeQuery("SELECT DISTINCT o.oprname FROM pg_operator o"
-                    + " JOIN pg_proc p ON p.oid = o.oprcode WHERE p.provolatile = 'v'")) {
-                while (rs.next()) {
-                    operators.add(rs.getString(1));
-                }
-            }
-        }
-        Map<String, String> views = new HashMap<>();
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(RULES)) {
-            while (rs.next()) {
-                if (rs.getString(2) == null) {
-                    words.add(rs.getString(1)); // CREATE RULE on a table: its action runs with the table's DML
-                } else {
-                    views.put(rs.getString(1), rs.getString(2));
-                }
-            }
-        }
-        SqlFunctions table = new SqlFunctions(dialect, byName, words, operators);
-        for (boolean more = true; more; ) { // a view over such a view runs what it runs: until nothing is added
-            more = false;
-            SqlClassifier classifier = new SqlClassifier(dialect);
-            classifier.useFunctions(table, 0);
-            for (Map.Entry<String, String> v : views.entrySet()) {
-                if (!words.contains(v.getKey()) && classifier.classifyText(v.getValue()).session) {
-                    words.add(v.getKey());
-                    more = true;
-                }
-            }
-        }
-        if (!c.getAutoCommit()) {
-            c.rollback();
-        }
-        return table;
+        return dialect == SqlDialect.POSTGRES ? PostgresCatalog.read(c) : known(dialect);
     }
 
-    /**
-     * The rules of the database's own relations: a view's definition (its {@code _RETURN} rule, as
-     * SQL the classifier reads with this table), or null for a rule made by CREATE RULE. The
-     * catalog records no dependency on a builtin function (it is pinned), so the definition is read.
-     * Materialized views do not run theirs when read.
-     */
-    private static final String RULES = "SELECT c.relname, CASE WHEN r.rulename = '_RETURN' THEN pg_get_viewdef(c.oid) END"
-            + " FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class WHERE c.relkind <> 'm'"
-            + " AND c.relnamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)";
+    /** PostgreSQL's table, as {@link PostgresCatalog} read it. */
+    static SqlFunctions postgres(Map<String, Volatility> byName, Set<String> volatileWords, Set<String> keptValueWords,
+            Set<String> volatileOperators) {
+        return new SqlFunctions(SqlDialect.POSTGRES, byName, volatileWords, keptValueWords, volatileOperators);
+    }
 
     /**
      * Whether a call of {@code name} (a word, or a quoted name) is neutral. {@code qualified}: the
@@ -250,15 +209,18 @@ final class SqlFunctions {
     boolean neutralCall(String name, boolean quoted, boolean qualified, boolean arguments, boolean adjacent) {
         switch (dialect) {
             case POSTGRES -> {
-                String key = quoted ? name : name.toLowerCase(Locale.ROOT);
+                String key = postgresKey(name, quoted);
                 if (!quoted && !qualified && SYNTAX_POSTGRES.contains(key)) {
                     return true;
+                }
+                if (RUN_QUERIES_POSTGRES.contains(key)) {
+                    return false;
                 }
                 Volatility v = byName.get(key);
                 return v == Volatility.NEUTRAL || v == Volatility.BUILTIN_VOLATILE && HARMLESS_POSTGRES.contains(key);
             }
             case MYSQL -> {
-                String key = name.toLowerCase(Locale.ROOT);
+                String key = SqlLexer.foldAscii(name);
                 if (quoted || qualified) {
                     return false; // a stored function: builtins are called by their bare name
                 }
@@ -268,7 +230,7 @@ final class SqlFunctions {
                 return key.equals("last_insert_id") ? !arguments : NEUTRAL_MYSQL.contains(key);
             }
             default -> {
-                String key = name.toLowerCase(Locale.ROOT);
+                String key = SqlLexer.foldAscii(name);
                 return !quoted && !qualified && NEUTRAL_STANDARD.contains(key) && !(arguments && key.equals("last_insert_id"));
             }
         }
@@ -276,7 +238,36 @@ final class SqlFunctions {
 
     /** PostgreSQL: whether a name, wherever it stands, may run a volatile function (a view's rule, {@code t.f}). */
     boolean volatileWord(String name, boolean quoted) {
-        return !volatileWords.isEmpty() && volatileWords.contains(quoted ? name : name.toLowerCase(Locale.ROOT));
+        return !volatileWords.isEmpty() && volatileWords.contains(postgresKey(name, quoted));
+    }
+
+    /**
+     * The name PostgreSQL looks up: unquoted names folded to lower case in A–Z only (as the server
+     * does in UTF-8), and cut to 63 bytes (NAMEDATALEN - 1) at a character's start, as the server
+     * cuts every identifier.
+     */
+    static String postgresKey(String name, boolean quoted) {
+        String key = quoted ? name : SqlLexer.foldAscii(name);
+        if (key.length() * 3 <= 63 || key.getBytes(StandardCharsets.UTF_8).length <= 63) {
+            return key;
+        }
+        int bytes = 0;
+        int end = 0;
+        while (end < key.length()) {
+            int cp = key.codePointAt(end);
+            int size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            if (bytes + size > 63) {
+                break;
+            }
+            bytes += size;
+            end += Character.charCount(cp);
+        }
+        return key.substring(0, end);
+    }
+
+    /** PostgreSQL: whether a name is a relation through which a statement reads a value the session keeps. */
+    boolean keptValueWord(String name, boolean quoted) {
+        return !keptValueWords.isEmpty() && keptValueWords.contains(postgresKey(name, quoted));
     }
 
     /** PostgreSQL: whether the run of operator characters {@code op} holds an operator whose function is volatile. */

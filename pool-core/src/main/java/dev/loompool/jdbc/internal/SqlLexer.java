@@ -120,7 +120,39 @@ final class SqlLexer {
             s++;
             e--;
         }
-        return e - s == name.length() && sql.regionMatches(true, s, name, 0, name.length());
+        if (e - s != name.length()) {
+            return false;
+        }
+        for (int k = 0; k < name.length(); k++) {
+            if (foldAscii(sql.charAt(s + k)) != foldAscii(name.charAt(k))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Lower case for A–Z only, as both servers fold unquoted names: Java's case-insensitive
+     * comparison would also take {@code ſ} for {@code s} and the Kelvin sign for {@code k}, so that
+     * {@code PREPARE tranſaction} read as the two-phase {@code PREPARE TRANSACTION}.
+     */
+    static char foldAscii(char c) {
+        return c >= 'A' && c <= 'Z' ? (char) (c + 32) : c;
+    }
+
+    /** {@link #foldAscii} of every character. */
+    static String foldAscii(String s) {
+        StringBuilder b = null;
+        for (int k = 0; k < s.length(); k++) {
+            char c = s.charAt(k);
+            if (c >= 'A' && c <= 'Z') {
+                if (b == null) {
+                    b = new StringBuilder(s);
+                }
+                b.setCharAt(k, (char) (c + 32));
+            }
+        }
+        return b == null ? s : b.toString();
     }
 
     /** Whether token {@code i} is the punctuation character {@code c}. */

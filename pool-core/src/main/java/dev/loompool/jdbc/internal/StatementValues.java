@@ -55,6 +55,7 @@ final class StatementValues {
         if ((v & SqlEffect.LEAVES) != 0) {
             Pins.add(h, PinReason.STATEMENT_VALUE);
             p.lastStatement = b | KEPT;
+            p.valuesLeftBy = b;
         } else {
             ran(h, p, b);
         }
@@ -77,6 +78,27 @@ final class StatementValues {
         } else {
             p.lastStatement = b;
         }
+    }
+
+    /**
+     * Before SQL the pool cannot read (session SQL: a function it does not know may read
+     * {@code lastval} or {@code LAST_INSERT_ID()} inside) runs on binding {@code b} of a connection
+     * where another binding left a value: the value is discarded first, so that nothing reads
+     * another borrower's (PostgreSQL {@code DISCARD SEQUENCES}, MySQL and MariaDB
+     * {@code LAST_INSERT_ID(0)}, a fresh session's value). One round trip, only then.
+     */
+    static void discardOthers(HandleLife h, PhysicalConnection p, long b) throws SQLException {
+        long by = p.valuesLeftBy;
+        if (by == 0 || by == b) {
+            return;
+        }
+        String discard = h.pool.classifier.discardValues();
+        if (discard != null) {
+            try (java.sql.Statement st = p.raw.createStatement()) {
+                st.execute(discard);
+            }
+        }
+        p.valuesLeftBy = 0;
     }
 
     private static SQLException refused(JdbcPool pool, String sql, boolean sameBinding) {
