@@ -29,7 +29,9 @@ final class SessionFingerprint {
         // every setting, with where it came from: SET, set_config(…, false), SET ROLE and
         // SET SESSION AUTHORIZATION all show here (source 'session')
         "SELECT 'setting', name, setting, source FROM pg_settings",
-        "SELECT 'custom', n, current_setting(n, true) FROM unnest(ARRAY['"
+        // A custom name once set, even by SET LOCAL, stays defined as '' (a placeholder) where it was
+        // NULL: PostgreSQL cannot undefine it, a known limit (README). Its value counts, not that.
+        "SELECT 'custom', n, NULLIF(current_setting(n, true), '') FROM unnest(ARRAY['"
                 + String.join("','", PG_CUSTOM_SETTINGS) + "']) AS n",
         // role is not in pg_settings (GUC_NO_SHOW_ALL): SET ROLE shows here
         "SELECT 'user', current_user, session_user, current_setting('role')",
