@@ -259,7 +259,7 @@ final class JdbcPool {
     private void readFunctions(PhysicalConnection p, long now) throws Retired {
         SqlFunctions read = null;
         try {
-            read = SqlFunctions.read(p.raw, SqlDialect.POSTGRES);
+            read = SqlFunctions.read(p.raw, classifier.dialect());
         } catch (SQLException e) {
             log.warn("pool '{}': could not read the function table again, keeping the last one (SQLState {}: {})",
                     name, e.getSQLState(), factory.secrets().mask(JdbcUrls.redact(e.getMessage())));

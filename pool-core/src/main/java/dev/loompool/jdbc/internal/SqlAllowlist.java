@@ -87,8 +87,8 @@ final class SqlAllowlist {
                     return false;
                 }
             }
-            if (postgres && name && f.volatileWord(t.name(i), k == Kind.QUOTED)) {
-                return false; // a view whose rule calls a volatile function, or t.f for f(t)
+            if (d != SqlDialect.OTHER && name && f.volatileWord(t.name(i), k == Kind.QUOTED)) {
+                return false; // a view or trigger whose SQL is not neutral, or PostgreSQL's t.f for f(t)
             }
             if (postgres && t.is(i, "pg_settings") && writes(t, s, e)) {
                 return false; // UPDATE pg_settings is SET, however the statement is spelled

@@ -67,11 +67,11 @@ final class SqlClassifier {
     /**
      * Whether the function table should be read again: it is older than {@link SqlFunctions#REFRESH_NANOS},
      * or DDL ran through the pool since. True for one caller at a time, which must then call
-     * {@link #refreshDone}. PostgreSQL only: the others' tables are the builtins. Two volatile reads
+     * {@link #refreshDone}. PostgreSQL, MySQL and MariaDB: others have no catalog read. Two volatile reads
      * on a connection's return.
      */
     boolean refreshDue(long now) {
-        if (catalogRead && (catalogChanged || now - refreshAt >= 0) && dialect == SqlDialect.POSTGRES
+        if (catalogRead && (catalogChanged || now - refreshAt >= 0) && dialect != SqlDialect.OTHER
                 && refreshing.compareAndSet(false, true)) {
             catalogChanged = false; // DDL from now on asks for the next read
             return true;
@@ -95,11 +95,12 @@ final class SqlClassifier {
      * connection that ran it comes back.
      */
     void noteCatalogChange(String sql) {
-        if (catalogRead && dialect == SqlDialect.POSTGRES) {
+        if (catalogRead && dialect != SqlDialect.OTHER) {
             SqlLexer t = SqlLexer.lex(sql, dialect, false);
             for (int i = 0; i < t.count(); i++) {
                 if ((i == 0 || t.kind(i - 1) == SqlLexer.Kind.SEMICOLON)
-                        && (t.is(i, "CREATE") || t.is(i, "ALTER") || t.is(i, "DROP") || t.is(i, "DO"))) {
+                        && (t.is(i, "CREATE") || t.is(i, "ALTER") || t.is(i, "DROP") || t.is(i, "DO")
+                                || t.is(i, "RENAME") || t.is(i, "IF") || t.is(i, "BEGIN"))) {
                     catalogChanged = true;
                     return;
                 }
@@ -119,6 +120,10 @@ final class SqlClassifier {
         SqlEffect effect = classifyText(sql);
         recent[slot] = new Classified(sql, effect);
         return effect;
+    }
+
+    SqlDialect dialect() {
+        return dialect;
     }
 
     /** SQL that makes the session forget the values statements left, as a fresh session has none; or null. */
@@ -182,8 +187,18 @@ final class SqlClassifier {
         boolean placeholderDollar = dialect == SqlDialect.POSTGRES && behind == Behind.NOTHING
                 && (sql.contains("$?") || sql.contains("?$"));
         SqlEffect effect = placeholderDollar ? SqlEffect.SESSION : null;
-        for (SqlLexer.Reading r : SqlLexer.readings(sql, dialect)) {
-            SqlEffect one = classify(SqlLexer.lex(sql, dialect, r), dialect, behind, functions);
+        SqlLexer.Reading[] readings = SqlLexer.readings(sql, dialect);
+        if (readings == null) { // too many versioned comment kinds to read every way
+            readings = SqlLexer.readings("", dialect);
+            effect = SqlEffect.SESSION_BEGIN;
+        }
+        for (SqlLexer.Reading r : readings) {
+            SqlLexer t = SqlLexer.lex(sql, dialect, r);
+            SqlEffect one = classify(t, dialect, behind, functions);
+            // MySQL Connector/J joins a rewritten batch's texts with ';': what one leaves open takes in the next
+            if (t.unterminated() && behind == Behind.NOTHING && dialect == SqlDialect.MYSQL) {
+                one = SqlEffect.of(true, one.tx, one.values);
+            }
             if (effect == null) {
                 effect = one;
             } else {

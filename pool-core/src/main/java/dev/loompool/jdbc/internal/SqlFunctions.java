@@ -113,13 +113,17 @@ final class SqlFunctions {
             + " tan then time time_format time_to_sec timediff timestamp timestampadd timestampdiff to_base64 to_char"
             + " to_days to_seconds trim truncate ucase uncompress uncompressed_length unhex unix_timestamp upper user"
             + " using utc_date utc_time utc_timestamp uuid uuid_short uuid_to_bin value values var_pop var_samp"
-            + " variance version week weekday weekofyear weight_string when where window with xor year yearweek")
+            + " variance version week weekday weekofyear weight_string when where window with xor year yearweek"
+            + " between else except group intersect some union within listagg"
+            // type names after CONVERT(x, …), whose parenthesis is a length, not a call
+            + " decimal dec numeric signed unsigned double float datetime nchar varchar")
             .split(" "));
 
     /** Of those, the syntax words, which a space may part from their parenthesis. */
     private static final Set<String> SYNTAX_MYSQL = Set.of((""
-            + "against all and any as by columns distinct exists from having in index into is join key like match not on or"
-            + " over partition regexp rlike row select then using values when where window with xor").split(" "));
+            + "against all and any as between by columns distinct else except exists from group having in index intersect"
+            + " into is join key like match not on or over partition regexp rlike row select some then union using values"
+            + " when where window with within xor").split(" "));
 
     /** The SQL standard's functions and syntax words, for a database the pool knows nothing more of. */
     private static final Set<String> NEUTRAL_STANDARD = Set.of((""
@@ -192,7 +196,24 @@ final class SqlFunctions {
 
     /** The table for the database behind {@code c}: read from its catalog on PostgreSQL. */
     static SqlFunctions read(Connection c, SqlDialect dialect) throws SQLException {
-        return dialect == SqlDialect.POSTGRES ? PostgresCatalog.read(c) : known(dialect);
+        return switch (dialect) {
+            case POSTGRES -> PostgresCatalog.read(c);
+            case MYSQL -> MysqlCatalog.read(c);
+            default -> known(dialect);
+        };
+    }
+
+    /**
+     * MySQL's and MariaDB's table, as {@link MysqlCatalog} read it: the stored functions of every
+     * database, which are never neutral whatever their name, and the views and tables whose SQL
+     * (a view's definition, a trigger) is not neutral.
+     */
+    static SqlFunctions mysql(Set<String> storedFunctions, Set<String> volatileWords) {
+        Map<String, Volatility> byName = new HashMap<>();
+        for (String f : storedFunctions) {
+            byName.put(SqlLexer.foldAscii(f), Volatility.VOLATILE);
+        }
+        return new SqlFunctions(SqlDialect.MYSQL, byName, volatileWords, Set.of(), Set.of());
     }
 
     /** PostgreSQL's table, as {@link PostgresCatalog} read it. */
@@ -224,6 +245,9 @@ final class SqlFunctions {
                 if (quoted || qualified) {
                     return false; // a stored function: builtins are called by their bare name
                 }
+                if (byName.get(key) == Volatility.VOLATILE) {
+                    return false; // a stored function of that name (one named like another server's builtin)
+                }
                 if (!adjacent && !SYNTAX_MYSQL.contains(key)) {
                     return false; // CONCAT (…): with a space MySQL may take the name for a stored function's
                 }
@@ -238,7 +262,8 @@ final class SqlFunctions {
 
     /** PostgreSQL: whether a name, wherever it stands, may run a volatile function (a view's rule, {@code t.f}). */
     boolean volatileWord(String name, boolean quoted) {
-        return !volatileWords.isEmpty() && volatileWords.contains(postgresKey(name, quoted));
+        return !volatileWords.isEmpty()
+                && volatileWords.contains(dialect == SqlDialect.POSTGRES ? postgresKey(name, quoted) : SqlLexer.foldAscii(name));
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.loompool.jdbc.internal;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Cuts a SQL text into tokens, the way the database would: string literals, quoted identifiers,
@@ -27,9 +29,21 @@ final class SqlLexer {
         SEMICOLON
     }
 
-    /** One way the server may read a text: the choices the pool cannot make from the text alone. */
-    record Reading(boolean backslashStrings, boolean versionedRun) {
+    /**
+     * One way the server may read a text: the choices the pool cannot make from the text alone.
+     * {@code versions} lists the text's versioned comment kinds ({@code "50700"}, {@code "M100500"},
+     * {@code "M"}); bit {@code i} of {@code run} says whether kind {@code i} runs in this reading.
+     */
+    record Reading(boolean backslashStrings, List<String> versions, int run) {
+
+        boolean runs(String version) {
+            int i = versions.indexOf(version);
+            return i < 0 || (run & (1 << i)) != 0;
+        }
     }
+
+    /** More versioned comment kinds than this in one text: not read every way, the text pins. */
+    static final int MAX_VERSIONS = 3;
 
     private final String sql;
     private final SqlDialect dialect;
@@ -40,11 +54,13 @@ final class SqlLexer {
      */
     private final boolean backslashStrings;
     /**
-     * Whether a versioned comment ({@code /*!50700 … *}{@code /}, and MariaDB's {@code /*M!…}) runs:
-     * the server runs it only if its version is at least the one written, and MySQL never runs
-     * {@code /*M!}. A text with one is read both ways.
+     * Which versioned comments ({@code /*!50700 … *}{@code /}, and MariaDB's {@code /*M!…}) run:
+     * the server decides each by its version (MariaDB also skips 50700 to 99999, MySQL every
+     * {@code /*M!}), so a text is read with every combination of its comment kinds.
      */
-    private final boolean versionedRun;
+    private final Reading reading;
+    /** A string, quoted name, block or executable comment, or dollar quote that the text does not close. */
+    private boolean unterminated;
     /** Whether the last string token was PostgreSQL's E'…': a continuation of it is one too. */
     private boolean lastStringEscapes;
     private Kind[] kinds = new Kind[32];
@@ -54,41 +70,90 @@ final class SqlLexer {
     /** Inside a MySQL executable comment: its closing {@code *}{@code /} is not SQL. */
     private boolean executable;
 
-    private SqlLexer(String sql, SqlDialect dialect, boolean backslashStrings, boolean versionedRun) {
+    private SqlLexer(String sql, SqlDialect dialect, Reading reading) {
         this.sql = sql;
         this.dialect = dialect;
-        this.backslashStrings = backslashStrings;
-        this.versionedRun = versionedRun;
+        this.backslashStrings = reading.backslashStrings();
+        this.reading = reading;
     }
 
+    /** Every versioned comment run. */
     static SqlLexer lex(String sql, SqlDialect dialect, boolean backslashStrings) {
-        return lex(sql, dialect, new Reading(backslashStrings, true));
+        return lex(sql, dialect, new Reading(backslashStrings, List.of(), 0));
     }
 
     static SqlLexer lex(String sql, SqlDialect dialect, Reading reading) {
-        SqlLexer lexer = new SqlLexer(sql, dialect, reading.backslashStrings(), reading.versionedRun());
+        SqlLexer lexer = new SqlLexer(sql, dialect, reading);
         lexer.run();
+        if (lexer.executable) {
+            lexer.unterminated = true;
+        }
         return lexer;
     }
 
     /**
+     * Whether something the text opened is still open at its end. A driver may join texts (MySQL
+     * Connector/J's rewritten batches): what one leaves open takes in the next, so such a text is
+     * not neutral whatever its tokens say.
+     */
+    boolean unterminated() {
+        return unterminated;
+    }
+
+    /**
      * The readings a text has in {@code dialect}, the usual first: both backslash rules if it has a
-     * backslash, and versioned comments run and skipped if it has one (MySQL; and OTHER, which reads
-     * as much as it can as SQL).
+     * backslash, and every combination of its versioned comment kinds running or not (MySQL; and
+     * OTHER, which reads as much as it can as SQL); null if it has more than {@link #MAX_VERSIONS}.
      */
     static Reading[] readings(String sql, SqlDialect dialect) {
         boolean usual = dialect == SqlDialect.MYSQL;
         boolean backslash = sql.indexOf('\\') >= 0;
-        boolean versioned = dialect != SqlDialect.POSTGRES && (sql.contains("/*!") || sql.contains("/*M!") || sql.contains("/*m!"));
-        Reading[] r = new Reading[(backslash ? 2 : 1) * (versioned ? 2 : 1)];
+        List<String> versions = dialect == SqlDialect.POSTGRES ? List.of() : versions(sql);
+        if (versions.size() > MAX_VERSIONS) {
+            return null;
+        }
+        Reading[] r = new Reading[(backslash ? 2 : 1) << versions.size()];
         int n = 0;
-        for (boolean run : versioned ? new boolean[] {true, false} : new boolean[] {true}) {
-            r[n++] = new Reading(usual, run);
+        for (int run = (1 << versions.size()) - 1; run >= 0; run--) {
+            r[n++] = new Reading(usual, versions, run);
             if (backslash) {
-                r[n++] = new Reading(!usual, run);
+                r[n++] = new Reading(!usual, versions, run);
             }
         }
         return r;
+    }
+
+    /** The versioned comment kinds the text may hold, found in the raw text (inside literals too: more readings, never fewer). */
+    private static List<String> versions(String sql) {
+        List<String> versions = new ArrayList<>(0);
+        for (int i = sql.indexOf("/*"); i >= 0; i = sql.indexOf("/*", i + 2)) {
+            String v = versionAt(sql, i);
+            if (v != null && !versions.contains(v)) {
+                versions.add(v);
+            }
+        }
+        return versions;
+    }
+
+    /**
+     * The kind of the comment opening at {@code i}: its version, {@code M} before MariaDB's; null
+     * for a plain comment, and for {@code /*!} without a version, which every server runs.
+     */
+    private static String versionAt(String sql, int i) {
+        int n = sql.length();
+        boolean mariaDb = i + 3 < n && (sql.charAt(i + 2) | 0x20) == 'm' && sql.charAt(i + 3) == '!';
+        if (!mariaDb && !(i + 2 < n && sql.charAt(i + 2) == '!')) {
+            return null;
+        }
+        int body = mariaDb ? i + 4 : i + 3;
+        int digits = body;
+        while (digits < n && sql.charAt(digits) >= '0' && sql.charAt(digits) <= '9') {
+            digits++;
+        }
+        if (digits == body && !mariaDb) {
+            return null;
+        }
+        return (mariaDb ? "M" : "") + sql.substring(body, digits);
     }
 
     /** The name token {@code i} spells: a word as written, a quoted name without its quotes. */
@@ -248,19 +313,17 @@ final class SqlLexer {
         int n = sql.length();
         if (dialect != SqlDialect.POSTGRES && !executable) {
             boolean mariaDb = (at(i + 2, 'M') || at(i + 2, 'm')) && at(i + 3, '!');
-            int body = at(i + 2, '!') ? i + 3 : mariaDb ? i + 4 : -1;
-            int digits = body;
-            while (digits > 0 && digits < n && sql.charAt(digits) >= '0' && sql.charAt(digits) <= '9') {
-                digits++; // the server version it is meant for
-            }
-            // Runs whatever the version when it names none (MySQL's /*M! aside); else as the reading says.
-            if (body > 0 && (versionedRun || digits == body && !mariaDb)) {
-                executable = true;
-                return digits;
+            if (at(i + 2, '!') || mariaDb) {
+                String version = versionAt(sql, i);
+                if (version == null || reading.runs(version)) {
+                    executable = true; // what it holds is SQL, after the version it is meant for
+                    return (mariaDb ? i + 4 : i + 3) + (version == null ? 0 : version.length() - (mariaDb ? 1 : 0));
+                }
             }
         }
         if (dialect == SqlDialect.MYSQL) {
             int close = sql.indexOf("*/", i + 2);
+            unterminated |= close < 0;
             return close < 0 ? n : close + 2;
         }
         int depth = 1; // PostgreSQL (and the SQL standard) nest block comments
@@ -276,6 +339,7 @@ final class SqlLexer {
                 j++;
             }
         }
+        unterminated |= depth > 0;
         return j;
     }
 
@@ -314,6 +378,7 @@ final class SqlLexer {
                 j++;
             }
         }
+        unterminated = true;
         return n;
     }
 
@@ -332,6 +397,7 @@ final class SqlLexer {
     private int dollarQuoted(int i) {
         int tagEnd = dollarTagEnd(i);
         int close = sql.indexOf(sql.substring(i, tagEnd), tagEnd);
+        unterminated |= close < 0;
         return close < 0 ? sql.length() : close + (tagEnd - i);
     }
 

@@ -165,6 +165,9 @@ final class StatementValues {
                 v |= SqlEffect.LEAVES;
             } else if (t.is(i + 1, "VALUE") && t.is(i + 2, "FOR")) {
                 v |= t.is(i, "NEXT") ? SqlEffect.LEAVES : t.is(i, "PREVIOUS") ? SqlEffect.READS_KEPT : 0; // MariaDB
+            } else if (dialect == SqlDialect.MYSQL && i > s && t.isPunct(i - 1, '.')) {
+                // MariaDB's sql_mode=ORACLE: s.nextval, s.currval, s.lastval
+                v |= t.is(i, "nextval") ? SqlEffect.LEAVES : t.is(i, "currval") || t.is(i, "lastval") ? SqlEffect.READS_KEPT : 0;
             }
         }
         if (insert && !returning && dialect != SqlDialect.OTHER) {
