@@ -23,8 +23,7 @@ class FuzzerCounterexamplesTest {
 
     /**
      * All were found against the denylist classifier (before e4f4953) and failed there. Against the
-     * allowlist of dc0b34d the cast, the MariaDB views and the versioned comment inside an
-     * executable one still fail.
+     * allowlist of 465705c only "cast runs a volatile function" still fails.
      */
     static List<Case> cases() {
         return List.of(
@@ -63,7 +62,7 @@ class FuzzerCounterexamplesTest {
                         "SELECT N'a\\'b',\r\n/* ' */ 1,\n/*M!999999 ' */ 1;SET autocommit = 0"),
                 new Case("skipped /*!110000 comment hides an IF block", FuzzTarget.MARIADB,
                         "SELECT /*!110000 \" */ 1;IF 1 THEN SET @fz_a = 6; END IF"),
-                // MariaDB: a versioned comment inside an executable one runs; still fails against dc0b34d
+                // MariaDB: a versioned comment inside an executable one runs; passes since 465705c
                 new Case("versioned comment inside an executable comment runs SET", FuzzTarget.MARIADB,
                         "/*!/*!50000SET collation_connection = utf8mb4_bin*/"),
                 // MariaDB: # and -- comments end at a line feed only, not at a carriage return
@@ -85,7 +84,7 @@ class FuzzerCounterexamplesTest {
                 // Schema objects that run session-changing code for a plain query or DML that does
                 // not name it (FuzzTarget.prepare makes them). All failed against e4f4953 (PostgreSQL
                 // records no pg_depend row for a rule's use of a builtin function); the PostgreSQL
-                // ones pass since f6092a4 (views) and dc0b34d (the rest) but the cast; the MariaDB views fail.
+                // ones pass since f6092a4 (views) and dc0b34d (the rest) but the cast; the MariaDB views since 465705c.
                 new Case("view over set_config", FuzzTarget.POSTGRES_SIMPLE, "SELECT * FROM loompool_fuzz_view"),
                 new Case("TABLE of a view over set_config", FuzzTarget.POSTGRES_SIMPLE, "TABLE loompool_fuzz_view"),
                 new Case("table_to_xml of a view named in a string", FuzzTarget.POSTGRES_SIMPLE,
