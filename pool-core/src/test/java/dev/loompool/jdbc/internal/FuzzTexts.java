@@ -128,7 +128,8 @@ final class FuzzTexts {
     private static final String[] MY_STATEMENTS = {
         "SET @fz_a = 1", "SET @fz_a := 2", "SET @'fz_b' = 3", "SET @`fz_b` = 4", "SET @\"fz_b\" = 5",
         "SELECT 5 INTO @fz_a", "SELECT 6 FROM DUAL INTO @fz_b",
-        "SET NAMES utf8mb3", "SET collation_connection = utf8mb4_bin", "SET SESSION sql_mode = 'ANSI_QUOTES'", "SET sql_mode = 'NO_BACKSLASH_ESCAPES'",
+        "SET NAMES utf8mb3", "SET collation_connection = utf8mb4_bin", "SET SESSION sql_mode = 'ANSI_QUOTES'",
+        "SET sql_mode = 'NO_BACKSLASH_ESCAPES'",
         "SET @@session.wait_timeout = 4321", "SET SESSION wait_timeout = 4322", "SET autocommit = 0",
         "SET @@autocommit = OFF", "CREATE TEMPORARY TABLE fz_tmp (id int)",
         "CREATE TEMPORARY TABLE " + T + " (id int)", "CREATE TEMPORARY TABLE fz_tmp2 AS SELECT 1 AS a",

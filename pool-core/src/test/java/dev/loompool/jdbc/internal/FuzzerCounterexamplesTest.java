@@ -84,7 +84,8 @@ class FuzzerCounterexamplesTest {
                 // Schema objects that run session-changing code for a plain query or DML that does
                 // not name it (FuzzTarget.prepare makes them). All failed against e4f4953 (PostgreSQL
                 // records no pg_depend row for a rule's use of a builtin function); the PostgreSQL
-                // ones pass since f6092a4 (views) and dc0b34d (the rest) but the cast; the MariaDB views since 465705c.
+                // ones pass since f6092a4 (views) and dc0b34d (the rest) but the cast; the MariaDB
+                // views since 465705c.
                 new Case("view over set_config", FuzzTarget.POSTGRES_SIMPLE, "SELECT * FROM loompool_fuzz_view"),
                 new Case("TABLE of a view over set_config", FuzzTarget.POSTGRES_SIMPLE, "TABLE loompool_fuzz_view"),
                 new Case("table_to_xml of a view named in a string", FuzzTarget.POSTGRES_SIMPLE,
