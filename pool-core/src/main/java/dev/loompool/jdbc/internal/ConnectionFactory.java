@@ -1,5 +1,7 @@
 package dev.loompool.jdbc.internal;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import dev.loompool.PoolClock;
 import dev.loompool.jdbc.Credentials;
 import java.sql.Connection;
@@ -17,6 +19,8 @@ import java.util.function.Supplier;
  */
 final class ConnectionFactory {
 
+    private static final Logger log = LoggerFactory.getLogger(ConnectionFactory.class);
+
     private final Driver driver;
     private final String url;
     private final Properties properties;
@@ -28,7 +32,8 @@ final class ConnectionFactory {
     private final PoolClock clock;
     private volatile Settings learned;
     private volatile SessionReset sessionReset = SessionReset.NONE;
-    private final SqlClassifier classifier = new SqlClassifier(SqlDialect.OTHER);
+    /** The primary's, shared by the replicas' factories. */
+    private final SqlClassifier classifier;
     private volatile WireState wire = WireState.UNREADABLE;
     private volatile Class<?> wireClass;
     /** The passwords in the URL and the properties, found once. */
@@ -37,7 +42,8 @@ final class ConnectionFactory {
     private volatile Credentials lastCredentials;
 
     ConnectionFactory(Driver driver, String url, Properties properties, Supplier<Credentials> credentials,
-            Settings configured, String initSql, long maxLifetimeNanos, PoolClock clock) {
+            Settings configured, String initSql, long maxLifetimeNanos, PoolClock clock, SqlClassifier classifier) {
+        this.classifier = classifier;
         this.driver = driver;
         this.url = url;
         this.properties = JdbcUrls.withSessionReset(url, properties);
@@ -137,7 +143,17 @@ final class ConnectionFactory {
         String product = raw.getMetaData().getDatabaseProductName();
         SqlDialect dialect = SqlDialect.of(product);
         classifier.useDialect(dialect);
-        classifier.useFunctions(SqlFunctions.read(raw, dialect), clock.nanoTime());
+        if (classifier.needsCatalog()) {
+            try {
+                classifier.useFunctions(SqlFunctions.read(raw, dialect), clock.nanoTime());
+            } catch (SQLException e) {
+                // The pool starts all the same: with nothing known, every call pins until a read succeeds.
+                log.warn("could not read the database's catalog of functions and views; every function call keeps "
+                        + "its connection until it is read (at the next connection's return): SQLState {}: {}",
+                        e.getSQLState(), secrets().mask(JdbcUrls.redact(e.getMessage())));
+                classifier.catalogReadFailed(clock.nanoTime());
+            }
+        }
         sessionReset = SessionReset.detect(raw, product, JdbcUrls.driverResetsSessions(url, properties));
     }
 

@@ -172,6 +172,13 @@ final class JdbcPool {
             return true;
         }
         if (p.raw.isValid(handOutValidationSeconds)) {
+            if (classifier.refreshDue(now)) { // after a quiet while: the first statement gets a current catalog
+                try {
+                    readFunctions(p, now);
+                } catch (Retired broken) {
+                    return false;
+                }
+            }
             return true;
         }
         suspectSince = now;
@@ -199,7 +206,18 @@ final class JdbcPool {
                 && pool.stats().total() > minSize) {
             return false;
         }
-        return p.raw.isValid(validationSeconds); // the keepalive
+        if (!p.raw.isValid(validationSeconds)) { // the keepalive
+            return false;
+        }
+        long now = clock.nanoTime();
+        if (classifier.refreshDue(now)) { // an idle pool keeps its catalog current too
+            try {
+                readFunctions(p, now);
+            } catch (Retired broken) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -244,7 +262,9 @@ final class JdbcPool {
         if (now - p.expiresAt >= 0) {
             throw new Retired("max lifetime reached");
         }
-        if (classifier.refreshDue(now)) {
+        boolean ranDdl = p.ranDdl;
+        p.ranDdl = false;
+        if (ranDdl ? classifier.refreshForced() : classifier.refreshDue(now)) {
             readFunctions(p, now);
         }
         p.lastReturnedAt = now;
@@ -261,9 +281,11 @@ final class JdbcPool {
         try {
             read = SqlFunctions.read(p.raw, classifier.dialect());
         } catch (SQLException e) {
-            log.warn("pool '{}': could not read the function table again, keeping the last one (SQLState {}: {})",
-                    name, e.getSQLState(), factory.secrets().mask(JdbcUrls.redact(e.getMessage())));
-            throw new Retired("the function table's read failed on it");
+            log.warn("pool '{}': could not read the catalog of functions and views again, keeping the last one "
+                    + "(SQLState {}: {})", name, e.getSQLState(), factory.secrets().mask(JdbcUrls.redact(e.getMessage())));
+            if (BrokenConnections.lost(p.raw, e, validationSeconds)) {
+                throw new Retired("broken while the catalog was read: " + e.getSQLState());
+            }
         } finally {
             classifier.refreshDone(now, read);
         }

@@ -236,8 +236,10 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     /** Session SQL that leaves what no reset removes: the connection will be retired, not reused. */
     private void unresettable(String sql) {
-        classifier().noteCatalogChange(sql);
         PhysicalConnection p = physical;
+        if (classifier().noteCatalogChange(sql) && p != null) {
+            p.ranDdl = true;
+        }
         if (p != null && classifier().unresettable(sql)) {
             p.unresettable = "SQL that may leave what no session reset removes (a LOAD of a library, a dblink connection, an extension)";
         }

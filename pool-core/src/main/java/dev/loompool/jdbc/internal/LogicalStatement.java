@@ -19,6 +19,8 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
     final S delegate;
     /** What its SQL does, for prepared and callable statements: found once, at prepare time. */
     private final SqlEffect effect;
+    /** The catalog it was classified with ({@link SqlClassifier#generation}): a later one may say otherwise. */
+    private final int catalog;
     /** Its SQL, for prepared and callable statements whose effect has value flags: named if refused. */
     String sql;
     private WrapperState state = WrapperState.OPEN;
@@ -27,6 +29,7 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
         super(handle);
         this.delegate = delegate;
         this.effect = effect;
+        this.catalog = handle.pool.classifier.generation();
     }
 
     /** Every SQLException from the driver passes here; returns what to throw. */
@@ -188,9 +191,17 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
         return applyBefore(handle.behindPooler(handle.classifier().classify(sql), sql, null), sql);
     }
 
-    /** Before a prepared statement runs, or a batch: its SQL was classified at prepare time. */
+    /**
+     * Before a prepared statement runs, or a batch: its SQL was classified at prepare time. If the
+     * catalog changed since (a function made volatile, a view replaced), that answer is not proof
+     * any more: it runs as session state.
+     */
     final SqlEffect sqlBefore() throws SQLException {
-        return applyBefore(effect, sql);
+        SqlEffect e = effect;
+        if (catalog != handle.pool.classifier.generation() && !e.session) {
+            e = SqlEffect.of(true, e.tx, e.values);
+        }
+        return applyBefore(e, sql);
     }
 
     private SqlEffect applyBefore(SqlEffect e, String sql) throws SQLException {

@@ -65,6 +65,8 @@ final class PhysicalConnection {
      * read it there for another binding ({@link StatementValues#discardOthers}). Holder only.
      */
     long valuesLeftBy;
+    /** SQL that may change the catalog ran on it: the function table is read when it comes back. Holder only. */
+    boolean ranDdl;
     /**
      * The driver's reading of the transaction state may not be current: a driver error since the
      * last confirmation, where an error leaves it stale ({@link WireState#staleAfterErrors()}).

@@ -16,7 +16,8 @@ import java.util.Set;
  * Reads PostgreSQL's word on what may change a session ({@link SqlFunctions}): every function's
  * volatility, and the SQL the server runs for a relation without the text naming it — a view's
  * definition, a rule, a table's or domain's CHECK constraints, row security policies, column
- * defaults and generated columns. The catalog records no dependency on a builtin function (they
+ * defaults and generated columns, casts through a volatile function (their types, and the tables
+ * with a column of one, pin). The catalog records no dependency on a builtin function (they
  * are pinned), so those expressions are read as SQL and classified with the function table; a
  * relation whose SQL is not neutral becomes a word that pins, and one whose SQL reads a value the
  * session keeps ({@code currval}, {@code lastval}) a word that reads it. Three catalog queries, run
@@ -44,9 +45,15 @@ final class PostgresCatalog {
     private static final String OPERATORS = "SELECT DISTINCT o.oprname FROM pg_operator o"
             + " JOIN pg_proc p ON p.oid = o.oprcode WHERE p.provolatile = 'v'";
 
+    /** The types of casts through a volatile function: the ones not builtin, or both if neither is. */
+    private static final String VOLATILE_CAST_TYPES = "(SELECT u.typ FROM pg_cast k JOIN pg_proc p ON p.oid = k.castfunc"
+            + " CROSS JOIN LATERAL (VALUES (k.castsource), (k.casttarget)) u(typ) JOIN pg_type t ON t.oid = u.typ"
+            + " WHERE p.provolatile = 'v' AND (t.typnamespace <> 'pg_catalog'::regnamespace OR NOT EXISTS (SELECT 1"
+            + " FROM pg_type o WHERE o.oid IN (k.castsource, k.casttarget) AND o.typnamespace <> 'pg_catalog'::regnamespace))) v";
+
     /**
      * The SQL the server runs for a relation (or a domain) the text names, one row each: a view's
-     * definition, a CREATE RULE (null: its action runs with the table's DML, and pins), CHECK
+     * definition, a CREATE RULE or a volatile cast (null: pins), CHECK
      * constraints of tables, of domains and of the tables with a column of such a domain, policies
      * and defaults. Materialized views do not run theirs when read.
      */
@@ -66,7 +73,13 @@ final class PostgresCatalog {
             + " UNION ALL SELECT c.relname, 'SELECT ' || pg_get_expr(p.polwithcheck, p.polrelid) FROM pg_policy p"
             + " JOIN pg_class c ON c.oid = p.polrelid WHERE p.polwithcheck IS NOT NULL"
             + " UNION ALL SELECT c.relname, 'SELECT ' || pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d"
-            + " JOIN pg_class c ON c.oid = d.adrelid WHERE c.relnamespace <> 'pg_catalog'::regnamespace";
+            + " JOIN pg_class c ON c.oid = d.adrelid WHERE c.relnamespace <> 'pg_catalog'::regnamespace"
+            // a cast through a volatile function: its types that are not builtin (both if neither is), and
+            // the tables with a column of one (assignment casts)
+            + " UNION ALL SELECT t.typname, NULL FROM " + VOLATILE_CAST_TYPES + " JOIN pg_type t ON t.oid = v.typ"
+            + " UNION ALL SELECT c.relname, NULL FROM " + VOLATILE_CAST_TYPES + " JOIN pg_attribute a ON a.atttypid = v.typ"
+            + " AND NOT a.attisdropped JOIN pg_class c ON c.oid = a.attrelid"
+            + " WHERE c.relnamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)";
 
     private PostgresCatalog() {
     }

@@ -28,6 +28,8 @@ final class SqlClassifier {
     private volatile SqlDialect dialect;
     /** The functions a neutral statement may call: read from the catalog on PostgreSQL. */
     private volatile SqlFunctions functions;
+    /** Counts the tables that differed from the one before: a statement prepared under another one pins. */
+    private volatile int generation;
     /** When the function table is read again ({@link #refreshDue}). */
     private volatile long refreshAt;
     /** Whether a table was read from the catalog: only then is it read again. */
@@ -58,6 +60,9 @@ final class SqlClassifier {
      * one before are classified again. Statements prepared before keep their answer.
      */
     void useFunctions(SqlFunctions f, long now) {
+        if (!f.sameAs(functions)) {
+            generation++; // one writer at a time: the start, or the refresh refreshDue granted
+        }
         functions = f;
         refreshAt = now + SqlFunctions.REFRESH_NANOS;
         catalogRead = true;
@@ -79,6 +84,35 @@ final class SqlClassifier {
         return false;
     }
 
+    int generation() {
+        return generation;
+    }
+
+    /** Whether the catalog still has to be read: the pool's first connection (a replica's, too) reads it. */
+    boolean needsCatalog() {
+        return !catalogRead;
+    }
+
+    /** The first read failed: nothing is known (every call pins), and the next return reads again. */
+    void catalogReadFailed(long now) {
+        refreshAt = now;
+        catalogRead = true;
+        catalogChanged = true;
+    }
+
+    /**
+     * DDL ran on a connection that is now back (after its commit or rollback): the table is read
+     * on it whatever another reader saw before that commit. If a read is under way, the next return reads.
+     */
+    boolean refreshForced() {
+        if (refreshing.compareAndSet(false, true)) {
+            catalogChanged = false;
+            return true;
+        }
+        catalogChanged = true;
+        return false;
+    }
+
     /** The refresh that {@link #refreshDue} granted ended, with or without a new table. */
     void refreshDone(long now, SqlFunctions f) {
         if (f != null) {
@@ -91,10 +125,11 @@ final class SqlClassifier {
 
     /**
      * After SQL that may define or change a function, a view or an operator ({@code CREATE},
-     * {@code ALTER}, {@code DROP}, {@code COMMENT} aside): the table is read again when the
-     * connection that ran it comes back.
+     * {@code ALTER}, {@code DROP}, {@code DO}, MySQL's compound blocks): the table is read again
+     * on the next return, and again when the connection that ran it comes back (by then its
+     * transaction is over: a read before its commit did not see it). True if it is such SQL.
      */
-    void noteCatalogChange(String sql) {
+    boolean noteCatalogChange(String sql) {
         if (catalogRead && dialect != SqlDialect.OTHER) {
             SqlLexer t = SqlLexer.lex(sql, dialect, false);
             for (int i = 0; i < t.count(); i++) {
@@ -102,10 +137,11 @@ final class SqlClassifier {
                         && (t.is(i, "CREATE") || t.is(i, "ALTER") || t.is(i, "DROP") || t.is(i, "DO")
                                 || t.is(i, "RENAME") || t.is(i, "IF") || t.is(i, "BEGIN"))) {
                     catalogChanged = true;
-                    return;
+                    return true;
                 }
             }
         }
+        return false;
     }
 
     SqlEffect classify(String sql) {

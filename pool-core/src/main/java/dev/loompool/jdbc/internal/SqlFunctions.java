@@ -319,6 +319,13 @@ final class SqlFunctions {
         }
     }
 
+    /** Whether {@code other} says the same of every name: a read that found no change keeps prepared statements' answers. */
+    boolean sameAs(SqlFunctions other) {
+        return other != null && dialect == other.dialect && byName.equals(other.byName)
+                && volatileWords.equals(other.volatileWords) && keptValueWords.equals(other.keptValueWords)
+                && volatileOperators.equals(other.volatileOperators);
+    }
+
     /** PostgreSQL: whether a name, wherever it stands, may run a volatile function (a view's rule, {@code t.f}). */
     boolean volatileWord(String name, boolean quoted) {
         return !volatileWords.isEmpty()

@@ -57,8 +57,8 @@ final class Startup {
                 throw new IllegalArgumentException("replicas[" + i + "]: " + refused);
             }
         }
-        JdbcPool primary = new JdbcPool(ds, factory(ds, url, clock), clock, listeners, ds.getPoolName(),
-                ds.getMinSize(), ds.getMaxSize(), null);
+        JdbcPool primary = new JdbcPool(ds, factory(ds, url, clock, new SqlClassifier(SqlDialect.OTHER)), clock,
+                listeners, ds.getPoolName(), ds.getMinSize(), ds.getMaxSize(), null);
         if (ds.getReplicas().isEmpty()) {
             return primary;
         }
@@ -68,7 +68,9 @@ final class Startup {
             int max = ds.getReplicaMaxSize() != null ? ds.getReplicaMaxSize() : ds.getMaxSize();
             for (int i = 0; i < ds.getReplicas().size(); i++) {
                 String replicaUrl = ds.getReplicas().get(i);
-                replicas.add(new JdbcPool(ds, factory(ds, replicaUrl, clock), clock, replicaListeners.apply(i),
+                // the primary's classifier: statements are classified with it wherever they run, and
+                // a replica's returns refresh its table as the primary's do
+                replicas.add(new JdbcPool(ds, factory(ds, replicaUrl, clock, primary.classifier), clock, replicaListeners.apply(i),
                         ds.getPoolName() + "-replica-" + (i + 1), min, max, primary));
             }
         } catch (SQLException | RuntimeException e) {
@@ -81,13 +83,14 @@ final class Startup {
     }
 
     /** Connects to {@code url} (the primary's, or a replica's) with the data source's driver, credentials and properties. */
-    private static ConnectionFactory factory(LoomPoolDataSource ds, String url, PoolClock clock) throws SQLException {
+    private static ConnectionFactory factory(LoomPoolDataSource ds, String url, PoolClock clock, SqlClassifier classifier)
+            throws SQLException {
         Properties properties = JdbcUrls.withTimeouts(url, ds.getDataSourceProperties(), ds.getAcquireTimeout());
         if (ds.getServerPooler() == ServerPooler.PGBOUNCER_TRANSACTION) {
             properties = TransactionPooling.withUnnamedStatements(url, properties);
         }
         return new ConnectionFactory(driver(ds.getDriverClassName(), url), url, properties, credentials(ds),
-                configuredDefaults(ds), ds.getConnectionInitSql(), ds.getMaxLifetime().toNanos(), clock);
+                configuredDefaults(ds), ds.getConnectionInitSql(), ds.getMaxLifetime().toNanos(), clock, classifier);
     }
 
     /** The credentials supplier: the configured one, asked at every connect, or the fixed username and password. */
