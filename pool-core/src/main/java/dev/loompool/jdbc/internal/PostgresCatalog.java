@@ -32,15 +32,16 @@ final class PostgresCatalog {
      * aggregate counts as volatile when one of its support functions is (CREATE AGGREGATE records
      * every aggregate as immutable).
      */
-    private static final String FUNCTIONS = "SELECT proname, bool_or(v), bool_or(v AND NOT builtin),"
-            + " bool_or(v AND NOT builtin AND pronargs = 1) FROM (SELECT p.proname, p.pronargs,"
-            + " p.provolatile = 'v' OR EXISTS (SELECT 1 FROM pg_aggregate a JOIN pg_proc f ON f.oid IN (a.aggtransfn,"
-            + " a.aggfinalfn, a.aggcombinefn, a.aggserialfn, a.aggdeserialfn, a.aggmtransfn, a.aggminvtransfn,"
-            + " a.aggmfinalfn) WHERE a.aggfnoid = p.oid AND f.provolatile = 'v') AS v,"
-            + " p.pronamespace = 'pg_catalog'::regnamespace OR EXISTS (SELECT 1 FROM pg_depend d"
-            + " JOIN pg_extension e ON e.oid = d.refobjid WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid"
-            + " AND d.deptype = 'e' AND e.extname IN ('uuid-ossp', 'pgcrypto')) AS builtin FROM pg_proc p) f"
-            + " GROUP BY proname";
+    private static final String FUNCTIONS = "WITH agg AS (SELECT DISTINCT a.aggfnoid FROM pg_aggregate a"
+            + " CROSS JOIN LATERAL unnest(ARRAY[a.aggtransfn, a.aggfinalfn, a.aggcombinefn, a.aggserialfn,"
+            + " a.aggdeserialfn, a.aggmtransfn, a.aggminvtransfn, a.aggmfinalfn]::oid[]) s(fn)"
+            + " JOIN pg_proc f ON f.oid = s.fn WHERE f.provolatile = 'v'),"
+            + " ext AS (SELECT d.objid FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid"
+            + " WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e' AND e.extname IN ('uuid-ossp', 'pgcrypto'))"
+            + " SELECT proname, bool_or(v), bool_or(v AND NOT builtin), bool_or(v AND NOT builtin AND pronargs = 1)"
+            + " FROM (SELECT p.proname, p.pronargs, p.provolatile = 'v' OR p.oid IN (SELECT aggfnoid FROM agg) AS v,"
+            + " p.pronamespace = 'pg_catalog'::regnamespace OR p.oid IN (SELECT objid FROM ext) AS builtin"
+            + " FROM pg_proc p) f GROUP BY proname";
 
     private static final String OPERATORS = "SELECT DISTINCT o.oprname FROM pg_operator o"
             + " JOIN pg_proc p ON p.oid = o.oprcode WHERE p.provolatile = 'v'";
