@@ -17,9 +17,11 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.Arguments;
 
 /** What the hostile probes share: pools, tables and plain queries on the real databases, cleaned up after each test. */
 abstract class HostileSupport {
@@ -47,6 +49,17 @@ abstract class HostileSupport {
                 }
             }
         }
+    }
+
+    /** Every text in turn, through each Connector/J. */
+    static Stream<Arguments> each(String... texts) {
+        List<Arguments> all = new ArrayList<>();
+        for (Connector connector : Connector.values()) {
+            for (String text : texts) {
+                all.add(Arguments.of(connector, text));
+            }
+        }
+        return all.stream();
     }
 
     // ---- helpers --------------------------------------------------------------------------------

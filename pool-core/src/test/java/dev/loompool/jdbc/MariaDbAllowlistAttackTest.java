@@ -6,8 +6,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -21,17 +19,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * session sees, must be what a fresh plain driver connection per borrower gives.
  */
 class MariaDbAllowlistAttackTest extends HostileSupport {
-
-    /** Every text in turn, through each Connector/J. */
-    private static Stream<Arguments> each(String... texts) {
-        List<Arguments> all = new ArrayList<>();
-        for (Connector connector : Connector.values()) {
-            for (String text : texts) {
-                all.add(Arguments.of(connector, text));
-            }
-        }
-        return all.stream();
-    }
 
     /**
      * A's {@code use} assigns {@code variable} on the plain driver (the premise); through a pool of

@@ -10,8 +10,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -26,17 +24,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * text is sent as one statement (Statement.execute), as the compound statements need.
  */
 class MariaDbAllowlistTest extends HostileSupport {
-
-    /** Every text in turn, through each Connector/J. */
-    private static Stream<Arguments> each(String... texts) {
-        List<Arguments> all = new ArrayList<>();
-        for (Connector connector : Connector.values()) {
-            for (String text : texts) {
-                all.add(Arguments.of(connector, text));
-            }
-        }
-        return all.stream();
-    }
 
     /**
      * Runs {@code sql}; a block that ends with SIGNAL SQLSTATE '45000' (a top-level LOOP takes no
