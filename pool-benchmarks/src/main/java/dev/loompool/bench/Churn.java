@@ -47,9 +47,9 @@ final class Churn {
         long loom = opened(trials.get(PoolKind.LOOMPOOL));
         long hikari = opened(trials.get(PoolKind.HIKARI));
         if (loom > 0 && hikari == 0) {
-            return String.format("%s: loompool opened %,d connection(s) in its measured windows (%s per 1,000 requests), "
-                    + "where HikariCP opened none: churn in the steady state", s.id(), loom,
-                    perThousand(trials.get(PoolKind.LOOMPOOL)));
+            long requests = trials.get(PoolKind.LOOMPOOL).stream().mapToLong(t -> t.requests).sum();
+            return String.format("%s: loompool opened %,d connection(s) in its measured windows (%.2f per 1,000 requests), "
+                    + "where HikariCP opened none: churn in the steady state", s.id(), loom, loom * 1000.0 / requests);
         }
         return null;
     }

@@ -35,7 +35,7 @@ class ChurnTest {
         String why = Churn.violation(STEADY, trials(0, 3, 0, 0));
         assertNotNull(why);
         assertTrue(why.startsWith("P3: loompool opened 3 connection(s)"), why);
-        assertTrue(why.contains("0.75 (3) per 1,000 requests"), why);
+        assertTrue(why.contains("(0.75 per 1,000 requests), where HikariCP opened none"), why);
         assertTrue(Churn.verdict(STEADY, trials(0, 3, 0, 0)).startsWith("churn: **MISSED**"));
     }
 
