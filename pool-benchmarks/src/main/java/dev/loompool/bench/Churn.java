@@ -21,7 +21,8 @@ final class Churn {
             return "-";
         }
         long requests = trials.stream().mapToLong(t -> t.requests).sum();
-        return String.format("%.2f (%,d)", opened * 1000.0 / requests, opened);
+        return requests == 0 ? String.format("no requests (%,d)", opened) // P4: HikariCP's requests all outlast the window
+                : String.format("%.2f (%,d)", opened * 1000.0 / requests, opened);
     }
 
     /** The sum over the rounds, or -1 if any round was not counted. */

@@ -205,8 +205,12 @@ enum PoolKind {
                 ds.setLogConnectionLongerThanMs(-1);
                 ds.setLogLargeResultSet(-1);
                 ds.setName("bench");
-                if (opened != null) {
-                    ds.getConnHooks().addOnInit((connection, takenNanos) -> opened.incrementAndGet());
+                if (opened != null) { // Vibur calls it after a failed connect too, with no connection
+                    ds.getConnHooks().addOnInit((connection, takenNanos) -> {
+                        if (connection != null) {
+                            opened.incrementAndGet();
+                        }
+                    });
                 }
                 ds.start();
                 return ds;
