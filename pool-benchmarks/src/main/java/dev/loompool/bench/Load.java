@@ -82,11 +82,13 @@ final class Load {
         workers.forEach(Thread::start);
         go.countDown();
         long openedInWindow = -1;
+        long openedTotal = -1;
         if (opened != null) {
             parkUntil(warmupEnd);
             long before = opened.getAsLong();
             parkUntil(end);
-            openedInWindow = opened.getAsLong() - before;
+            openedTotal = opened.getAsLong();
+            openedInWindow = openedTotal - before;
         }
         for (Thread w : workers) {
             w.join();
@@ -102,7 +104,7 @@ final class Load {
             at += a.length;
         }
         return new Trial(pool, total, errors.get(), acquireFailures.get(), firstError.get(), mode.measure.toNanos() / 1e9, all,
-                openedInWindow);
+                openedInWindow, openedTotal);
     }
 
     /** Never early (a late wake-up only moves the count's window by as much): parkNanos may return at any time. */

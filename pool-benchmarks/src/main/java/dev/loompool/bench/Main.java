@@ -17,7 +17,7 @@ import java.util.TreeSet;
  * Every comparison runs all pools in this one invocation; the timed scenarios alternate them round
  * by round. Exits 1 if a part failed with errors (a missed target is reported, not an error), and
  * in quick mode also if loompool opened connections in a measured window where HikariCP opened
- * none ({@link Churn}: a count, so the smoke run can judge it; the full run's verdicts say it).
+ * none, and more in all ({@link Churn}: counts, so the smoke run can judge it; the full run's verdicts say it).
  */
 public final class Main {
 

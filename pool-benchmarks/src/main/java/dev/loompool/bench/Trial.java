@@ -26,10 +26,12 @@ final class Trial {
      * ({@link PoolKind#connectionsOpened}); -1 when not counted (a floor without a pool).
      */
     final long connectionsOpened;
+    /** Connections the pool opened from its start to the end of the measured window; -1 when not counted. */
+    final long connectionsOpenedTotal;
     final Map<String, Object> extra = new LinkedHashMap<>();
 
     Trial(PoolKind pool, long requests, long errors, long acquireFailures, String firstError, double seconds, long[] nanos,
-            long connectionsOpened) {
+            long connectionsOpened, long connectionsOpenedTotal) {
         this.pool = pool;
         this.requests = requests;
         this.errors = errors;
@@ -38,6 +40,7 @@ final class Trial {
         this.seconds = seconds;
         this.sortedNanos = nanos;
         this.connectionsOpened = connectionsOpened;
+        this.connectionsOpenedTotal = connectionsOpenedTotal;
         Arrays.sort(this.sortedNanos);
     }
 
