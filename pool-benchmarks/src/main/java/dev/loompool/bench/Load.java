@@ -9,11 +9,15 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 
 /**
  * Runs a request on many threads at once for a warm-up and then a measured window, recording the
  * latency of every request that starts in the window. Each thread keeps its own array, so
- * recording adds no contention of its own.
+ * recording adds no contention of its own. Given the pool's count of the connections it opened,
+ * the calling thread reads it as the window starts and as it ends: the pool's churn in its steady
+ * state, without the warm-up's.
  */
 final class Load {
 
@@ -26,6 +30,12 @@ final class Load {
     }
 
     static Trial run(PoolKind pool, Mode mode, int threads, boolean virtual, Request request) throws InterruptedException {
+        return run(pool, mode, threads, virtual, null, request);
+    }
+
+    /** {@code opened}: the pool's count of the connections it has opened so far ({@link PoolKind#connectionsOpened}). */
+    static Trial run(PoolKind pool, Mode mode, int threads, boolean virtual, LongSupplier opened, Request request)
+            throws InterruptedException {
         long warmupEnd = System.nanoTime() + mode.warmup.toNanos();
         long end = warmupEnd + mode.measure.toNanos();
         CountDownLatch go = new CountDownLatch(1);
@@ -71,6 +81,15 @@ final class Load {
         }
         workers.forEach(Thread::start);
         go.countDown();
+        long openedInWindow = -1;
+        long openedTotal = -1;
+        if (opened != null) {
+            parkUntil(warmupEnd);
+            long before = opened.getAsLong();
+            parkUntil(end);
+            openedTotal = opened.getAsLong();
+            openedInWindow = openedTotal - before;
+        }
         for (Thread w : workers) {
             w.join();
         }
@@ -84,6 +103,15 @@ final class Load {
             System.arraycopy(a, 0, all, at, a.length);
             at += a.length;
         }
-        return new Trial(pool, total, errors.get(), acquireFailures.get(), firstError.get(), mode.measure.toNanos() / 1e9, all);
+        return new Trial(pool, total, errors.get(), acquireFailures.get(), firstError.get(), mode.measure.toNanos() / 1e9, all,
+                openedInWindow, openedTotal);
+    }
+
+    /** Never early (a late wake-up only moves the count's window by as much): parkNanos may return at any time. */
+    private static void parkUntil(long deadline) {
+        long left;
+        while ((left = deadline - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(left);
+        }
     }
 }

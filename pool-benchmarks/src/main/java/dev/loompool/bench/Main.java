@@ -15,7 +15,9 @@ import java.util.TreeSet;
  * {@code --pools} narrows the timed scenarios to the pools named (loompool and HikariCP stay: the
  * verdicts compare them), for repeat runs of the ratios near a target.
  * Every comparison runs all pools in this one invocation; the timed scenarios alternate them round
- * by round. Exits 1 if a part failed with errors (a missed target is reported, not an error).
+ * by round. Exits 1 if a part failed with errors (a missed target is reported, not an error), and
+ * in quick mode also if loompool opened connections in a measured window where HikariCP opened
+ * none, and more in all ({@link Churn}: counts, so the smoke run can judge it; the full run's verdicts say it).
  */
 public final class Main {
 
@@ -98,6 +100,11 @@ public final class Main {
                     }
                 }
                 report.timed(s, trials, Verdicts.of(s, trials));
+                String churn = Churn.violation(s, trials);
+                if (churn != null) {
+                    System.out.println("CHURN " + (mode == Mode.QUICK ? "FAILED: " : "(a verdict, see results.md): ") + churn);
+                    failed |= mode == Mode.QUICK;
+                }
             } catch (Exception e) {
                 failed = fail(report, s.id(), e);
             }
@@ -117,9 +124,9 @@ public final class Main {
                 PoolKind pool = pools.get((i + round) % pools.size());
                 Trial t = s.run(pool, mode);
                 trials.computeIfAbsent(pool, p -> new ArrayList<>()).add(t);
-                System.out.printf("%s round %d %-8s %,10.0f req/s  p50 %8.2f ms  p99 %8.2f ms  max %8.2f ms  errors %d %s%n",
-                        s.id(), round + 1, pool.label, t.perSecond(), t.millis(0.5), t.millis(0.99), t.maxMillis(),
-                        t.errors, t.extra.isEmpty() ? "" : t.extra);
+                System.out.printf("%s round %d %-8s %,10.0f req/s  p50 %8.2f ms  p99 %8.2f ms  max %8.2f ms  errors %d  "
+                        + "conn opened/1k %s %s%n", s.id(), round + 1, pool.label, t.perSecond(), t.millis(0.5), t.millis(0.99),
+                        t.maxMillis(), t.errors, Churn.perThousand(List.of(t)), t.extra.isEmpty() ? "" : t.extra);
             }
         }
         return trials;

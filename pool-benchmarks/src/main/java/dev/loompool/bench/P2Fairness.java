@@ -31,7 +31,7 @@ final class P2Fairness implements Scenario {
         String url = StubDriver.database("p2").cheap(Duration.of(100, ChronoUnit.MICROS)).url();
         DataSource ds = pool.open(new PoolKind.Settings(url, null, null, 10, 10, Duration.ofSeconds(60)));
         try {
-            return Load.run(pool, mode, 2000, true, () -> {
+            return Load.run(pool, mode, 2000, true, () -> PoolKind.connectionsOpened(ds), () -> {
                 try (Connection c = ds.getConnection();
                         PreparedStatement ps = c.prepareStatement("SELECT 1");
                         ResultSet rs = ps.executeQuery()) {

@@ -32,7 +32,7 @@ final class P3SlowCall implements Scenario {
     public Trial run(PoolKind pool, Mode mode) throws Exception {
         DataSource ds = pool.open(new PoolKind.Settings(Postgres.URL, null, null, 10, 10, Duration.ofSeconds(60)));
         try {
-            return Load.run(pool, mode, 200, true, () -> {
+            return Load.run(pool, mode, 200, true, () -> PoolKind.connectionsOpened(ds), () -> {
                 try (Connection c = ds.getConnection()) {
                     query(c);
                     Thread.sleep(20);

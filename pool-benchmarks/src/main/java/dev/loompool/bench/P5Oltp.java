@@ -79,7 +79,7 @@ final class P5Oltp implements Scenario {
             context.register(SpringSetup.class);
             context.refresh();
             Teller teller = context.getBean(Teller.class);
-            Trial t = Load.run(pool, mode, 16, false, () -> {
+            Trial t = Load.run(pool, mode, 16, false, () -> PoolKind.connectionsOpened(ds), () -> {
                 ThreadLocalRandom r = ThreadLocalRandom.current();
                 teller.transact(r.nextInt(1, ACCOUNTS + 1), r.nextInt(1, TELLERS + 1), r.nextInt(1, BRANCHES + 1),
                         r.nextInt(-5000, 5001));

@@ -44,7 +44,7 @@ final class P7RealCycle implements Scenario {
         Trial floor = floor(mode);
         DataSource ds = pool.open(new PoolKind.Settings(Postgres.URL, null, null, THREADS, THREADS, Duration.ofSeconds(30)));
         try {
-            Trial t = Load.run(pool, mode, THREADS, false, () -> {
+            Trial t = Load.run(pool, mode, THREADS, false, () -> PoolKind.connectionsOpened(ds), () -> {
                 try (Connection c = ds.getConnection()) {
                     select(c);
                 }

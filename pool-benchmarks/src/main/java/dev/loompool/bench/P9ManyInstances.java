@@ -91,7 +91,8 @@ final class P9ManyInstances implements Scenario {
                 AtomicInteger next = new AtomicInteger();
                 // A harness-side ThreadLocal, not the pool's: it binds each load thread to its instance.
                 ThreadLocal<DataSource> mine = ThreadLocal.withInitial(() -> instances.get(next.getAndIncrement() % INSTANCES));
-                Trial t = Load.run(pool, mode, INSTANCES * THREADS_PER_INSTANCE, true, () -> {
+                Trial t = Load.run(pool, mode, INSTANCES * THREADS_PER_INSTANCE, true,
+                        () -> instances.stream().mapToLong(PoolKind::connectionsOpened).sum(), () -> {
                     try (Connection c = mine.get().getConnection()) {
                         P3SlowCall.query(c);
                         Thread.sleep(20);

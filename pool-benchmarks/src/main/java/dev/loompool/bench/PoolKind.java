@@ -2,21 +2,31 @@ package dev.loompool.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.metrics.IMetricsTracker;
+import dev.loompool.PoolListener;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.ServerPooler;
 import io.agroal.api.AgroalDataSource;
+import io.agroal.api.AgroalDataSourceListener;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import io.agroal.api.security.NamePrincipal;
 import io.agroal.api.security.SimplePassword;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 import org.apache.commons.dbcp2.BasicDataSource;
+import org.apache.commons.pool2.impl.GenericObjectPool;
 import org.vibur.dbcp.ViburDBCPDataSource;
 
 /**
  * The pools under comparison, each opened with the same settings and otherwise its own defaults:
- * what a user who picks it gets.
+ * what a user who picks it gets. {@link #open} also counts, by each pool's own event or counter,
+ * the connections it opens: {@link #connectionsOpened}.
  */
 enum PoolKind {
     LOOMPOOL("loompool"),
@@ -24,6 +34,12 @@ enum PoolKind {
     AGROAL("Agroal"),
     DBCP2("DBCP2"),
     VIBUR("Vibur");
+
+    /**
+     * Each counted pool's count of the connections it opened, until it is closed. Keyed by the
+     * data source, so that {@link #open} keeps the type every scenario already uses.
+     */
+    private static final Map<DataSource, LongSupplier> OPENED = new ConcurrentHashMap<>();
 
     final String label;
 
@@ -44,7 +60,48 @@ enum PoolKind {
         }
     }
 
+    /** Opened with its connections counted (see {@link #connectionsOpened}). */
     DataSource open(Settings given) throws SQLException {
+        AtomicLong opened = new AtomicLong();
+        DataSource ds = open(given, opened);
+        OPENED.put(ds, switch (this) {
+            case DBCP2 -> () -> {
+                GenericObjectPool<?> pool = ((BasicDataSource) ds).getConnectionPool(); // made at the first getConnection
+                return pool == null ? 0 : pool.getCreatedCount(); // cumulative
+            };
+            default -> opened::get;
+        });
+        return ds;
+    }
+
+    /**
+     * Opened as a user would, with nothing counted: P1 (JMH) times a cycle of some 100 ns, where
+     * the 2 to 3 clock reads per cycle that loompool's listener and HikariCP's metrics tracker turn
+     * on would show.
+     */
+    DataSource openUncounted(Settings given) throws SQLException {
+        return open(given, null);
+    }
+
+    /**
+     * The connections {@code ds}, opened by {@link #open}, has opened so far, by its own count:
+     * loompool's {@link PoolListener#onCreated}, HikariCP's metrics tracker
+     * ({@code recordConnectionCreatedMillis}, which HikariCP also calls for a connect that failed),
+     * Agroal's listener ({@code onConnectionCreation}), DBCP2's {@code GenericObjectPool.getCreatedCount}
+     * and Vibur's init hook. Agroal's own {@code creationCount()} needs its metrics on, which time
+     * every acquire and return: the listener's event is the same count, without them. Vibur's
+     * {@code createdTotal()} is the current count (it goes down as connections are closed), not a
+     * cumulative one. The events' counters are plain atomics: connects are rare.
+     */
+    static long connectionsOpened(DataSource ds) {
+        LongSupplier opened = OPENED.get(ds);
+        if (opened == null) {
+            throw new IllegalStateException("not opened with counting, or closed: " + ds);
+        }
+        return opened.getAsLong();
+    }
+
+    private DataSource open(Settings given, AtomicLong opened) throws SQLException {
         // The other pools' documented way behind PgBouncer in transaction mode: pgjdbc's unnamed
         // statements, set in the URL (HikariCP's wiki). loompool's setting does that itself.
         Settings s = given.pgBouncerTransaction() && this != LOOMPOOL
@@ -62,6 +119,14 @@ enum PoolKind {
                 ds.setAcquireTimeout(s.acquireTimeout());
                 ds.setCircuitBreakerOpenDuration(Duration.ofSeconds(1));
                 ds.setPoolName("bench");
+                if (opened != null) {
+                    ds.addPoolListener(new PoolListener() {
+                        @Override
+                        public void onCreated(long createNanos) {
+                            opened.incrementAndGet();
+                        }
+                    });
+                }
                 if (s.pgBouncerTransaction()) {
                     ds.setServerPooler(ServerPooler.PGBOUNCER_TRANSACTION);
                 }
@@ -80,6 +145,14 @@ enum PoolKind {
                 c.setConnectionTimeout(Math.max(250, s.acquireTimeout().toMillis()));
                 c.setInitializationFailTimeout(-1); // start even when the database is down (P4)
                 c.setPoolName("bench");
+                if (opened != null) {
+                    c.setMetricsTrackerFactory((name, stats) -> new IMetricsTracker() {
+                        @Override
+                        public void recordConnectionCreatedMillis(long millis) {
+                            opened.incrementAndGet();
+                        }
+                    });
+                }
                 return new HikariDataSource(c);
             }
             case AGROAL:
@@ -95,7 +168,13 @@ enum PoolKind {
                                         f.credential(new SimplePassword(s.password()));
                                     }
                                     return f;
-                                })));
+                                })), opened == null ? new AgroalDataSourceListener[0] : new AgroalDataSourceListener[] {
+                                    new AgroalDataSourceListener() {
+                                        @Override
+                                        public void onConnectionCreation(Connection connection) {
+                                            opened.incrementAndGet();
+                                        }
+                                    }});
             case DBCP2: {
                 BasicDataSource ds = new BasicDataSource();
                 ds.setUrl(s.url());
@@ -126,6 +205,13 @@ enum PoolKind {
                 ds.setLogConnectionLongerThanMs(-1);
                 ds.setLogLargeResultSet(-1);
                 ds.setName("bench");
+                if (opened != null) { // Vibur calls it after a failed connect too, with no connection
+                    ds.getConnHooks().addOnInit((connection, takenNanos) -> {
+                        if (connection != null) {
+                            opened.incrementAndGet();
+                        }
+                    });
+                }
                 ds.start();
                 return ds;
             }
@@ -133,6 +219,7 @@ enum PoolKind {
     }
 
     static void close(DataSource ds) {
+        OPENED.remove(ds);
         try {
             if (ds instanceof AutoCloseable c) {
                 c.close();

@@ -19,6 +19,14 @@ interface Scenario {
         return List.of(PoolKind.values());
     }
 
+    /**
+     * Whether reconnecting is the scenario's point (an outage): its connection churn is reported,
+     * not judged ({@link Churn}).
+     */
+    default boolean reconnects() {
+        return false;
+    }
+
     /** Whether errors in the measured window are a failure of the run (not so when they are the point). */
     default boolean errorsAreFailures() {
         return true;

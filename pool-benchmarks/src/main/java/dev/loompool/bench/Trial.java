@@ -21,9 +21,17 @@ final class Trial {
     final String firstError;
     final double seconds;
     final long[] sortedNanos;
+    /**
+     * Connections the pool opened in the measured window, by its own count
+     * ({@link PoolKind#connectionsOpened}); -1 when not counted (a floor without a pool).
+     */
+    final long connectionsOpened;
+    /** Connections the pool opened from its start to the end of the measured window; -1 when not counted. */
+    final long connectionsOpenedTotal;
     final Map<String, Object> extra = new LinkedHashMap<>();
 
-    Trial(PoolKind pool, long requests, long errors, long acquireFailures, String firstError, double seconds, long[] nanos) {
+    Trial(PoolKind pool, long requests, long errors, long acquireFailures, String firstError, double seconds, long[] nanos,
+            long connectionsOpened, long connectionsOpenedTotal) {
         this.pool = pool;
         this.requests = requests;
         this.errors = errors;
@@ -31,11 +39,18 @@ final class Trial {
         this.firstError = firstError;
         this.seconds = seconds;
         this.sortedNanos = nanos;
+        this.connectionsOpened = connectionsOpened;
+        this.connectionsOpenedTotal = connectionsOpenedTotal;
         Arrays.sort(this.sortedNanos);
     }
 
     double perSecond() {
         return requests / seconds;
+    }
+
+    /** Connections opened per 1,000 requests in the measured window: the pool's churn. */
+    double openedPerThousand() {
+        return connectionsOpened * 1000.0 / requests;
     }
 
     /** The {@code q} quantile (0..1) in ms, over every recorded request. */

@@ -9,7 +9,12 @@ final class Verdicts {
     private Verdicts() {
     }
 
+    /** The scenario's target, then its connection churn ({@link Churn}). */
     static String of(Scenario s, Map<PoolKind, List<Trial>> trials) {
+        return target(s, trials) + "; " + Churn.verdict(s, trials);
+    }
+
+    private static String target(Scenario s, Map<PoolKind, List<Trial>> trials) {
         List<Trial> loomTrials = trials.get(PoolKind.LOOMPOOL);
         Trial loom = Report.median(loomTrials);
         double loomRate = Report.mean(loomTrials);
@@ -49,12 +54,14 @@ final class Verdicts {
             case "P8": { // Latencies are of the requests that got a connection, as in P9.
                 List<Trial> hikari = trials.get(PoolKind.HIKARI);
                 double ceiling = ((P8ManyThreads) s).ceiling();
+                double loomFloor = meanOf(loomTrials, "x floor");
                 long loomPast = loomTrials.stream().mapToLong(t -> t.acquireFailures).sum();
                 long hikariPast = hikari.stream().mapToLong(t -> t.acquireFailures).sum();
-                return Report.verdict(loomRate / ceiling >= 0.8 && loomPast == 0, String.format("%.2fx the pgbench ceiling "
-                        + "(%,.0f req/s), HikariCP %.2fx; %.1fx HikariCP's requests/s; p99 %.2f ms; past the acquire timeout: "
-                        + "loompool %,d, HikariCP %,d; heap per open handle %s B (%s open), HikariCP %s B (%s open)",
-                        loomRate / ceiling, ceiling, hikariRate / ceiling, ratio, loom.millis(0.99), loomPast, hikariPast,
+                return Report.verdict(loomFloor >= 0.95 && ratio >= 20 && loomPast == 0, String.format("%.2fx the "
+                        + "hand-written floor (HikariCP %.3fx), %.1fx HikariCP's requests/s; %.2fx the pgbench ceiling "
+                        + "(%,.0f req/s), HikariCP %.2fx; p99 %.2f ms; past the acquire timeout: loompool %,d, HikariCP %,d; "
+                        + "heap per open handle %s B (%s open), HikariCP %s B (%s open)", loomFloor, meanOf(hikari, "x floor"),
+                        ratio, loomRate / ceiling, ceiling, hikariRate / ceiling, loom.millis(0.99), loomPast, hikariPast,
                         loom.extra.get("heap B/handle"), loom.extra.get("open handles"),
                         Report.median(hikari).extra.get("heap B/handle"), Report.median(hikari).extra.get("open handles")));
             }
@@ -69,5 +76,10 @@ final class Verdicts {
             default:
                 return Report.verdict(ratio >= 1, String.format("%.2fx HikariCP's throughput", ratio));
         }
+    }
+
+    /** The mean over the rounds of a number each trial put in its extras. */
+    private static double meanOf(List<Trial> trials, String key) {
+        return trials.stream().mapToDouble(t -> ((Number) t.extra.get(key)).doubleValue()).average().orElse(Double.NaN);
     }
 }
