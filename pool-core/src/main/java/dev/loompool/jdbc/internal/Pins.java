@@ -196,13 +196,6 @@ final class Pins {
         h.more.add(t);
     }
 
-    /** Tracks {@code t} unless it is tracked already. */
-    static void trackOnce(HandleLife h, Tracked t) {
-        if (h.first != t && (h.more == null || !h.more.contains(t))) {
-            track(h, t);
-        }
-    }
-
     /** Removes {@code t} by identity (wrappers may delegate equals); false if it was not tracked. */
     static boolean untrack(HandleLife h, Tracked t) {
         if (h.first == t) {
