@@ -41,7 +41,7 @@ final class Pins {
 
     /** A connection was bound: with autocommit off, the driver begins a transaction at the first call. */
     static void bound(HandleLife h, PhysicalConnection p) {
-        if (h.held != null) { // held while unbound (pin(), a framework transaction): timed from the bind
+        if (h.held != null && !h.held.isEmpty()) { // held while unbound (pin(), a framework transaction): timed from the bind
             for (PinReason r : h.held) {
                 started(h, p, r, p.handedOutAt);
             }
