@@ -144,6 +144,22 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
     }
 
     /**
+     * How long physical connections stayed bound under each reason since the pool started: count,
+     * total and longest, per {@link PinReason} (see {@link PinTime}); all zero before the start.
+     */
+    public Map<PinReason, PinTime> getPinTimes() {
+        StartedPool p = running;
+        if (p != null) {
+            return p.pinTimes();
+        }
+        Map<PinReason, PinTime> none = new EnumMap<>(PinReason.class);
+        for (PinReason r : PinReason.values()) {
+            none.put(r, new PinTime(0, java.time.Duration.ZERO, java.time.Duration.ZERO));
+        }
+        return none;
+    }
+
+    /**
      * Connections taken back from handles that were dropped without close, or (with
      * reclaimOnOwnerExit) whose last user's thread ended.
      */

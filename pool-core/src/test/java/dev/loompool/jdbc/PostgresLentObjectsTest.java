@@ -235,16 +235,25 @@ class PostgresLentObjectsTest {
         return new Object[] {md, blob}; // the handle is dropped without close, inside its transaction
     }
 
+    /**
+     * Metadata pins no longer than its statement (issue 28): read after its result set closed, it
+     * answers while the handle keeps the connection (its result set's, here: the statement is
+     * open), and refuses once the statement closed too and the connection went back.
+     */
     @Test
-    void resultSetMetaDataReadAfterItsResultSetClosedStillAnswersWhileTheHandleIsOpen() throws Exception {
+    void resultSetMetaDataReadAfterItsResultSetClosedAnswersWhileItsStatementIsOpenThenRefuses() throws Exception {
         LoomPoolDataSource ds = ds(1);
         try (Connection a = ds.getConnection()) {
             ResultSetMetaData md;
-            try (Statement st = a.createStatement(); ResultSet rs = st.executeQuery("SELECT id FROM " + table)) {
-                md = rs.getMetaData();
+            try (Statement st = a.createStatement()) {
+                try (ResultSet rs = st.executeQuery("SELECT id FROM " + table)) {
+                    md = rs.getMetaData();
+                }
+                assertThat(md.isNullable(1)).isEqualTo(ResultSetMetaData.columnNoNulls);
+                assertThat(md.getColumnName(1)).isEqualTo("id");
             }
-            assertThat(md.isNullable(1)).isEqualTo(ResultSetMetaData.columnNoNulls);
-            assertThat(md.getColumnName(1)).isEqualTo("id");
+            assertThatThrownBy(() -> md.getColumnName(1)).isInstanceOf(SQLException.class)
+                    .hasMessageContaining("no longer holds");
         }
     }
 

@@ -18,6 +18,10 @@ enum LoomPoolMeter {
     HANDLES_OPEN("loompool.handles.open",
             "Logical connections open that have used a physical connection, bound or not"),
     PINNED("loompool.connections.pinned", "Physical connections pinned, by reason"),
+    PINNED_DURATION("loompool.connections.pinned.duration", "How long a physical connection stayed bound while "
+            + "a reason held it, one sample per binding; the per-statement reasons as their binding's length"),
+    PINNED_DURATION_MAX("loompool.connections.pinned.duration.max",
+            "The longest a physical connection stayed bound while a reason held it, since the pool started"),
     RECLAIMED("loompool.connections.reclaimed", "Connections reclaimed from handles dropped without close, "
             + "or (reclaimOnOwnerExit) whose last user's thread ended"),
     BREAKER_STATE("loompool.circuitbreaker.state", "1 for the circuit breaker's current state"),

@@ -7,10 +7,12 @@ import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.PinReason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
@@ -88,6 +90,17 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
             for (PinReason reason : PinReason.values()) {
                 gauge(meterRegistry, LoomPoolMeter.PINNED, Tags.of("reason", lower(reason)), ds,
                         d -> d.getPinnedConnections().get(reason));
+                // Read from the pool's own sums at each scrape: the pool records a pin with no
+                // callback, and its per-statement reasons with no clock reading (issue 28).
+                registered.add(FunctionTimer.builder(LoomPoolMeter.PINNED_DURATION.meterName(), ds,
+                                d -> d.getPinTimes().get(reason).count(),
+                                d -> d.getPinTimes().get(reason).total().toNanos(), TimeUnit.NANOSECONDS)
+                        .description(LoomPoolMeter.PINNED_DURATION.description())
+                        .tags(poolTags.and("reason", lower(reason))).register(meterRegistry));
+                registered.add(TimeGauge.builder(LoomPoolMeter.PINNED_DURATION_MAX.meterName(), ds,
+                                TimeUnit.NANOSECONDS, d -> d.getPinTimes().get(reason).max().toNanos())
+                        .description(LoomPoolMeter.PINNED_DURATION_MAX.description())
+                        .tags(poolTags.and("reason", lower(reason))).register(meterRegistry));
             }
             registered.add(FunctionCounter.builder(LoomPoolMeter.RECLAIMED.meterName(), ds,
                             LoomPoolDataSource::getReclaimedConnections)

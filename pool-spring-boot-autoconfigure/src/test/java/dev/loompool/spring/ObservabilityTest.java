@@ -90,6 +90,12 @@ class ObservabilityTest {
             assertThat(meter(registry, "db.client.connection.timeouts").counter().count()).isZero();
             assertThat(meter(registry, "loompool.handles.open").gauge().value()).isZero();
             assertThat(meter(registry, "loompool.connections.pinned").tag("reason", "transaction").gauge().value()).isZero();
+            assertThat(meter(registry, "loompool.connections.pinned.duration").tag("reason", "statement")
+                    .functionTimer().count()).as("each query's binding, as its statement held it").isGreaterThanOrEqualTo(3);
+            assertThat(meter(registry, "loompool.connections.pinned.duration").tag("reason", "session_state")
+                    .functionTimer().count()).isZero();
+            assertThat(meter(registry, "loompool.connections.pinned.duration.max").tag("reason", "statement")
+                    .timeGauge().value()).isGreaterThanOrEqualTo(0);
             assertThat(meter(registry, "loompool.connections.reclaimed").functionCounter().count()).isZero();
             assertThat(meter(registry, "loompool.circuitbreaker.state").tag("state", "active").gauge().value()).isEqualTo(1);
             assertThat(meter(registry, "loompool.circuitbreaker.state").tag("state", "inactive").gauge().value()).isZero();

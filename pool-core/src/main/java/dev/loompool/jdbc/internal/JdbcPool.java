@@ -55,6 +55,8 @@ final class JdbcPool {
     // The handles' counts: a replica's pool shares its primary's, since a handle binds to either.
     /** Handles that have used a connection and have not ended: see {@link LoomPoolDataSource#getOpenHandles()}. */
     final LongAdder openHandles;
+    /** How long each pin reason held a connection; shared with the replicas. */
+    final PinTimes pinTimes;
     /** Watches set since the housekeeper's last scan, which takes them in (one per handle, set rarely). */
     final ConcurrentLinkedQueue<HandleWatch> watches;
     final boolean reclaimOnOwnerExit;
@@ -91,6 +93,7 @@ final class JdbcPool {
             String name, int minSize, int maxSize, JdbcPool primary) throws SQLException {
         this.name = name;
         this.openHandles = primary == null ? new LongAdder() : primary.openHandles;
+        this.pinTimes = primary == null ? new PinTimes() : primary.pinTimes;
         this.watches = primary == null ? new ConcurrentLinkedQueue<>() : primary.watches;
         this.reclaimed = primary == null ? new AtomicLong() : primary.reclaimed;
         this.leaksReported = primary == null ? new AtomicLong() : primary.leaksReported;
@@ -227,6 +230,9 @@ final class JdbcPool {
      * counts as a breaker failure only if the error says the connection is broken.
      */
     private boolean reset(PhysicalConnection p) throws SQLException, Retired {
+        if (p.pinsTimed != 0) { // before anything retires it: session state, on a database that cannot reset, ends here
+            pinTimes.bindingEnded(p, clock.nanoTime());
+        }
         ConnectionState state = p.state();
         if (state != ConnectionState.HEALTHY && state != ConnectionState.LENDING_DRIVER_OBJECTS) {
             if (state == ConnectionState.BROKEN) {
@@ -259,6 +265,9 @@ final class JdbcPool {
             throw new Retired("reset failed");
         }
         long now = clock.nanoTime();
+        if ((p.pinsTimed | p.pinsSeen) != 0) {
+            pinTimes.bindingEnded(p, now); // the per-statement pins: the release check's own clock reading ends them
+        }
         if (now - p.expiresAt >= 0) {
             throw new Retired("max lifetime reached");
         }

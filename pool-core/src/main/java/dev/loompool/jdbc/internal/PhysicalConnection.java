@@ -45,6 +45,11 @@ final class PhysicalConnection {
     long lastReturnedAt;
     /** When the pool last handed it out (fresh connections: when made); the bind time of its handle. */
     long handedOutAt;
+    /** The pin reasons timed on this binding ({@link PinTimes}), by ordinal, and when each started. */
+    int pinsTimed;
+    final long[] pinSince = new long[dev.loompool.jdbc.PinReason.values().length];
+    /** The per-statement pin reasons (and RELEASE_MODE) that held on this binding: a bit each, no clock. */
+    int pinsSeen;
     /** SQL left session state: reset (or destroy) before reuse. */
     boolean sessionDirty;
     /**

@@ -26,6 +26,8 @@ final class Pins {
     // The record itself is three fields of the handle (HandleLife's held, first and more), not an object
     // of its own: that was one more allocation, 24 bytes, on every getConnection (P6).
 
+    private static final int STATEMENT_BIT = PinTimes.bit(PinReason.STATEMENT);
+
     private Pins() {
     }
 
@@ -39,6 +41,14 @@ final class Pins {
 
     /** A connection was bound: with autocommit off, the driver begins a transaction at the first call. */
     static void bound(HandleLife h, PhysicalConnection p) {
+        if (h.held != null && !h.held.isEmpty()) { // held while unbound (pin(), a framework transaction): timed from the bind
+            for (PinReason r : h.held) {
+                started(h, p, r, p.handedOutAt);
+            }
+        }
+        if (h.pool.releaseMode == ReleaseMode.CLOSE) {
+            p.pinsSeen |= PinTimes.bit(PinReason.RELEASE_MODE);
+        }
         if (!p.current.autoCommit) {
             transactionBegun(h, p);
         }
@@ -136,11 +146,34 @@ final class Pins {
         } else {
             h.held.add(r);
         }
+        PhysicalConnection p = h.physical;
+        if (p != null) {
+            started(h, p, r, 0);
+        }
     }
 
     static void remove(HandleLife h, PinReason r) {
         if (h.held != null) {
             h.held.remove(r);
+        }
+        PhysicalConnection p = h.physical;
+        if (p != null && (p.pinsTimed & PinTimes.bit(r)) != 0) {
+            p.pinsTimed &= ~PinTimes.bit(r);
+            h.pool.pinTimes.record(r, h.pool.clock.nanoTime() - p.pinSince[r.ordinal()]);
+        }
+    }
+
+    /**
+     * {@code r} holds {@code p} from now, or from {@code at} if not 0: a per-statement reason sets a
+     * bit (its sample is the binding's length), the others read the clock once, when they start.
+     */
+    private static void started(HandleLife h, PhysicalConnection p, PinReason r, long at) {
+        int bit = PinTimes.bit(r);
+        if (PinTimes.lazy(r)) {
+            p.pinsSeen |= bit;
+        } else if ((p.pinsTimed & bit) == 0) { // a transaction is re-added by each of its statements: one read
+            p.pinSince[r.ordinal()] = at != 0 ? at : h.pool.clock.nanoTime();
+            p.pinsTimed |= bit;
         }
     }
 
@@ -186,6 +219,10 @@ final class Pins {
     }
 
     static void track(HandleLife h, Tracked t) {
+        PhysicalConnection p = h.physical;
+        if (p != null) {
+            p.pinsSeen |= STATEMENT_BIT; // its sample is the binding's length: no clock per statement
+        }
         if (h.first == null) {
             h.first = t;
             return;
@@ -194,13 +231,6 @@ final class Pins {
             h.more = new ArrayList<>(4);
         }
         h.more.add(t);
-    }
-
-    /** Tracks {@code t} unless it is tracked already. */
-    static void trackOnce(HandleLife h, Tracked t) {
-        if (h.first != t && (h.more == null || !h.more.contains(t))) {
-            track(h, t);
-        }
     }
 
     /** Removes {@code t} by identity (wrappers may delegate equals); false if it was not tracked. */

@@ -118,7 +118,8 @@ final class SessionCalls {
      * metadata object may still talk to the connection (pgjdbc's large objects do; its result-set
      * and parameter metadata query the connection when asked): it is wrapped ({@link Lent}), so
      * that it refuses once its binding ended, and pins while the handle is open, as one the handle
-     * created does. A result set (a refcursor from {@code getObject}) is wrapped as its owner's.
+     * created does; metadata pins no longer than its statement. A result set (a refcursor from
+     * {@code getObject}) is wrapped as its owner's.
      * A statement or connection is the driver's own: exposed.
      */
     static <T> T live(LogicalConnection h, ResultSetOwner owner, T value, boolean ownerClosed) throws SQLException {
@@ -145,13 +146,15 @@ final class SessionCalls {
             return rs;
         }
         PhysicalConnection p = h.physical;
-        if (value instanceof ResultSetMetaData || value instanceof ParameterMetaData) {
-            // Metadata is like an open statement, not a lent object: it ends with the handle, and a
-            // handle dropped without close is still reclaimed.
-            Pins.trackOnce(h, Tracked.METADATA);
-        } else {
+        if (!(value instanceof ResultSetMetaData || value instanceof ParameterMetaData)) {
             lend(h).markLendingDriverObjects();
         }
+        // Metadata pins nothing of its own: it comes from an open statement, which pins, and it
+        // describes that statement. It answers while the handle keeps this binding, and refuses
+        // once the connection went back (pgjdbc's queries the connection when asked isNullable or
+        // a base name): never in another borrower's session. Pinned until the handle closed, the
+        // generated keys' metadata Hibernate reads after an IDENTITY insert, or a native query's,
+        // kept an open-in-view session's connection for the rest of the request (issue 28).
         return Lent.wrap(h, p, h.heldBinding(), value, true);
     }
 

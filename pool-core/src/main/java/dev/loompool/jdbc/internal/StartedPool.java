@@ -100,6 +100,11 @@ public final class StartedPool {
         return (int) pool.openHandles.sum();
     }
 
+    /** How long each pin reason held a connection, primary and replicas together. */
+    public java.util.Map<dev.loompool.jdbc.PinReason, dev.loompool.jdbc.PinTime> pinTimes() {
+        return pool.pinTimes.snapshot();
+    }
+
     public long reclaimed() {
         return pool.reclaimed.get();
     }
