@@ -149,6 +149,62 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
         anArrayPinsAndTheConnectionIsReused(a -> a.createArrayOf("int4", new Object[] {1, 2}));
     }
 
+    /**
+     * An array the handle made holds no server state: it pins until the handle's next statement
+     * runs, the one it is made for (Hibernate's batch fetch binds one per {@code = any(?)}; pinned
+     * until close, it kept an open-in-view session's connection for the rest of the request, issue
+     * 28). Then the connection goes back, and the array, used later, refuses: B's session never
+     * sees it.
+     */
+    @Test
+    void anArrayTheHandleMadePinsUntilTheStatementItIsMadeForHasRun() throws Exception {
+        LoomPoolDataSource ds = dataSource(1);
+        try (Connection a = ds.getConnection()) {
+            long aBackend = backend(a);
+            Array ids = a.createArrayOf("int4", new Object[] {1, 2, 3});
+            assertThat(loom(a).pinReasons()).as("made, not yet bound to a statement").containsExactly(PinReason.EXPLICIT);
+            assertBMustWait(ds, "A made an array for its next statement");
+            try (PreparedStatement ps = a.prepareStatement("SELECT count(*) FROM generate_series(1, 5) g WHERE g = ANY(?)")) {
+                ps.setArray(1, ids);
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getInt(1)).isEqualTo(3);
+                }
+            }
+            assertThat(loom(a).pinReasons()).as("the statement it was made for ran and closed").isEmpty();
+            assertCleanAutocommitSession(borrowB(ds, List.of()), aBackend);
+            assertThat(org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, ids::getArray).getSQLState())
+                    .as("used after its connection went back").isEqualTo("HY010");
+            try (PreparedStatement ps = a.prepareStatement("SELECT cardinality(?::int4[])")) {
+                assertThat(org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, () -> ps.setArray(1, ids))
+                        .getSQLState()).as("passed to a statement of a later binding").isEqualTo("HY010");
+            }
+        }
+        assertCommitted(ds, List.of(B_ROW));
+    }
+
+    @Test
+    void anArrayMadeWhileTheHandleIsPinnedForAnotherReasonKeepsThatPin() throws Exception {
+        LoomPoolDataSource ds = dataSource(1);
+        try (Connection a = ds.getConnection()) {
+            loom(a).pin();
+            Array ids = a.createArrayOf("int4", new Object[] {1});
+            try (PreparedStatement ps = a.prepareStatement("SELECT cardinality(?::int4[])")) {
+                ps.setArray(1, ids);
+                ps.executeQuery().close();
+            }
+            assertThat(loom(a).pinReasons()).containsExactly(PinReason.EXPLICIT);
+            assertBMustWait(ds, "A pinned before it made the array");
+            Array more = a.createArrayOf("int4", new Object[] {2});
+            try (Statement st = a.createStatement()) {
+                st.execute("SELECT 1");
+            }
+            assertThat(loom(a).pinReasons()).as("pin() after nothing: still until unpin or close").containsExactly(PinReason.EXPLICIT);
+            assertThat((Object[]) more.getArray()).containsExactly(2);
+        }
+        assertCommitted(ds, List.of());
+    }
+
     @Test
     void unpinLeavesThePinOfAnArrayAStillHolds() throws Exception {
         LoomPoolDataSource ds = dataSource(1);

@@ -65,6 +65,7 @@ class ArchitectureTest {
             Map.entry("dev.loompool.jdbc.PinReason", "user: LoomConnection.pinReasons()"),
             Map.entry("dev.loompool.jdbc.Credentials", "user: setCredentialsSupplier, for rotation"),
             Map.entry("dev.loompool.jdbc.HandleInfo", "user: LoomPoolDataSource.getBoundHandles()"),
+            Map.entry("dev.loompool.jdbc.PinTime", "user: LoomPoolDataSource.getPinTimes(), the pin-duration meters"),
             Map.entry("dev.loompool.jdbc.BindObserver", "framework SPI: pin for a framework's transaction")));
 
     /** The public types of the engines: each is the one door its API enters the engine through. */

@@ -257,7 +257,8 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     /**
      * A driver object that may still talk to the connection is handed out (a LOB, array, SQLXML,
-     * struct): the connection is pinned until close, then reset and reused. It is wrapped, so that
+     * struct): the connection is pinned until close (an array: until the next statement runs,
+     * {@link Pins#arrayMade}), then reset and reused. It is wrapped, so that
      * it refuses once the handle let go of this binding (DESIGN.md §4, "Objects that outlive their
      * handle refuse").
      */
@@ -265,7 +266,12 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         if (value == null) {
             return null;
         }
-        PhysicalConnection p = SessionCalls.lend(this);
+        PhysicalConnection p = physical;
+        if (value instanceof java.sql.Array && p != null) {
+            Pins.arrayMade(this, p);
+        } else {
+            p = SessionCalls.lend(this);
+        }
         p.markLendingDriverObjects();
         return Lent.wrap(this, p, heldBinding(), value, false);
     }

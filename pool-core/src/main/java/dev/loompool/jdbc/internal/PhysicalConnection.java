@@ -70,6 +70,12 @@ final class PhysicalConnection {
      * read it there for another binding ({@link StatementValues#discardOthers}). Holder only.
      */
     long valuesLeftBy;
+    /**
+     * The binding whose {@link dev.loompool.jdbc.PinReason#EXPLICIT} pin is only for arrays the
+     * handle made ({@code createArrayOf}), 0 for none: it ends when the handle's next statement runs
+     * ({@link Pins#arraysBound}). Holder only.
+     */
+    long arraysMadeBy;
     /** SQL that may change the catalog ran on it: the function table is read when it comes back. Holder only. */
     boolean ranDdl;
     /**

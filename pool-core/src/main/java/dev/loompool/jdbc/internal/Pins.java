@@ -67,6 +67,9 @@ final class Pins {
         } else if (p.lastStatement != b) { // the common statement: one read, and a write on the first of a binding
             StatementValues.ran(h, p, b);
         }
+        if (p.arraysMadeBy != 0) {
+            arraysBound(h, p, b);
+        }
         if (e.session) {
             StatementValues.discardOthers(h, p, b);
             add(h, PinReason.SESSION_STATE);
@@ -138,6 +141,28 @@ final class Pins {
         }
     }
 
+    /**
+     * An array the handle made ({@code createArrayOf}) holds no server state: it pins only until
+     * the handle's next statement runs, the statement it is made for (Hibernate's batch fetch
+     * makes one per {@code = any(?)}). Pinned until close, it kept an open-in-view session's
+     * connection for the rest of the request (issue 28). Used later, after its binding ended, it
+     * refuses ({@link LentObject}). Another reason for the same pin keeps it.
+     */
+    static void arrayMade(HandleLife h, PhysicalConnection p) {
+        if (!has(h, PinReason.EXPLICIT)) {
+            add(h, PinReason.EXPLICIT);
+            p.arraysMadeBy = p.boundAs();
+        }
+    }
+
+    /** The handle's next statement runs on binding {@code b}: the pin of the arrays made for it ends. */
+    private static void arraysBound(HandleLife h, PhysicalConnection p, long b) {
+        if (p.arraysMadeBy == b) {
+            remove(h, PinReason.EXPLICIT);
+        }
+        p.arraysMadeBy = 0;
+    }
+
     // ---- the reasons ----------------------------------------------------------------------------
 
     static void add(HandleLife h, PinReason r) {
@@ -148,6 +173,9 @@ final class Pins {
         }
         PhysicalConnection p = h.physical;
         if (p != null) {
+            if (r == PinReason.EXPLICIT) {
+                p.arraysMadeBy = 0; // pinned for something else now (arrayMade sets it after): until close
+            }
             started(h, p, r, 0);
         }
     }

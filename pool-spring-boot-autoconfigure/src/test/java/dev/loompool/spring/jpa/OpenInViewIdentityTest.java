@@ -62,7 +62,8 @@ class OpenInViewIdentityTest {
                         pool[0] = ds;
                         return ds;
                     })
-                    .withPropertyValues("spring.jpa.hibernate.ddl-auto=create")
+                    .withPropertyValues("spring.jpa.hibernate.ddl-auto=create",
+                            "spring.jpa.properties.hibernate.default_batch_fetch_size=16")
                     .run(context -> {
                         assertThat(context).hasNotFailed();
                         EntityManagerFactory emf = context.getBean(EntityManagerFactory.class);
@@ -85,6 +86,17 @@ class OpenInViewIdentityTest {
                             assertUnbound(ds, "after a find and a lazy load outside a transaction");
                             assertThat(em.createNativeQuery("SELECT name FROM owners").getResultList()).hasSize(1);
                             assertUnbound(ds, "after a native query outside a transaction");
+
+                            tx.executeWithoutResult(s -> {
+                                Owner other = new Owner("other");
+                                em.persist(other);
+                                em.persist(new Pet("other's", other));
+                            });
+                            em.clear();
+                            java.util.List<Owner> owners = em.createQuery("select o from Owner o", Owner.class).getResultList();
+                            assertThat(owners).hasSize(2);
+                            assertThat(owners.get(0).pets).hasSize(1); // a batch fetch: both owners' pets, = any(?) with an array
+                            assertUnbound(ds, "after a batch fetch outside a transaction (it binds an array)");
 
                             tx.executeWithoutResult(s -> em.persist(new Pet("second", em.find(Owner.class, id))));
                             assertUnbound(ds, "after a second transaction committed");
