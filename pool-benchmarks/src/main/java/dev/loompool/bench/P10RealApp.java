@@ -119,7 +119,7 @@ final class P10RealApp implements Scenario {
                 throw new IllegalStateException("bench-app did not come up on " + pool.label + "; its log: " + log);
             }
             boolean quick = mode == Mode.QUICK;
-            Trial t = load.run(pool, Duration.ofSeconds(quick ? 4 : 10), Duration.ofSeconds(quick ? 4 : 10), quick ? 50 : 200, db);
+            Trial t = load.run(pool, Duration.ofSeconds(quick ? 3 : 10), Duration.ofSeconds(quick ? 3 : 10), quick ? 50 : 200, db);
             Files.deleteIfExists(log);
             return t;
         } finally {
