@@ -1,6 +1,7 @@
 package dev.loompool.bench;
 
 import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -30,14 +31,20 @@ final class Load {
     }
 
     static Trial run(PoolKind pool, Mode mode, int threads, boolean virtual, Request request) throws InterruptedException {
-        return run(pool, mode, threads, virtual, null, request);
+        return run(pool, mode.warmup, mode.measure, threads, virtual, null, request);
     }
 
     /** {@code opened}: the pool's count of the connections it has opened so far ({@link PoolKind#connectionsOpened}). */
     static Trial run(PoolKind pool, Mode mode, int threads, boolean virtual, LongSupplier opened, Request request)
             throws InterruptedException {
-        long warmupEnd = System.nanoTime() + mode.warmup.toNanos();
-        long end = warmupEnd + mode.measure.toNanos();
+        return run(pool, mode.warmup, mode.measure, threads, virtual, opened, request);
+    }
+
+    /** With windows of its own (P10's application JVM needs a longer warm-up than a pool in this one). */
+    static Trial run(PoolKind pool, Duration warmup, Duration measure, int threads, boolean virtual, LongSupplier opened,
+            Request request) throws InterruptedException {
+        long warmupEnd = System.nanoTime() + warmup.toNanos();
+        long end = warmupEnd + measure.toNanos();
         CountDownLatch go = new CountDownLatch(1);
         AtomicLong errors = new AtomicLong();
         AtomicLong acquireFailures = new AtomicLong();
@@ -103,7 +110,7 @@ final class Load {
             System.arraycopy(a, 0, all, at, a.length);
             at += a.length;
         }
-        return new Trial(pool, total, errors.get(), acquireFailures.get(), firstError.get(), mode.measure.toNanos() / 1e9, all,
+        return new Trial(pool, total, errors.get(), acquireFailures.get(), firstError.get(), measure.toNanos() / 1e9, all,
                 openedInWindow, openedTotal);
     }
 

@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Runs the benchmark suite: {@code java -jar pool-benchmarks.jar [quick|full] [--only P1,P3] [--pools LOOMPOOL,HIKARI] [--out DIR]}.
+ * Runs the benchmark suite: {@code java -jar pool-benchmarks.jar [quick|full] [--only P1,P3,P10] [--pools LOOMPOOL,HIKARI] [--out DIR]}.
  * {@code --pools} narrows the timed scenarios to the pools named (loompool and HikariCP stay: the
  * verdicts compare them), for repeat runs of the ratios near a target.
  * Every comparison runs all pools in this one invocation; the timed scenarios alternate them round
@@ -27,7 +27,7 @@ public final class Main {
     public static void main(String[] args) throws Exception {
         System.setProperty("java.awt.headless", "true");
         Mode mode = Arrays.asList(args).contains("full") ? Mode.FULL : Mode.QUICK;
-        Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9"));
+        Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10"));
         Set<PoolKind> pools = java.util.EnumSet.allOf(PoolKind.class);
         Path out = mode == Mode.FULL ? Path.of("pool-benchmarks", "results") : Path.of("pool-benchmarks", "target", "bench-quick");
         for (int i = 0; i < args.length - 1; i++) {
@@ -65,16 +65,20 @@ public final class Main {
         if (postgres && only.contains("P5")) {
             P5Oltp.prepareTables();
         }
-        for (Scenario s : List.of(new P2Fairness(), new P3SlowCall(), new P4Outage(), new P5Oltp(), new P7RealCycle(),
-                new P8ManyThreads(), new P9ManyInstances())) {
-            if (!only.contains(s.id())) {
+        List<Scenario> scenarios = new ArrayList<>(List.of(new P2Fairness(), new P3SlowCall(), new P4Outage(), new P5Oltp(),
+                new P7RealCycle(), new P8ManyThreads(), new P9ManyInstances()));
+        scenarios.addAll(P10RealApp.scenarios(mode));
+        for (Scenario s : scenarios) {
+            if (!only.contains(s.group())) {
                 continue;
             }
             String why = null;
             if ((s instanceof P3SlowCall || s instanceof P5Oltp || s instanceof P7RealCycle || s instanceof P8ManyThreads
-                    || s instanceof P9ManyInstances)
+                    || s instanceof P9ManyInstances || s instanceof P10RealApp)
                     && !postgres) {
                 why = "PostgreSQL not reachable at " + Postgres.URL;
+            } else if (s instanceof P10RealApp && !java.nio.file.Files.isRegularFile(P10RealApp.jar())) {
+                why = "no application jar at " + P10RealApp.jar().toAbsolutePath() + " (build bench-app, or -Dloompool.bench.app=PATH)";
             } else if (s instanceof P8ManyThreads && !Postgres.pgbenchFound()) {
                 why = "no pgbench on the PATH (apt-get install postgresql-client)";
             } else if (s instanceof P9ManyInstances && PgBouncer.findBinary().isEmpty()) {

@@ -7,6 +7,11 @@ interface Scenario {
 
     String id();
 
+    /** The name {@code --only} selects it by: its id, or its family's (P10's variants are one). */
+    default String group() {
+        return id();
+    }
+
     String title();
 
     /** What loompool is asked to reach, in words. */

@@ -1,0 +1,6 @@
+package dev.loompool.benchapp;
+
+import org.springframework.data.jpa.repository.JpaRepository;
+
+public interface PetRepository extends JpaRepository<Pet, Long> {
+}
