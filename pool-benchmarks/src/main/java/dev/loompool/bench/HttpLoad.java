@@ -138,6 +138,37 @@ final class HttpLoad {
         return sum;
     }
 
+    /**
+     * How long loompool's connections stayed bound by each pin reason since the application
+     * started ({@code loompool.connections.pinned.duration} and {@code .max}, by tag {@code reason}):
+     * {@code reason samples × mean (max)} for each reason that held one.
+     */
+    String pinTimes() throws InterruptedException {
+        StringBuilder out = new StringBuilder();
+        for (dev.loompool.jdbc.PinReason r : dev.loompool.jdbc.PinReason.values()) {
+            String tag = "?tag=reason:" + r.name().toLowerCase(java.util.Locale.ROOT);
+            try {
+                String timer = get("/actuator/metrics/loompool.connections.pinned.duration" + tag);
+                String max = get("/actuator/metrics/loompool.connections.pinned.duration.max" + tag);
+                double count = statistic(timer, "COUNT");
+                if (count > 0) {
+                    double mean = statistic(timer, "TOTAL_TIME") / count * 1000;
+                    out.append(out.length() == 0 ? "" : "; ").append(String.format(java.util.Locale.ROOT, "%s %,.0f x %.2f ms (max %.0f ms)",
+                            r.name().toLowerCase(java.util.Locale.ROOT), count, mean, statistic(max, "VALUE") * 1000));
+                }
+            } catch (IOException e) {
+                return "unknown: " + e;
+            }
+        }
+        return out.toString();
+    }
+
+    private static double statistic(String body, String name) {
+        Matcher m = body == null ? null
+                : Pattern.compile("\"statistic\"\\s*:\\s*\"" + name + "\"\\s*,\\s*\"value\"\\s*:\\s*([0-9.Ee+-]+)").matcher(body);
+        return m != null && m.find() ? Double.parseDouble(m.group(1)) : 0;
+    }
+
     /** Sessions PostgreSQL has counted on {@code db} (pg_stat_database.sessions, PostgreSQL 14+), or -1. */
     static long pgSessions(String db) {
         if (db == null) {

@@ -122,6 +122,9 @@ final class P10RealApp implements Scenario {
             // A Boot application's JIT is still compiling 10 s in (its CPU per request was 3x the steady
             // state's at 10 s, measured): the full run warms up for 30 s.
             Trial t = load.run(pool, Duration.ofSeconds(quick ? 3 : 30), Duration.ofSeconds(quick ? 3 : 15), quick ? 50 : 200, db);
+            if (pool == PoolKind.LOOMPOOL) {
+                t.extra.put("pinned", load.pinTimes()); // since the application started, warm-up included
+            }
             Files.deleteIfExists(log);
             return t;
         } finally {
