@@ -121,19 +121,24 @@ final class HttpLoad {
         return false;
     }
 
-    /** Connections opened by the application's pool so far (its own meter's count), or -1 if it has none exposed. */
-    long poolConnects() throws InterruptedException {
+    /**
+     * Connections opened by the application's pool so far (its own meter's count), or -1 if it has
+     * none exposed (each meter answers 404). Any other answer, or no answer, is an IOException: a
+     * read that failed under load is not "no meter".
+     */
+    long poolConnects() throws IOException, InterruptedException {
         long sum = -1;
         for (String meter : CONNECT_METERS) {
-            try {
-                String body = get("/actuator/metrics/" + meter);
-                Matcher m = body == null ? null : COUNT.matcher(body);
-                if (m != null && m.find()) {
-                    sum = Math.max(sum, 0) + (long) Double.parseDouble(m.group(1));
-                }
-            } catch (IOException e) {
-                // counted as absent
+            HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + "/actuator/metrics/" + meter))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() == 404) {
+                continue;
             }
+            Matcher m = COUNT.matcher(r.statusCode() == 200 ? r.body() : "");
+            if (!m.find()) {
+                throw new IOException("HTTP " + r.statusCode() + " and no COUNT from /actuator/metrics/" + meter);
+            }
+            sum = Math.max(sum, 0) + (long) Double.parseDouble(m.group(1));
         }
         return sum;
     }
@@ -221,6 +226,8 @@ final class HttpLoad {
                         + " under /actuator/metrics: its connection churn cannot be counted");
             }
             return n;
+        } catch (IOException e) {
+            throw new IllegalStateException("reading the pool's connect meter from " + base + " failed: " + e, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
