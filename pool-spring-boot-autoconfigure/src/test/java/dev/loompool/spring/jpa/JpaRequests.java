@@ -57,6 +57,7 @@ final class JpaRequests {
                     ds.setJdbcUrl(url);
                     ds.setMinSize(0);
                     ds.setMaxSize(maxSize);
+                    ds.setAcquireTimeout(java.time.Duration.ofSeconds(5)); // a request that cannot borrow fails the test, not hangs
                     pool[0] = ds;
                     return ds;
                 })
