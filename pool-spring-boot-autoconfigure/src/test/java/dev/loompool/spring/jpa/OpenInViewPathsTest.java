@@ -150,6 +150,47 @@ class OpenInViewPathsTest {
         });
     }
 
+    /**
+     * MariaDB: Hibernate's IDENTITY insert reads the id through getGeneratedKeys (the OK packet's
+     * last insert id), and an INSERT without RETURNING keeps the connection for the next statement
+     * (STATEMENT_VALUE: a {@code LAST_INSERT_ID()} after it must read this handle's value). Inside
+     * a transaction the commit ends that; outside one Hibernate 7 delays the insert (to a flush that
+     * never comes without a transaction), so nothing runs and nothing holds.
+     */
+    @Test
+    void mariaDbIdentityInsertsHoldNothingAfterCommit() throws Exception {
+        String db = "atkjpa_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        try (Connection admin = TestDatabase.MARIADB.admin(); Statement st = admin.createStatement()) {
+            st.execute("CREATE DATABASE " + db);
+        }
+        try {
+            String url = TestDatabase.MARIADB.url();
+            String host = url.substring("jdbc:mariadb://".length(), url.indexOf('/', "jdbc:mariadb://".length()));
+            JpaRequests.withApplication("jdbc:mariadb://" + host + "/" + db + "?user=root", 2, app -> app.request(r -> {
+                EntityManager em = r.em();
+                Long id = r.tx().execute(s -> {
+                    Owner o = new Owner("in a transaction");
+                    em.persist(o);
+                    em.persist(new Pet("pet", o));
+                    return o.id;
+                });
+                assertThat(id).isNotNull();
+                assertUnbound(r, "after IDENTITY inserts committed");
+                Owner outside = new Owner("outside");
+                em.persist(outside); // outside a transaction Hibernate delays even an IDENTITY insert
+                assertThat(outside.id).isNull();
+                assertUnbound(r, "after a persist outside a transaction");
+                em.clear();
+                assertThat(em.find(Owner.class, id).pets).hasSize(1);
+                assertUnbound(r, "after the next statements");
+            }));
+        } finally {
+            try (Connection admin = TestDatabase.MARIADB.admin(); Statement st = admin.createStatement()) {
+                st.execute("DROP DATABASE " + db);
+            }
+        }
+    }
+
     static void assertUnbound(JpaRequests.Request r, String when) {
         assertThat(r.bound()).as("handles holding a physical connection %s", when).isEmpty();
     }
