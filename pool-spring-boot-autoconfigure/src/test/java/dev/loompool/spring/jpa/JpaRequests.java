@@ -47,28 +47,34 @@ final class JpaRequests {
     /** The application, started with a pool of at most maxSize connections, given to app. */
     static void withApplication(String url, int maxSize, Consumer<App> app, String... properties) {
         LoomPoolDataSource[] pool = new LoomPoolDataSource[1];
+        withApplication(() -> {
+            LoomPoolDataSource ds = new LoomPoolDataSource();
+            ds.setJdbcUrl(url);
+            ds.setMinSize(0);
+            ds.setMaxSize(maxSize);
+            ds.setAcquireTimeout(java.time.Duration.ofSeconds(5)); // a request that cannot borrow fails the test, not hangs
+            pool[0] = ds;
+            return ds;
+        }, context -> app.accept(new App(pool[0], context.getBean(EntityManagerFactory.class),
+                new TransactionTemplate(context.getBean(PlatformTransactionManager.class)))), properties);
+    }
+
+    /** The application on any data source (HikariCP, for comparison); {@link App#ds()} is then null. */
+    static void withApplication(java.util.function.Supplier<DataSource> dataSource,
+            Consumer<org.springframework.context.ApplicationContext> app, String... properties) {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(LoomPoolWiringAutoConfiguration.class,
                         LoomPoolAutoConfiguration.class, DataSourceAutoConfiguration.class,
                         HibernateJpaAutoConfiguration.class, TransactionAutoConfiguration.class))
                 .withUserConfiguration(JpaApplication.class)
-                .withBean("dataSource", DataSource.class, () -> {
-                    LoomPoolDataSource ds = new LoomPoolDataSource();
-                    ds.setJdbcUrl(url);
-                    ds.setMinSize(0);
-                    ds.setMaxSize(maxSize);
-                    ds.setAcquireTimeout(java.time.Duration.ofSeconds(5)); // a request that cannot borrow fails the test, not hangs
-                    pool[0] = ds;
-                    return ds;
-                })
+                .withBean("dataSource", DataSource.class, dataSource)
                 .withPropertyValues("spring.jpa.hibernate.ddl-auto=create")
                 .withPropertyValues(properties)
                 .run(context -> {
                     if (context.getStartupFailure() != null) {
                         throw new AssertionError(context.getStartupFailure());
                     }
-                    app.accept(new App(pool[0], context.getBean(EntityManagerFactory.class),
-                            new TransactionTemplate(context.getBean(PlatformTransactionManager.class))));
+                    app.accept(context);
                 });
     }
 

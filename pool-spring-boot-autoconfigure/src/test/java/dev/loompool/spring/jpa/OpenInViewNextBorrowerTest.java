@@ -61,6 +61,47 @@ class OpenInViewNextBorrowerTest {
         }
     }
 
+    /**
+     * The comparison: HikariCP lends the connection for the session's whole life, so under
+     * open-in-view request B cannot borrow it between A's transactions at all (it times out).
+     */
+    @Test
+    void hikariHoldsTheConnectionForTheWholeRequest() throws Exception {
+        String schema = "atkjpa_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        try (Connection admin = TestDatabase.POSTGRES.admin(); Statement st = admin.createStatement()) {
+            st.execute("CREATE SCHEMA " + schema);
+        }
+        try {
+            com.zaxxer.hikari.HikariDataSource[] hikari = new com.zaxxer.hikari.HikariDataSource[1];
+            JpaRequests.withApplication(() -> {
+                com.zaxxer.hikari.HikariDataSource ds = new com.zaxxer.hikari.HikariDataSource();
+                ds.setJdbcUrl(TestDatabase.POSTGRES.url() + "&currentSchema=" + schema);
+                ds.setMaximumPoolSize(1);
+                ds.setConnectionTimeout(1000);
+                hikari[0] = ds;
+                return ds;
+            }, context -> {
+                var app = new JpaRequests.App(null, context.getBean(jakarta.persistence.EntityManagerFactory.class),
+                        new TransactionTemplate(context.getBean(org.springframework.transaction.PlatformTransactionManager.class)));
+                app.request(a -> {
+                    a.tx().executeWithoutResult(s -> a.em().persist(new Owner("a's")));
+                    assertThat(hikari[0].getHikariPoolMXBean().getActiveConnections()).as("lent between A's transactions").isEqualTo(1);
+                    String b;
+                    try {
+                        b = otherRequest(app, r -> state(r, "select 1"));
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        b = "timed out";
+                    }
+                    assertThat(b).isEqualTo("timed out");
+                });
+            });
+        } finally {
+            try (Connection admin = TestDatabase.POSTGRES.admin(); Statement st = admin.createStatement()) {
+                st.execute("DROP SCHEMA " + schema + " CASCADE");
+            }
+        }
+    }
+
     private static String hostOf(String url) {
         String rest = url.substring("jdbc:mariadb://".length());
         return rest.substring(0, rest.indexOf('/'));
