@@ -161,7 +161,9 @@ public final class DelegateGenerator {
                 continue; // close() and isClosed()
             }
             Class<?> r = m.getReturnType();
-            String call = "delegate." + driverCall(m);
+            // An update is kept by the driver until updateRow or insertRow (pgjdbc's), when it may use
+            // a lent object's connection: the wrapper goes in, checked again at that use (Lent.kept).
+            String call = "delegate." + driverCall(m, m.getName().startsWith("update") ? "Lent.kept(" : "Lent.driver(");
             out.touching(m, r == Statement.class ? "return statement();"
                     : (r == void.class ? "" : "return ") + lent(m, call) + ";");
         }
@@ -235,13 +237,17 @@ public final class DelegateGenerator {
      * binds its own objects, not ours.
      */
     private static String driverCall(Method m) {
+        return driverCall(m, "Lent.driver(");
+    }
+
+    private static String driverCall(Method m, String through) {
         java.lang.reflect.Parameter[] ps = m.getParameters();
         StringBuilder b = new StringBuilder(m.getName()).append('(');
         for (int i = 0; i < ps.length; i++) {
             Class<?> t = ps[i].getType();
             boolean lent = t == Object.class || PINNING.contains(t) && t != java.sql.ResultSetMetaData.class
                     && t != java.sql.ParameterMetaData.class;
-            b.append(i == 0 ? "" : ", ").append(lent ? "Lent.driver(" + ps[i].getName() + ")" : ps[i].getName());
+            b.append(i == 0 ? "" : ", ").append(lent ? through + ps[i].getName() + ")" : ps[i].getName());
         }
         return b.append(')').toString();
     }

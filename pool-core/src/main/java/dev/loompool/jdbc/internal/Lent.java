@@ -73,6 +73,20 @@ final class Lent {
         return x;
     }
 
+    /**
+     * A value the driver keeps and uses later ({@code ResultSet.updateXxx}: pgjdbc reads it at
+     * {@code updateRow} or {@code insertRow}, asking an array's own connection for its element
+     * type, reading a LOB through its connection): one of ours goes in as itself, checked now and
+     * again at that later use, which by then may be in another borrower's session (the array's
+     * handle ran its next statement, or closed). Anything else goes in as it is.
+     */
+    static <T> T kept(T x) throws SQLException {
+        if (x instanceof LentObject<?> l) {
+            l.check();
+        }
+        return x;
+    }
+
     /** What a call on a lent object gets once the binding it was made under ended. */
     static SQLException gone(String poolName, String kind) {
         return new SQLException("pool '" + poolName + "': this " + kind + " belongs to a connection its handle "
