@@ -151,6 +151,7 @@ final class JdbcPool {
     /** A failure to close is logged by the generic pool: masked here, as the factory masks its own. */
     private void destroy(PhysicalConnection p) throws SQLException {
         connections.remove(p);
+        pinTimes.fold(p);
         try {
             p.raw.close();
         } catch (SQLException e) {

@@ -50,6 +50,8 @@ final class PhysicalConnection {
     final long[] pinSince = new long[dev.loompool.jdbc.PinReason.values().length];
     /** The per-statement pin reasons (and RELEASE_MODE) that held on this binding: a bit each, no clock. */
     int pinsSeen;
+    /** Their samples, summed here by the holder ({@link PinTimes.Local}). */
+    final PinTimes.Local pinLocal = new PinTimes.Local();
     /** SQL left session state: reset (or destroy) before reuse. */
     boolean sessionDirty;
     /**

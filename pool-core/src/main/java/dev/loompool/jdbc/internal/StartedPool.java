@@ -102,7 +102,7 @@ public final class StartedPool {
 
     /** How long each pin reason held a connection, primary and replicas together. */
     public java.util.Map<dev.loompool.jdbc.PinReason, dev.loompool.jdbc.PinTime> pinTimes() {
-        return pool.pinTimes.snapshot();
+        return pool.pinTimes.snapshot(pools());
     }
 
     public long reclaimed() {
