@@ -46,6 +46,11 @@ final class LentArray extends LentObject<Array> implements Array {
         }
     }
 
+    /** Whether its values were read when it was handed out: then they answer from memory, after its binding too. */
+    boolean readAtOnce() {
+        return elements != null;
+    }
+
     private void open() throws SQLException {
         if (freed) {
             throw new SQLException("pool '" + poolName + "': this Array was freed", "HY010");

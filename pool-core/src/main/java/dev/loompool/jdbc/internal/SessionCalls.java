@@ -118,7 +118,8 @@ final class SessionCalls {
      * metadata object may still talk to the connection (pgjdbc's large objects do; its result-set
      * and parameter metadata query the connection when asked): it is wrapped ({@link Lent}), so
      * that it refuses once its binding ended, and pins while the handle is open, as one the handle
-     * created does; metadata pins no longer than its statement. A result set (a refcursor from
+     * created does; metadata pins no longer than its statement, and an array whose values were read
+     * at once not at all. A result set (a refcursor from
      * {@code getObject}) is wrapped as its owner's.
      * A statement or connection is the driver's own: exposed.
      */
@@ -146,6 +147,13 @@ final class SessionCalls {
             return rs;
         }
         PhysicalConnection p = h.physical;
+        T wrapped = Lent.wrap(h, p, h.heldBinding(), value, true);
+        if (wrapped instanceof LentArray a && a.readAtOnce()) {
+            // Its values were read now and answer from memory; only a call with a type map needs the
+            // driver, and refuses once the binding ended: no pin (Hibernate reading an array column
+            // under open-in-view would keep the connection for the rest of the request).
+            return wrapped;
+        }
         if (!(value instanceof ResultSetMetaData || value instanceof ParameterMetaData)) {
             lend(h).markLendingDriverObjects();
         }
@@ -155,7 +163,7 @@ final class SessionCalls {
         // a base name): never in another borrower's session. Pinned until the handle closed, the
         // generated keys' metadata Hibernate reads after an IDENTITY insert, or a native query's,
         // kept an open-in-view session's connection for the rest of the request (issue 28).
-        return Lent.wrap(h, p, h.heldBinding(), value, true);
+        return wrapped;
     }
 
     /**
