@@ -69,16 +69,15 @@ final class PinTimes {
      */
     void bindingEnded(PhysicalConnection p, long now) {
         int timed = p.pinsTimed;
-        int lazy = p.pinsSeen;
+        int lazy = p.pinsSeen & ~timed;
         p.pinsTimed = 0;
         p.pinsSeen = 0;
-        for (int i = 0; i < REASONS.length; i++) {
-            int b = 1 << i;
-            if ((timed & b) != 0) {
-                record(i, now - p.pinSince[i]);
-            } else if ((lazy & b) != 0) {
-                p.pinLocal.add(i, Math.max(0, now - p.handedOutAt));
-            }
+        for (; timed != 0; timed &= timed - 1) { // the set bits only: the common cycle has one, STATEMENT
+            int i = Integer.numberOfTrailingZeros(timed);
+            record(i, now - p.pinSince[i]);
+        }
+        for (; lazy != 0; lazy &= lazy - 1) {
+            p.pinLocal.add(Integer.numberOfTrailingZeros(lazy), Math.max(0, now - p.handedOutAt));
         }
     }
 
