@@ -3,27 +3,12 @@ package dev.loompool.spring.jpa;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loompool.jdbc.LoomPoolDataSource;
-import dev.loompool.jdbc.PinReason;
 import dev.loompool.jdbc.TestDatabase;
-import dev.loompool.spring.LoomPoolAutoConfiguration;
-import dev.loompool.spring.LoomPoolWiringAutoConfiguration;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.UUID;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurationPackage;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.orm.jpa.EntityManagerHolder;
-import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -36,78 +21,51 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 class OpenInViewIdentityTest {
 
-    @Configuration(proxyBeanMethods = false)
-    @AutoConfigurationPackage
-    static class JpaApplication {
-    }
-
     @Test
     void anIdentityInsertLeavesNoConnectionBoundAfterItsTransactionCommits() throws Exception {
         String schema = "pins_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
         try (Connection admin = TestDatabase.POSTGRES.admin(); Statement st = admin.createStatement()) {
             st.execute("CREATE SCHEMA " + schema);
         }
-        LoomPoolDataSource[] pool = new LoomPoolDataSource[1];
         try {
-            new ApplicationContextRunner()
-                    .withConfiguration(AutoConfigurations.of(LoomPoolWiringAutoConfiguration.class,
-                            LoomPoolAutoConfiguration.class, DataSourceAutoConfiguration.class,
-                            HibernateJpaAutoConfiguration.class, TransactionAutoConfiguration.class))
-                    .withUserConfiguration(JpaApplication.class)
-                    .withBean("dataSource", DataSource.class, () -> {
-                        LoomPoolDataSource ds = new LoomPoolDataSource();
-                        ds.setJdbcUrl(TestDatabase.POSTGRES.url() + "&currentSchema=" + schema);
-                        ds.setMinSize(0);
-                        ds.setMaxSize(3);
-                        pool[0] = ds;
-                        return ds;
-                    })
-                    .withPropertyValues("spring.jpa.hibernate.ddl-auto=create",
-                            "spring.jpa.properties.hibernate.default_batch_fetch_size=16")
-                    .run(context -> {
-                        assertThat(context).hasNotFailed();
-                        EntityManagerFactory emf = context.getBean(EntityManagerFactory.class);
-                        TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
-                        LoomPoolDataSource ds = pool[0];
-                        EntityManager em = emf.createEntityManager();
-                        TransactionSynchronizationManager.bindResource(emf, new EntityManagerHolder(em)); // open-in-view
-                        try {
-                            Long id = tx.execute(s -> {
-                                Owner o = new Owner("owner");
-                                em.persist(o); // IDENTITY: the insert runs now, with RETURN_GENERATED_KEYS
-                                em.persist(new Pet("pet", o));
-                                return o.id;
-                            });
-                            assertUnbound(ds, "after the transaction with the IDENTITY inserts committed");
-
-                            em.clear();
-                            Owner o = em.find(Owner.class, id); // outside any transaction
-                            assertThat(o.pets).hasSize(1); // lazy load
-                            assertUnbound(ds, "after a find and a lazy load outside a transaction");
-                            assertThat(em.createNativeQuery("SELECT name FROM owners").getResultList()).hasSize(1);
-                            assertUnbound(ds, "after a native query outside a transaction");
-
-                            tx.executeWithoutResult(s -> {
-                                Owner other = new Owner("other");
-                                em.persist(other);
-                                em.persist(new Pet("other's", other));
-                            });
-                            em.clear();
-                            java.util.List<Owner> owners = em.createQuery("select o from Owner o", Owner.class).getResultList();
-                            assertThat(owners).hasSize(2);
-                            assertThat(owners.get(0).pets).hasSize(1); // a batch fetch: both owners' pets, = any(?) with an array
-                            assertUnbound(ds, "after a batch fetch outside a transaction (it binds an array)");
-
-                            tx.executeWithoutResult(s -> em.persist(new Pet("second", em.find(Owner.class, id))));
-                            assertUnbound(ds, "after a second transaction committed");
-                            Thread.sleep(20); // the rest of the request: rendering the view
-                            assertUnbound(ds, "while the request renders");
-                        } finally {
-                            TransactionSynchronizationManager.unbindResource(emf);
-                            em.close();
-                        }
-                        assertUnbound(ds, "after the request");
+            JpaRequests.withApplication(TestDatabase.POSTGRES.url() + "&currentSchema=" + schema, 3, app -> {
+                LoomPoolDataSource ds = app.ds();
+                TransactionTemplate tx = app.tx();
+                app.request(r -> {
+                    EntityManager em = r.em();
+                    Long id = tx.execute(s -> {
+                        Owner o = new Owner("owner");
+                        em.persist(o); // IDENTITY: the insert runs now, with RETURN_GENERATED_KEYS
+                        em.persist(new Pet("pet", o));
+                        return o.id;
                     });
+                    assertUnbound(ds, "after the transaction with the IDENTITY inserts committed");
+
+                    em.clear();
+                    Owner o = em.find(Owner.class, id); // outside any transaction
+                    assertThat(o.pets).hasSize(1); // lazy load
+                    assertUnbound(ds, "after a find and a lazy load outside a transaction");
+                    assertThat(em.createNativeQuery("SELECT name FROM owners").getResultList()).hasSize(1);
+                    assertUnbound(ds, "after a native query outside a transaction");
+
+                    tx.executeWithoutResult(s -> {
+                        Owner other = new Owner("other");
+                        em.persist(other);
+                        em.persist(new Pet("other's", other));
+                    });
+                    em.clear();
+                    java.util.List<Owner> owners = em.createQuery("select o from Owner o", Owner.class).getResultList();
+                    assertThat(owners).hasSize(2);
+                    assertThat(owners.get(0).pets).hasSize(1); // a batch fetch: both owners' pets, = any(?) with an array
+                    assertUnbound(ds, "after a batch fetch outside a transaction (it binds an array)");
+
+                    tx.executeWithoutResult(s -> em.persist(new Pet("second", em.find(Owner.class, id))));
+                    assertUnbound(ds, "after a second transaction committed");
+                    Thread.sleep(20); // the rest of the request: rendering the view
+                    assertUnbound(ds, "while the request renders");
+                });
+                assertUnbound(ds, "after the request");
+            }, "spring.jpa.properties.hibernate.default_batch_fetch_size=16");
         } finally {
             try (Connection admin = TestDatabase.POSTGRES.admin(); Statement st = admin.createStatement()) {
                 st.execute("DROP SCHEMA " + schema + " CASCADE");
