@@ -157,7 +157,9 @@ abstract class ResilienceScenarios extends ScenarioSupport {
         leases.get(2).close();
         leases.get(3).close(); // three idle, dead
         leases.get(0).invalidate(); // the first connectivity failure
-        eventually("the idle ones were validated without anybody acquiring", () -> factory.destroyed.get() == 4);
+        // The last destructor's count rises before the pool counts its slot free: wait for both.
+        eventually("the idle ones were validated without anybody acquiring",
+                () -> factory.destroyed.get() == 4 && pool.stats().total() == 0);
         assertThat(checked.get()).isGreaterThanOrEqualTo(3);
         assertCounts(pool, 0, 0, 0, 0);
     }
@@ -180,7 +182,8 @@ abstract class ResilienceScenarios extends ScenarioSupport {
         assertThat(factory.created).as("it got a new one on the dead one's slot").hasValue(created + 1);
         healthchecks.awaitEntered();
         healthchecks.open();
-        eventually("the other two were checked and destroyed", () -> factory.destroyed.get() == 3);
+        eventually("the other two were checked and destroyed", // and their slots counted free (after the destructor)
+                () -> factory.destroyed.get() == 3 && pool.stats().total() == 1);
         fresh.close();
         assertCounts(pool, 1, 1, 0, 0);
     }
