@@ -11,7 +11,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Runs the benchmark suite: {@code java -jar pool-benchmarks.jar [quick|full] [--only P1,P3,P10] [--pools LOOMPOOL,HIKARI] [--out DIR]}.
+ * Runs the benchmark suite: {@code java -jar pool-benchmarks.jar [quick|full] [--only P1,P3,P10] [--pools LOOMPOOL,HIKARI]
+ * [--rounds N] [--out DIR]}. {@code --only} takes groups (P10) or scenarios (P10-oiv-off);
+ * {@code --rounds} sets the timed scenarios' rounds (a noisy ratio near its target needs more than the mode's).
  * {@code --pools} narrows the timed scenarios to the pools named (loompool and HikariCP stay: the
  * verdicts compare them), for repeat runs of the ratios near a target.
  * Every comparison runs all pools in this one invocation; the timed scenarios alternate them round
@@ -29,10 +31,11 @@ public final class Main {
         Mode mode = Arrays.asList(args).contains("full") ? Mode.FULL : Mode.QUICK;
         Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10"));
         Set<PoolKind> pools = java.util.EnumSet.allOf(PoolKind.class);
+        int rounds = mode.rounds;
         Path out = mode == Mode.FULL ? Path.of("pool-benchmarks", "results") : Path.of("pool-benchmarks", "target", "bench-quick");
         for (int i = 0; i < args.length - 1; i++) {
             if (args[i].equals("--only")) {
-                only.retainAll(Set.of(args[i + 1].toUpperCase().split(",")));
+                only = new TreeSet<>(Set.of(args[i + 1].toUpperCase().split(",")));
             } else if (args[i].equals("--pools")) {
                 pools.clear();
                 for (String name : args[i + 1].toUpperCase().split(",")) {
@@ -40,6 +43,11 @@ public final class Main {
                 }
                 pools.add(PoolKind.LOOMPOOL);
                 pools.add(PoolKind.HIKARI);
+            } else if (args[i].equals("--rounds")) {
+                rounds = Integer.parseInt(args[i + 1]);
+                if (rounds < 1) {
+                    throw new IllegalArgumentException("--rounds must be 1 or more, was " + rounds);
+                }
             } else if (args[i].equals("--out")) {
                 out = Path.of(args[i + 1]);
             }
@@ -69,7 +77,7 @@ public final class Main {
                 new P7RealCycle(), new P8ManyThreads(), new P9ManyInstances()));
         scenarios.addAll(P10RealApp.scenarios(mode));
         for (Scenario s : scenarios) {
-            if (!only.contains(s.group())) {
+            if (!only.contains(s.group()) && !only.contains(s.id().toUpperCase())) {
                 continue;
             }
             String why = null;
@@ -93,7 +101,7 @@ public final class Main {
                 continue;
             }
             try {
-                Map<PoolKind, List<Trial>> trials = runAlternating(s, mode, pools);
+                Map<PoolKind, List<Trial>> trials = runAlternating(s, mode, rounds, pools);
                 for (List<Trial> list : trials.values()) {
                     for (Trial t : list) {
                         if (s.failures(t) > 0) {
@@ -120,10 +128,10 @@ public final class Main {
     }
 
     /** Round r runs the pools starting at the r-th, so that no pool always goes first or last. */
-    private static Map<PoolKind, List<Trial>> runAlternating(Scenario s, Mode mode, Set<PoolKind> chosen) throws Exception {
+    private static Map<PoolKind, List<Trial>> runAlternating(Scenario s, Mode mode, int rounds, Set<PoolKind> chosen) throws Exception {
         Map<PoolKind, List<Trial>> trials = new EnumMap<>(PoolKind.class);
         List<PoolKind> pools = s.pools().stream().filter(chosen::contains).toList();
-        for (int round = 0; round < mode.rounds; round++) {
+        for (int round = 0; round < rounds; round++) {
             for (int i = 0; i < pools.size(); i++) {
                 PoolKind pool = pools.get((i + round) % pools.size());
                 Trial t = s.run(pool, mode);

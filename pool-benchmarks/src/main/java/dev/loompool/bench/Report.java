@@ -96,7 +96,7 @@ final class Report {
     /** A timed scenario: per pool, the mean over rounds, and the distribution of the median round. */
     void timed(Scenario s, Map<PoolKind, List<Trial>> trials, String verdict) throws IOException {
         md.append("## ").append(s.id()).append(": ").append(s.title()).append("\n\n")
-                .append("| pool | req/s (mean of ").append(mode.rounds).append(") | loompool / pool | p50 ms | p99 ms | p99.9 ms | max ms | max / p50 | errors | conn opened/1k | notes |\n")
+                .append("| pool | req/s (mean of ").append(trials.values().iterator().next().size()).append(") | loompool / pool | p50 ms | p99 ms | p99.9 ms | max ms | max / p50 | errors | conn opened/1k | notes |\n")
                 .append("|---|---|---|---|---|---|---|---|---|---|---|\n");
         double loom = mean(trials.get(PoolKind.LOOMPOOL));
         CategoryChart rate = chart(s.id() + ": " + s.title(), "pool", "requests/s", false);
