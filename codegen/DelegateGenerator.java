@@ -121,7 +121,7 @@ public final class DelegateGenerator {
     /** Each call first makes its thread the handle's user; SQL runs between the pin hooks. */
     private static void writeStatement(Path dir, String name, Class<?> iface) throws IOException {
         JdbcMethods out = leaf(name, "LogicalStatement<" + iface.getName() + ">", iface);
-        out.constructor("LogicalConnection owner, " + iface.getName() + " delegate, SqlEffect effect",
+        out.constructor("LogicalConnection owner, " + iface.getName() + " delegate, dev.loompool.jdbc.internal.sql.SqlEffect effect",
                 "super(owner, delegate, effect);");
         for (Method m : JdbcMethods.of(iface)) {
             if (HANDWRITTEN_STATEMENT.contains(JdbcMethods.signature(m))) {
@@ -133,8 +133,8 @@ public final class DelegateGenerator {
             if (runsSql(m)) {
                 // What the SQL does to the handle's pins: before it runs, and after it succeeded.
                 String before = m.getParameterCount() > 0 && m.getParameterTypes()[0] == String.class
-                        ? "SqlEffect effect = sqlBefore(" + m.getParameters()[0].getName() + ");"
-                        : "SqlEffect effect = sqlBefore();";
+                        ? "dev.loompool.jdbc.internal.sql.SqlEffect effect = sqlBefore(" + m.getParameters()[0].getName() + ");"
+                        : "dev.loompool.jdbc.internal.sql.SqlEffect effect = sqlBefore();";
                 String result = r == ResultSet.class ? "wrap(" + call + ")" : call;
                 // A batched COMMIT has not run yet when it is added: only the BEGIN side applies.
                 String after = m.getName().equals("addBatch") ? "" : "\n            sqlAfter(effect);";

@@ -75,6 +75,14 @@ class ArchitectureTest {
             Map.entry("dev.loompool.engine.Entry", "what DirectPool lends: the pool's record of a resource"),
             Map.entry("dev.loompool.jdbc.internal.StartedPool", "LoomPoolDataSource runs its pool through it")));
 
+    /**
+     * The JDBC engine's rooms, lowest first (docs/ARCHITECTURE.md): the SQL classifier, then what
+     * loompool knows of each driver, then the pool and the handles. A room uses the rooms below it
+     * and never one above.
+     */
+    private static final List<String> ROOMS = List.of("dev.loompool.jdbc.internal.sql", "dev.loompool.jdbc.internal.driver",
+            "dev.loompool.jdbc.internal");
+
     private static JavaClasses main;
 
     @BeforeAll
@@ -131,6 +139,38 @@ class ArchitectureTest {
                                     && !ENGINE_DOORS.containsKey(topLevel(c).getName())))
                     .check(main);
         }
+    }
+
+    @Test
+    void eachRoomOfTheJdbcEngineUsesOnlyTheRoomsBelowIt() {
+        for (int i = 0; i < ROOMS.size() - 1; i++) {
+            noClasses().that().resideInAPackage(ROOMS.get(i))
+                    .should().dependOnClassesThat().resideInAnyPackage(ROOMS.subList(i + 1, ROOMS.size()).toArray(String[]::new))
+                    .check(main);
+        }
+    }
+
+    /** The SQL room works on text and catalog rows: no JDBC object, no pool, no API type reaches it. */
+    @Test
+    void theSqlRoomIsPureText() {
+        classes().that().resideInAPackage(ROOMS.get(0))
+                .should().onlyDependOnClassesThat().resideInAnyPackage(ROOMS.get(0), "java.lang..", "java.util..", "java.nio.charset..")
+                .check(main);
+    }
+
+    /** A room's public type is a door: a higher room uses it, or it stays package-private. */
+    @Test
+    void aRoomsPublicTypesAreDoorsARoomAboveUses() {
+        List<String> unused = new ArrayList<>();
+        for (JavaClass c : main) {
+            String room = c.getPackageName();
+            if (c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC) && ROOMS.indexOf(room) >= 0
+                    && ROOMS.indexOf(room) < ROOMS.size() - 1
+                    && c.getDirectDependenciesToSelf().stream().allMatch(d -> d.getOriginClass().getPackageName().equals(room))) {
+                unused.add(c.getName());
+            }
+        }
+        assertThat(unused).isEmpty();
     }
 
     @Test

@@ -1,5 +1,14 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.FunctionCatalog;
+import dev.loompool.jdbc.internal.driver.JdbcUrls;
+import dev.loompool.jdbc.internal.driver.Secrets;
+import dev.loompool.jdbc.internal.driver.SessionReset;
+import dev.loompool.jdbc.internal.driver.Settings;
+import dev.loompool.jdbc.internal.driver.WireState;
+import dev.loompool.jdbc.internal.sql.SqlClassifier;
+import dev.loompool.jdbc.internal.sql.SqlDialect;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import dev.loompool.PoolClock;
@@ -145,7 +154,7 @@ final class ConnectionFactory {
         classifier.useDialect(dialect);
         if (classifier.needsCatalog()) {
             try {
-                classifier.useFunctions(SqlFunctions.read(raw, dialect), clock.nanoTime());
+                classifier.useFunctions(FunctionCatalog.read(raw, dialect), clock.nanoTime());
             } catch (SQLException e) {
                 // The pool starts all the same: with nothing known, every call pins until a read succeeds.
                 log.warn("could not read the database's catalog of functions and views; every function call keeps "

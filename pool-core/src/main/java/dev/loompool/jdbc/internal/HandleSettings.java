@@ -1,5 +1,7 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.Settings;
 import java.sql.SQLException;
 import java.util.function.Consumer;
 

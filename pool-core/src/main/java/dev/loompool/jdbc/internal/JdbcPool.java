@@ -1,5 +1,10 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.driver.BrokenConnections;
+import dev.loompool.jdbc.internal.driver.FunctionCatalog;
+import dev.loompool.jdbc.internal.driver.JdbcUrls;
+import dev.loompool.jdbc.internal.sql.SqlClassifier;
+import dev.loompool.jdbc.internal.sql.SqlFunctions;
 import dev.loompool.AcquireTimeoutException;
 import dev.loompool.CircuitBreakerState;
 import dev.loompool.CircuitBreakerStrategy;
@@ -289,7 +294,7 @@ final class JdbcPool {
     private void readFunctions(PhysicalConnection p, long now) throws Retired {
         SqlFunctions read = null;
         try {
-            read = SqlFunctions.read(p.raw, classifier.dialect());
+            read = FunctionCatalog.read(p.raw, classifier.dialect());
         } catch (SQLException e) {
             log.warn("pool '{}': could not read the catalog of functions and views again, keeping the last one "
                     + "(SQLState {}: {})", name, e.getSQLState(), factory.secrets().mask(JdbcUrls.redact(e.getMessage())));

@@ -1,5 +1,10 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.BrokenConnections;
+import dev.loompool.jdbc.internal.driver.Settings;
+import dev.loompool.jdbc.internal.sql.SqlClassifier;
+import dev.loompool.jdbc.internal.sql.SqlEffect;
 import dev.loompool.jdbc.LoomConnection;
 import dev.loompool.jdbc.PinReason;
 import java.sql.CallableStatement;

@@ -1,5 +1,8 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.Settings;
+import dev.loompool.jdbc.internal.driver.WireState;
 import dev.loompool.engine.Entry;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

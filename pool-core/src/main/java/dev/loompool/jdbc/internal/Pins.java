@@ -1,8 +1,9 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.sql.SqlEffect;
 import dev.loompool.jdbc.PinReason;
 import dev.loompool.jdbc.ReleaseMode;
-import dev.loompool.jdbc.internal.SqlEffect.Tx;
+import dev.loompool.jdbc.internal.sql.SqlEffect.Tx;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.EnumSet;

@@ -1,5 +1,8 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.SessionReset;
+import dev.loompool.jdbc.internal.driver.Settings;
 import java.sql.SQLException;
 import java.sql.Statement;
 

@@ -1,5 +1,7 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.driver.JdbcUrls;
+import dev.loompool.jdbc.internal.driver.Secrets;
 import dev.loompool.Pool;
 import dev.loompool.PoolClock;
 import dev.loompool.PoolListener;

@@ -1,5 +1,11 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.JdbcUrls;
+import dev.loompool.jdbc.internal.driver.Secrets;
+import dev.loompool.jdbc.internal.driver.Settings;
+import dev.loompool.jdbc.internal.sql.SqlClassifier;
+import dev.loompool.jdbc.internal.sql.SqlDialect;
 import dev.loompool.PoolClock;
 import dev.loompool.PoolListener;
 import dev.loompool.jdbc.Credentials;

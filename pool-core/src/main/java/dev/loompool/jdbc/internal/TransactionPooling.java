@@ -1,5 +1,8 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.driver.JdbcUrls;
+import dev.loompool.jdbc.internal.sql.SqlClassifier;
+import dev.loompool.jdbc.internal.sql.SqlEffect;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.ServerPooler;
 import java.sql.SQLException;

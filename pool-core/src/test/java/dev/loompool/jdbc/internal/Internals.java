@@ -1,5 +1,7 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.driver.BrokenConnections;
+import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.LoomConnection;
 import java.sql.Connection;
 import java.sql.SQLException;

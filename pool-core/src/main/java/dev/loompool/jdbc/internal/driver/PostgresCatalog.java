@@ -1,0 +1,130 @@
+package dev.loompool.jdbc.internal.driver;
+
+import dev.loompool.jdbc.internal.sql.SqlClassifier;
+import dev.loompool.jdbc.internal.sql.SqlDialect;
+import dev.loompool.jdbc.internal.sql.SqlEffect;
+import dev.loompool.jdbc.internal.sql.SqlFunctions;
+import dev.loompool.jdbc.internal.sql.SqlFunctions.Volatility;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads PostgreSQL's word on what may change a session ({@link SqlFunctions}): every function's
+ * volatility, and the SQL the server runs for a relation without the text naming it — a view's
+ * definition, a rule, a table's or domain's CHECK constraints, row security policies, column
+ * defaults and generated columns, casts through a volatile function (their types, and the tables
+ * with a column of one, pin). The catalog records no dependency on a builtin function (they
+ * are pinned), so those expressions are read as SQL and classified with the function table; a
+ * relation whose SQL is not neutral becomes a word that pins, and one whose SQL reads a value the
+ * session keeps ({@code currval}, {@code lastval}) a word that reads it. Three catalog queries, run
+ * at the pool's start and again when {@link SqlClassifier#refreshDue} says, in a transaction of
+ * their own ({@link FunctionCatalog#read}).
+ */
+final class PostgresCatalog {
+
+    /**
+     * Per function name: any overload volatile, any volatile overload outside pg_catalog and the
+     * reviewed extensions, the same with one argument ({@code t.f} calls {@code f(t)}). An
+     * aggregate counts as volatile when one of its support functions is (CREATE AGGREGATE records
+     * every aggregate as immutable).
+     */
+    private static final String FUNCTIONS = "WITH agg AS (SELECT DISTINCT a.aggfnoid FROM pg_aggregate a"
+            + " CROSS JOIN LATERAL unnest(ARRAY[a.aggtransfn, a.aggfinalfn, a.aggcombinefn, a.aggserialfn,"
+            + " a.aggdeserialfn, a.aggmtransfn, a.aggminvtransfn, a.aggmfinalfn]::oid[]) s(fn)"
+            + " JOIN pg_proc f ON f.oid = s.fn WHERE f.provolatile = 'v'),"
+            + " ext AS (SELECT d.objid FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid"
+            + " WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e' AND e.extname IN ('uuid-ossp', 'pgcrypto'))"
+            + " SELECT proname, bool_or(v), bool_or(v AND NOT builtin), bool_or(v AND NOT builtin AND pronargs = 1)"
+            + " FROM (SELECT p.proname, p.pronargs, p.provolatile = 'v' OR p.oid IN (SELECT aggfnoid FROM agg) AS v,"
+            + " p.pronamespace = 'pg_catalog'::regnamespace OR p.oid IN (SELECT objid FROM ext) AS builtin"
+            + " FROM pg_proc p) f GROUP BY proname";
+
+    private static final String OPERATORS = "SELECT DISTINCT o.oprname FROM pg_operator o"
+            + " JOIN pg_proc p ON p.oid = o.oprcode WHERE p.provolatile = 'v'";
+
+    /** The types of casts through a volatile function: the ones not builtin, or both if neither is. */
+    private static final String VOLATILE_CAST_TYPES = "(SELECT u.typ FROM pg_cast k JOIN pg_proc p ON p.oid = k.castfunc"
+            + " CROSS JOIN LATERAL (VALUES (k.castsource), (k.casttarget)) u(typ) JOIN pg_type t ON t.oid = u.typ"
+            + " WHERE p.provolatile = 'v' AND (t.typnamespace <> 'pg_catalog'::regnamespace OR NOT EXISTS (SELECT 1"
+            + " FROM pg_type o WHERE o.oid IN (k.castsource, k.casttarget) AND o.typnamespace <> 'pg_catalog'::regnamespace))) v";
+
+    /**
+     * The SQL the server runs for a relation (or a domain) the text names, one row each: a view's
+     * definition, a CREATE RULE or a volatile cast (null: pins), CHECK
+     * constraints of tables, of domains and of the tables with a column of such a domain, policies
+     * and defaults. Materialized views do not run theirs when read.
+     */
+    private static final String RELATION_SQL = "SELECT c.relname, CASE WHEN r.rulename = '_RETURN'"
+            + " THEN pg_get_viewdef(c.oid) END FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class"
+            + " WHERE c.relkind <> 'm' AND c.relnamespace NOT IN ('pg_catalog'::regnamespace,"
+            + " 'information_schema'::regnamespace)"
+            + " UNION ALL SELECT c.relname, 'SELECT ' || pg_get_expr(x.conbin, x.conrelid) FROM pg_constraint x"
+            + " JOIN pg_class c ON c.oid = x.conrelid WHERE x.contype = 'c'"
+            + " UNION ALL SELECT t.typname, 'SELECT ' || pg_get_expr(x.conbin, 0) FROM pg_constraint x"
+            + " JOIN pg_type t ON t.oid = x.contypid WHERE x.contype = 'c' AND t.typnamespace <> 'information_schema'::regnamespace"
+            + " UNION ALL SELECT c.relname, 'SELECT ' || pg_get_expr(x.conbin, 0) FROM pg_constraint x"
+            + " JOIN pg_attribute a ON a.atttypid = x.contypid AND NOT a.attisdropped JOIN pg_class c ON c.oid = a.attrelid"
+            + " WHERE x.contype = 'c' AND c.relnamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)"
+            + " UNION ALL SELECT c.relname, 'SELECT ' || pg_get_expr(p.polqual, p.polrelid) FROM pg_policy p"
+            + " JOIN pg_class c ON c.oid = p.polrelid WHERE p.polqual IS NOT NULL"
+            + " UNION ALL SELECT c.relname, 'SELECT ' || pg_get_expr(p.polwithcheck, p.polrelid) FROM pg_policy p"
+            + " JOIN pg_class c ON c.oid = p.polrelid WHERE p.polwithcheck IS NOT NULL"
+            + " UNION ALL SELECT c.relname, 'SELECT ' || pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d"
+            + " JOIN pg_class c ON c.oid = d.adrelid WHERE c.relnamespace <> 'pg_catalog'::regnamespace"
+            // a cast through a volatile function: its types that are not builtin (both if neither is), and
+            // the tables with a column of one (assignment casts)
+            + " UNION ALL SELECT t.typname, NULL FROM " + VOLATILE_CAST_TYPES + " JOIN pg_type t ON t.oid = v.typ"
+            + " UNION ALL SELECT c.relname, NULL FROM " + VOLATILE_CAST_TYPES + " JOIN pg_attribute a ON a.atttypid = v.typ"
+            + " AND NOT a.attisdropped JOIN pg_class c ON c.oid = a.attrelid"
+            + " WHERE c.relnamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)";
+
+    private PostgresCatalog() {
+    }
+
+    static SqlFunctions read(Connection c) throws SQLException {
+        Map<String, Volatility> byName = new HashMap<>(4096);
+        Set<String> words = new HashSet<>();
+        Set<String> kept = new HashSet<>();
+        Set<String> operators = new HashSet<>();
+        Map<String, List<String>> relationSql = new HashMap<>();
+        try (Statement st = c.createStatement()) {
+            try (ResultSet rs = st.executeQuery(FUNCTIONS)) {
+                while (rs.next()) {
+                    String name = rs.getString(1);
+                    byName.put(name, Volatility.of(rs.getBoolean(2), rs.getBoolean(3)));
+                    if (rs.getBoolean(4)) {
+                        words.add(name);
+                    }
+                }
+            }
+            try (ResultSet rs = st.executeQuery(OPERATORS)) {
+                while (rs.next()) {
+                    operators.add(rs.getString(1));
+                }
+            }
+            try (ResultSet rs = st.executeQuery(RELATION_SQL)) {
+                while (rs.next()) {
+                    if (rs.getString(2) == null) {
+                        words.add(rs.getString(1));
+                    } else {
+                        relationSql.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
+                    }
+                }
+            }
+        }
+        SqlFunctions table = SqlFunctions.postgres(byName, words, kept, operators);
+        SqlClassifier classifier = new SqlClassifier(SqlDialect.POSTGRES);
+        classifier.useFunctions(table, 0);
+        SqlFunctions.addUnneutral(relationSql, words, classifier, e -> e.session);
+        SqlFunctions.addUnneutral(relationSql, kept, classifier, e -> (e.values & SqlEffect.READS_KEPT) != 0);
+        return table;
+    }
+}

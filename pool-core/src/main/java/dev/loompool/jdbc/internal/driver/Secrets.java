@@ -1,0 +1,178 @@
+package dev.loompool.jdbc.internal.driver;
+
+import dev.loompool.jdbc.LoomPoolDataSource;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The passwords a pool knows, and how to keep them out of what it throws and logs: the password in
+ * the JDBC URL (see {@link JdbcUrls#passwords}), the value of every password-like driver property
+ * ({@code password}, {@code sslpassword}, {@code keyStorePassword}…), and the password of the
+ * credentials. Drivers echo them (a host or a port they could not read, a URL in a message), and
+ * exceptions cannot be edited, so a failure that reveals one is replaced by a masked copy
+ * ({@link MaskedCopy}).
+ *
+ * <p>The rule: every non-empty secret is replaced by {@code ****} wherever it appears, except that
+ * one shorter than {@value #ANYWHERE} characters is replaced only where it stands alone, not inside
+ * a longer word or number, so that a password such as {@code 1} does not shred every port number.
+ * So is every piece of a secret between the characters that delimit the parts of a URL or a list
+ * ({@value #DELIMITERS}), and every run of such pieces, if it has {@value #ANYWHERE} characters or
+ * more: a driver that cuts a URL there echoes a piece ({@code Incorrect port value : s3cret} of
+ * {@code root:s3cret/PW@host}).
+ *
+ * <p>Built only when something failed: the connect path and the hot path never pay for it.
+ */
+public final class Secrets {
+
+    static final String MASK = "****";
+    /** Secrets at least this long are masked wherever they appear; shorter ones only standing alone. */
+    private static final int ANYWHERE = 4;
+    /**
+     * Where drivers cut a URL, its host list or its parameters, and so a password in it. A piece of
+     * a secret is masked only from {@value #ANYWHERE} characters on: a shorter one gives away little
+     * of the password, and masking it would strike the words and numbers that every message holds
+     * ({@code a}, {@code to}, {@code 1}, {@code 443}), even standing alone.
+     */
+    private static final String DELIMITERS = "/?#@:;&,";
+    /** Beyond this many pieces, only the pieces, the prefixes and the suffixes: all runs would be quadratically many. */
+    private static final int MAX_PIECES_FOR_ALL_RUNS = 32;
+    private static final Pattern PASSWORD_KEY = Pattern.compile("(?i).*(?:password|passwd|pwd)\\d?");
+
+    private final Set<String> literals;
+    /** All the literals, longest first, so that a secret inside another one is not half masked; null if none. */
+    private final Pattern pattern;
+
+    private Secrets(Set<String> literals) {
+        this.literals = literals;
+        this.pattern = literals.isEmpty() ? null : compile(literals);
+    }
+
+    /** The passwords {@code ds} is configured with; a credentials supplier is not asked (the connect masks its password). */
+    public static Secrets of(LoomPoolDataSource ds) {
+        Secrets secrets = of(ds.getJdbcUrl(), ds.getDataSourceProperties(),
+                ds.getCredentialsSupplier() == null ? ds.getPassword() : null);
+        for (String replica : ds.getReplicas()) {
+            for (String password : JdbcUrls.passwords(replica)) {
+                secrets = secrets.with(password);
+            }
+        }
+        return secrets;
+    }
+
+    /** The secrets of a URL, its driver properties, and a password (each may be null). */
+    public static Secrets of(String url, Properties properties, String password) {
+        Set<String> literals = JdbcUrls.passwords(url);
+        if (properties != null) {
+            for (Map.Entry<Object, Object> e : properties.entrySet()) {
+                if (e.getValue() instanceof String value && PASSWORD_KEY.matcher(String.valueOf(e.getKey())).matches()) {
+                    literals.add(value);
+                }
+            }
+        }
+        return new Secrets(withPassword(literals, password));
+    }
+
+    /** These secrets and {@code password}. */
+    public Secrets with(String password) {
+        return password == null || password.isEmpty() || literals.contains(password) ? this
+                : new Secrets(withPassword(new LinkedHashSet<>(literals), password));
+    }
+
+    private static Set<String> withPassword(Set<String> literals, String password) {
+        if (password != null) {
+            literals.add(password);
+        }
+        literals.remove("");
+        return literals;
+    }
+
+    private static Pattern compile(Set<String> literals) {
+        Set<String> terms = new LinkedHashSet<>(literals);
+        for (String secret : literals) {
+            terms.addAll(pieces(secret));
+        }
+        List<String> longestFirst = new ArrayList<>(terms);
+        longestFirst.sort(Comparator.comparingInt(String::length).reversed());
+        StringBuilder regex = new StringBuilder();
+        for (String secret : longestFirst) {
+            if (regex.length() > 0) {
+                regex.append('|');
+            }
+            if (secret.length() >= ANYWHERE) {
+                regex.append(Pattern.quote(secret));
+            } else {
+                regex.append("(?<![\\p{L}\\p{N}])").append(Pattern.quote(secret)).append("(?![\\p{L}\\p{N}])");
+            }
+        }
+        return Pattern.compile(regex.toString());
+    }
+
+    /**
+     * The runs of whole pieces of {@code secret} between its delimiters, of {@value #ANYWHERE}
+     * characters or more; none if it has no delimiter. {@code a/bcde:fghi} gives {@code bcde},
+     * {@code fghi}, {@code a/bcde} and {@code bcde:fghi}.
+     */
+    private static Set<String> pieces(String secret) {
+        List<Integer> bounds = new ArrayList<>(); // each piece from bounds[2i] to bounds[2i+1]
+        int from = 0;
+        for (int i = 0; i <= secret.length(); i++) {
+            if (i == secret.length() || DELIMITERS.indexOf(secret.charAt(i)) >= 0) {
+                bounds.add(from);
+                bounds.add(i);
+                from = i + 1;
+            }
+        }
+        Set<String> pieces = new LinkedHashSet<>();
+        int count = bounds.size() / 2;
+        boolean allRuns = count <= MAX_PIECES_FOR_ALL_RUNS;
+        for (int first = 0; first < count; first++) {
+            for (int last = first; last < count; last++) {
+                if (allRuns || first == last || first == 0 || last == count - 1) {
+                    String run = secret.substring(bounds.get(2 * first), bounds.get(2 * last + 1));
+                    if (run.length() >= ANYWHERE && run.length() < secret.length()) {
+                        pieces.add(run);
+                    }
+                }
+            }
+        }
+        return pieces;
+    }
+
+    boolean isEmpty() {
+        return pattern == null;
+    }
+
+    /** {@code text} with every secret in it masked. */
+    public String mask(String text) {
+        return text == null || pattern == null ? text : pattern.matcher(text).replaceAll(MASK);
+    }
+
+    /** Whether {@code text} shows a secret. */
+    boolean revealedIn(String text) {
+        return text != null && pattern != null && pattern.matcher(text).find();
+    }
+
+    /** {@code e} itself if nothing in it shows a secret, else a masked copy: an SQLException with the same SQLState. */
+    public SQLException mask(SQLException e) {
+        return (SQLException) MaskedCopy.of(e, this);
+    }
+
+    public RuntimeException mask(RuntimeException e) {
+        return (RuntimeException) MaskedCopy.of(e, this);
+    }
+
+    public Error mask(Error e) {
+        return (Error) MaskedCopy.of(e, this);
+    }
+
+    public Throwable mask(Throwable e) {
+        return MaskedCopy.of(e, this);
+    }
+}

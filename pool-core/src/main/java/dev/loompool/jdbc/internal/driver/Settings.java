@@ -1,0 +1,150 @@
+package dev.loompool.jdbc.internal.driver;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+
+/**
+ * Values of the {@link Attr} settings: a handle's own, a physical connection's current ones, or
+ * the defaults a returned connection is reset to.
+ */
+public final class Settings {
+
+    public boolean autoCommit = true;
+    public int isolation = Connection.TRANSACTION_READ_COMMITTED;
+    public boolean readOnly;
+    public String catalog;
+    public String schema;
+    public int holdability;
+    public int networkTimeout;
+    public Executor networkExecutor;
+    /** Which values were set on purpose (for a handle) or differ from the defaults (for a connection). */
+    public final EnumSet<Attr> marked = EnumSet.noneOf(Attr.class);
+
+    /** The settings a connection has now. */
+    public static Settings read(Connection c) throws SQLException {
+        Settings s = new Settings();
+        s.autoCommit = c.getAutoCommit();
+        s.isolation = c.getTransactionIsolation();
+        s.readOnly = c.isReadOnly();
+        s.catalog = c.getCatalog();
+        s.schema = c.getSchema();
+        s.holdability = c.getHoldability();
+        s.networkTimeout = c.getNetworkTimeout();
+        return s;
+    }
+
+    /** Reads attribute {@code a} from {@code c}: what the driver says now. */
+    public void readFrom(Connection c, Attr a) throws SQLException {
+        switch (a) {
+            case AUTO_COMMIT:
+                autoCommit = c.getAutoCommit();
+                break;
+            case ISOLATION:
+                isolation = c.getTransactionIsolation();
+                break;
+            case READ_ONLY:
+                readOnly = c.isReadOnly();
+                break;
+            case CATALOG:
+                catalog = c.getCatalog();
+                break;
+            case SCHEMA:
+                schema = c.getSchema();
+                break;
+            case HOLDABILITY:
+                holdability = c.getHoldability();
+                break;
+            default:
+                networkTimeout = c.getNetworkTimeout();
+                break;
+        }
+    }
+
+    public Settings copy() {
+        Settings s = new Settings();
+        for (Attr a : Attr.values()) {
+            s.copyFrom(this, a);
+        }
+        return s;
+    }
+
+    public boolean same(Settings other, Attr a) {
+        switch (a) {
+            case AUTO_COMMIT:
+                return autoCommit == other.autoCommit;
+            case ISOLATION:
+                return isolation == other.isolation;
+            case READ_ONLY:
+                return readOnly == other.readOnly;
+            case CATALOG:
+                return Objects.equals(catalog, other.catalog);
+            case SCHEMA:
+                return Objects.equals(schema, other.schema);
+            case HOLDABILITY:
+                return holdability == other.holdability;
+            default:
+                return networkTimeout == other.networkTimeout;
+        }
+    }
+
+    public void copyFrom(Settings other, Attr a) {
+        switch (a) {
+            case AUTO_COMMIT:
+                autoCommit = other.autoCommit;
+                break;
+            case ISOLATION:
+                isolation = other.isolation;
+                break;
+            case READ_ONLY:
+                readOnly = other.readOnly;
+                break;
+            case CATALOG:
+                catalog = other.catalog;
+                break;
+            case SCHEMA:
+                schema = other.schema;
+                break;
+            case HOLDABILITY:
+                holdability = other.holdability;
+                break;
+            default:
+                networkTimeout = other.networkTimeout;
+                networkExecutor = other.networkExecutor;
+                break;
+        }
+    }
+
+    /** Sets attribute {@code a} of {@code c} to this value. */
+    public void applyTo(Connection c, Attr a) throws SQLException {
+        switch (a) {
+            case AUTO_COMMIT:
+                c.setAutoCommit(autoCommit);
+                break;
+            case ISOLATION:
+                c.setTransactionIsolation(isolation);
+                break;
+            case READ_ONLY:
+                c.setReadOnly(readOnly);
+                break;
+            case CATALOG:
+                if (catalog != null) {
+                    c.setCatalog(catalog);
+                }
+                break;
+            case SCHEMA:
+                if (schema != null) {
+                    c.setSchema(schema);
+                }
+                break;
+            case HOLDABILITY:
+                c.setHoldability(holdability);
+                break;
+            default:
+                c.setNetworkTimeout(networkExecutor != null ? networkExecutor : Runnable::run, networkTimeout);
+                break;
+        }
+    }
+}

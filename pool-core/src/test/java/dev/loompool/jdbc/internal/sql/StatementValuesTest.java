@@ -1,0 +1,107 @@
+package dev.loompool.jdbc.internal.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** What a text reads of an earlier statement, leaves for the next, or reads of the connection's identity. */
+class StatementValuesTest {
+
+    private static SqlEffect pg(String sql) {
+        return Classifiers.of(SqlDialect.POSTGRES).classify(sql);
+    }
+
+    private static SqlEffect my(String sql) {
+        return Classifiers.of(SqlDialect.MYSQL).classify(sql);
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "SELECT lastval() | NONE+READS_KEPT",
+        "SELECT currval('s') | NONE+READS_KEPT",
+        "select \"currval\"('s') | NONE+READS_KEPT",
+        "SELECT pg_catalog.lastval() | NONE+READS_KEPT",
+        "SELECT nextval('s') | NONE+LEAVES",
+        "SELECT setval('s', 5) | NONE+LEAVES",
+        "INSERT INTO t (v) VALUES (1) | NONE+LEAVES",
+        "insert into t select * from u | NONE+LEAVES",
+        "INSERT INTO t (v) VALUES (1) RETURNING id | NONE",
+        "WITH x AS (INSERT INTO t VALUES (1)) SELECT 1 | NONE+LEAVES",
+        "INSERT INTO t VALUES (1); SELECT lastval() | NONE+LEAVES",
+        "SELECT lastval(); INSERT INTO t VALUES (1) | NONE+READS_KEPT+LEAVES",
+        "BEGIN; INSERT INTO t VALUES (1) | BEGIN+LEAVES",
+        "BEGIN; INSERT INTO t VALUES (1); ABORT | END",
+        "INSERT INTO t VALUES (1); COMMIT; SELECT lastval() | END",
+        "CREATE FUNCTION f() RETURNS bigint LANGUAGE sql AS 'SELECT lastval()' | SESSION",
+        "SELECT pg_backend_pid() | NONE+IDENTITY",
+        "SELECT 'lastval()', \"nextval\" FROM t | NONE",
+        "SELECT replace(a, 'x', 'y') FROM t | NONE",
+        "UPDATE t SET v = 1 | NONE",
+        "SET search_path TO x | SESSION",
+    })
+    void postgres(String sql, String expected) {
+        assertThat(pg(sql)).isEqualTo(SqlEffect.named(expected));
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "SELECT LAST_INSERT_ID() | NONE+READS_KEPT",
+        "SELECT last_insert_id( ) | NONE+READS_KEPT",
+        "UPDATE seq SET id = LAST_INSERT_ID(id + 1) | SESSION+LEAVES",
+        "SELECT @@identity | NONE+READS_KEPT",
+        "SELECT @@session.last_insert_id | NONE+READS_KEPT",
+        "SELECT @@last_gtid | NONE+READS_KEPT",
+        "SELECT PREVIOUS VALUE FOR s | NONE+READS_KEPT",
+        "SELECT NEXT VALUE FOR s | NONE+LEAVES",
+        "SELECT lastval(s) | NONE+READS_KEPT",
+        "INSERT INTO t (v) VALUES (1) | NONE+LEAVES",
+        "REPLACE INTO t (v) VALUES (1) | NONE+LEAVES",
+        "SELECT REPLACE('a', 'a', 'b') | NONE",
+        "SELECT INSERT('abc', 1, 1, 'x') | NONE",
+        "SELECT SQL_CALC_FOUND_ROWS * FROM t LIMIT 1 | NONE+LEAVES",
+        "SELECT FOUND_ROWS() | NONE+READS_LAST",
+        "SELECT SQL_CALC_FOUND_ROWS * FROM t LIMIT 1; SELECT FOUND_ROWS() | NONE+LEAVES",
+        "SELECT 1/0; SHOW WARNINGS | NONE",
+        "INSERT INTO t (v) VALUES (1); SELECT LAST_INSERT_ID() | NONE+LEAVES",
+        "CREATE PROCEDURE p() BEGIN SELECT FOUND_ROWS(); SELECT LAST_INSERT_ID(); END | SESSION",
+        "BEGIN NOT ATOMIC SELECT LAST_INSERT_ID(); END | SESSION_BEGIN+READS_KEPT",
+        "SELECT ROW_COUNT() | NONE+READS_LAST",
+        "SHOW WARNINGS | NONE+READS_LAST",
+        "show errors limit 1 | NONE+READS_LAST",
+        "SHOW COUNT(*) WARNINGS | NONE+READS_LAST",
+        "GET DIAGNOSTICS @n = NUMBER | SESSION+READS_LAST",
+        "GET CURRENT DIAGNOSTICS CONDITION 1 @m = MESSAGE_TEXT | SESSION+READS_LAST",
+        "SELECT @@warning_count, @@session.error_count | NONE+READS_LAST",
+        "SELECT @@LOCAL.warning_count | NONE+READS_LAST",
+        "SELECT CONNECTION_ID() | NONE+IDENTITY",
+        "SELECT @@pseudo_thread_id | NONE+IDENTITY",
+        "SELECT PS_CURRENT_THREAD_ID() | NONE+IDENTITY",
+        "SHOW VARIABLES LIKE 'warning%' | NONE",
+        "SELECT @@global.max_connections | NONE",
+    })
+    void mysql(String sql, String expected) {
+        assertThat(my(sql)).isEqualTo(SqlEffect.named(expected));
+    }
+
+    @Test
+    void anUnknownDatabasesInsertLeavesNothingButItsReadsAreStillReads() {
+        SqlClassifier other = Classifiers.of(SqlDialect.OTHER);
+        assertThat(other.classify("INSERT INTO t VALUES (1)")).isEqualTo(SqlEffect.NONE);
+        assertThat(other.classify("SELECT @@IDENTITY")).isEqualTo(SqlEffect.NONE.with(SqlEffect.READS_KEPT));
+    }
+
+    @Test
+    void behindAPoolerReadsOfAnEarlierValueStaySessionSoTheyAreRefused() {
+        SqlClassifier pg = Classifiers.of(SqlDialect.POSTGRES);
+        assertThat(pg.classifyBehindPooler("SELECT lastval()").session).isTrue();
+        assertThat(pg.classifyBehindPooler("SELECT nextval('s')").session).isFalse();
+    }
+
+    @Test
+    void effectsAreInternedSoACachedClassificationAllocatesNothing() {
+        assertThat(SqlEffect.NONE.with(SqlEffect.LEAVES)).isSameAs(SqlEffect.named("NONE+LEAVES"));
+        assertThat(SqlEffect.of(true, SqlEffect.Tx.OPEN)).isSameAs(SqlEffect.SESSION_BEGIN);
+    }
+}
