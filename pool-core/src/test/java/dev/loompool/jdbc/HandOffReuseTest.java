@@ -3,6 +3,7 @@ package dev.loompool.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -25,29 +26,41 @@ class HandOffReuseTest extends HostileSupport {
     }
 
     /**
-     * The request thread borrows and begins the transaction, a worker runs the work and commits
-     * ({@code runAsync(..., exec).join()}), the request thread closes. Nothing runs at the close.
+     * A borrows, begins, leaves session state (the handle stays bound until its close), hands its
+     * insert and commit to the worker and waits for it; then A closes on its own thread. The next
+     * borrower must get A's backend: the finished hand-off did not retire it.
      */
-    @Test
-    void aTransactionRunOnAWorkerAndJoinedBeforeTheCloseDoesNotCostTheConnection() throws Exception {
-        pgTableForChurn();
-        LoomPoolDataSource ds = pg(1);
+    private void assertATransactionJoinedFromTheWorkerKeepsTheBackend(LoomPoolDataSource ds, Backend backend,
+            String sessionSql) throws Exception {
         long first;
         try (Connection a = ds.getConnection()) {
             a.setAutoCommit(false);
-            first = pgPidUnpinned(a);
-            run(a, "SET search_path TO public"); // session state: the handle stays bound until its close
+            first = backend.of(a);
+            run(a, sessionSql);
             worker.submit(() -> {
                 run(a, "INSERT INTO " + table + " (v) VALUES (1)");
                 a.commit();
                 return null;
             }).get(10, TimeUnit.SECONDS);
         }
-        long second;
+        assertThat(nextBorrowersBackend(ds, backend))
+                .as("the next borrower gets the same backend: the finished hand-off retired it").isEqualTo(first);
+    }
+
+    private static long nextBorrowersBackend(LoomPoolDataSource ds, Backend backend) throws SQLException {
         try (Connection b = ds.getConnection()) {
-            second = pgPidUnpinned(b);
+            return backend.of(b);
         }
-        assertThat(second).as("the next borrower gets the same backend: the finished hand-off retired it").isEqualTo(first);
+    }
+
+    /**
+     * The request thread borrows and begins the transaction, a worker runs the work and commits
+     * ({@code runAsync(..., exec).join()}), the request thread closes. Nothing runs at the close.
+     */
+    @Test
+    void aTransactionRunOnAWorkerAndJoinedBeforeTheCloseDoesNotCostTheConnection() throws Exception {
+        pgTableForChurn();
+        assertATransactionJoinedFromTheWorkerKeepsTheBackend(pg(1), HostileSupport::pgPidUnpinned, "SET search_path TO public");
     }
 
     /**
@@ -68,34 +81,15 @@ class HandOffReuseTest extends HostileSupport {
             a.close();
             return null;
         }).get(10, TimeUnit.SECONDS);
-        long second;
-        try (Connection b = ds.getConnection()) {
-            second = pgPidUnpinned(b);
-        }
-        assertThat(second).as("the next borrower gets the same backend: a close on a cleanup thread retired it").isEqualTo(first);
+        assertThat(nextBorrowersBackend(ds, HostileSupport::pgPidUnpinned))
+                .as("the next borrower gets the same backend: a close on a cleanup thread retired it").isEqualTo(first);
     }
 
     /** The same hand-off on MariaDB. */
     @Test
     void mariaDbATransactionRunOnAWorkerAndJoinedBeforeTheCloseDoesNotCostTheConnection() throws Exception {
         mariaTable();
-        LoomPoolDataSource ds = maria(1);
-        long first;
-        try (Connection a = ds.getConnection()) {
-            a.setAutoCommit(false);
-            first = myIdUnpinned(a);
-            run(a, "SET @tenant = 5"); // session state: the handle stays bound until its close
-            worker.submit(() -> {
-                run(a, "INSERT INTO " + table + " (v) VALUES (1)");
-                a.commit();
-                return null;
-            }).get(10, TimeUnit.SECONDS);
-        }
-        long second;
-        try (Connection b = ds.getConnection()) {
-            second = myIdUnpinned(b);
-        }
-        assertThat(second).as("the next borrower gets the same connection: the finished hand-off retired it").isEqualTo(first);
+        assertATransactionJoinedFromTheWorkerKeepsTheBackend(maria(1), HostileSupport::myIdUnpinned, "SET @tenant = 5");
     }
 
     /** Control: the same session SQL and transaction, closed on the thread that ran them, keeps the backend. */
@@ -111,11 +105,7 @@ class HandOffReuseTest extends HostileSupport {
             run(a, "INSERT INTO " + table + " (v) VALUES (1)");
             a.commit();
         }
-        long second;
-        try (Connection b = ds.getConnection()) {
-            second = pgPidUnpinned(b);
-        }
-        assertThat(second).isEqualTo(first);
+        assertThat(nextBorrowersBackend(ds, HostileSupport::pgPidUnpinned)).isEqualTo(first);
     }
 
     private void pgTableForChurn() throws Exception {

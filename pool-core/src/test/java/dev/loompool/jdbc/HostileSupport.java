@@ -156,6 +156,13 @@ abstract class HostileSupport {
         }
     }
 
+    /** The v values committed in the MariaDB test table, as an independent session sees them: "2,3", or "none". */
+    String mariaValues() throws SQLException {
+        try (Connection admin = TestDatabase.MARIADB.admin()) {
+            return str(admin, "SELECT coalesce(group_concat(v ORDER BY v), 'none') FROM " + table);
+        }
+    }
+
     long mariaRows() throws SQLException {
         try (Connection c = TestDatabase.MARIADB.admin()) {
             return num(c, "SELECT count(*) FROM " + table);
@@ -190,6 +197,47 @@ abstract class HostileSupport {
 
     static long myIdUnpinned(Connection c) throws SQLException {
         return num(c, MariaDbPinSemanticsTest.connectionId());
+    }
+
+    // ---- a watchdog's cleanup while A's call is on its way to the driver ---------------------------
+
+    /** {@code ds} through {@link GateDriver}, waiting up to 10 s for a connection while a gate holds one. */
+    static LoomPoolDataSource gated(LoomPoolDataSource ds) {
+        GateDriver.route(ds, ds.getJdbcUrl());
+        ds.setAcquireTimeout(java.time.Duration.ofSeconds(10));
+        return ds;
+    }
+
+    /**
+     * A (on {@code ds}, a {@link #gated} pool of one) inserts 1 in a transaction and calls
+     * commit(), held on its own thread before the driver; the watchdog, on this thread, cleans up A's
+     * handle; B gets the connection, inserts 2 in its own transaction; A's commit() goes on, and B
+     * rolls back. The test table's value column is {@code column}.
+     *
+     * @return A's commit(), ended
+     */
+    GateDriver.Held commitOvertakenBy(LoomPoolDataSource ds, String column, Use watchdog) throws Exception {
+        Connection a = ds.getConnection();
+        a.setAutoCommit(false);
+        run(a, "INSERT INTO " + table + " (" + column + ") VALUES (1)");
+        GateDriver.Held commit = GateDriver.hold("commit", a::commit);
+        watchdog.on(a);
+        Connection b = ds.getConnection();
+        b.setAutoCommit(false);
+        run(b, "INSERT INTO " + table + " (" + column + ") VALUES (2)");
+        commit.release();
+        b.rollback();
+        b.close();
+        return commit;
+    }
+
+    /** A watchdog's usual cleanup of a stuck handle, which makes its thread the connection's runner. */
+    static void rollbackThenClose(Connection a) throws SQLException {
+        try {
+            a.rollback();
+        } finally {
+            a.close();
+        }
     }
 
     // ---- borrower A, then borrower B ----------------------------------------------------------------
@@ -243,8 +291,9 @@ abstract class HostileSupport {
         }
     }
 
+    /** How a test reads a handle's backend id. */
     @FunctionalInterface
-    private interface Backend {
+    interface Backend {
         long of(Connection c) throws SQLException;
     }
 }

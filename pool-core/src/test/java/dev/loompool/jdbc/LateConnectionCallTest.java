@@ -3,10 +3,6 @@ package dev.loompool.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
-import java.sql.SQLException;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,18 +14,8 @@ import org.junit.jupiter.api.Test;
  */
 class LateConnectionCallTest extends HostileSupport {
 
-    private LoomPoolDataSource gated() {
-        LoomPoolDataSource ds = maria(1);
-        ds.setJdbcUrl(GateDriver.PREFIX + TestDatabase.MARIADB.url() + "&allowMultiQueries=true");
-        ds.setDriverClassName(GateDriver.class.getName());
-        ds.setAcquireTimeout(Duration.ofSeconds(10));
-        return ds;
-    }
-
-    private static String rows(String table) throws SQLException {
-        try (Connection admin = TestDatabase.MARIADB.admin()) {
-            return str(admin, "SELECT coalesce(group_concat(v ORDER BY v), 'none') FROM " + table);
-        }
+    private String insert(int v) {
+        return "INSERT INTO " + table + " (v) VALUES (" + v + ")";
     }
 
     /**
@@ -40,35 +26,35 @@ class LateConnectionCallTest extends HostileSupport {
     @Test
     void aCommitOvertakenByAWatchdogCloseCommitsTheNextBorrowersTransaction() throws Exception {
         mariaTable();
-        LoomPoolDataSource ds = gated();
+        GateDriver.Held commit = commitOvertakenBy(gated(maria(1)), "v", Connection::close); // the watchdog's close
+        String committed = mariaValues();
+        assertThat(committed).as("B rolled back its 2 (A's commit() " + commit.outcome() + ")").doesNotContain("2");
+        if (commit.failure().get() == null) {
+            assertThat(committed).as("A's commit() returned normally: A's 1 is committed").contains("1");
+        }
+    }
+
+    /**
+     * A inserts 1 in a transaction and calls {@code method} (through {@code call}), held on its own
+     * thread before the driver; a watchdog closes A's handle; B gets the connection and inserts 2
+     * in its own transaction; A's call lands; B inserts 3.
+     *
+     * @return B's handle, its transaction still open
+     */
+    private Connection bAroundALateCall(String method, Use call) throws Exception {
+        mariaTable();
+        LoomPoolDataSource ds = gated(maria(1));
         Connection a = ds.getConnection();
         a.setAutoCommit(false);
-        run(a, "INSERT INTO " + table + " (v) VALUES (1)");
-        AtomicReference<Throwable> commitFailure = new AtomicReference<>();
-        Thread owner = new Thread(() -> {
-            try {
-                a.commit();
-            } catch (Throwable e) {
-                commitFailure.set(e);
-            }
-        }, "owner-A");
-        GateDriver.Gate gate = GateDriver.arm("commit", owner);
-        owner.start();
-        assertThat(gate.arrived().await(10, TimeUnit.SECONDS)).isTrue();
+        run(a, insert(1));
+        GateDriver.Held late = GateDriver.hold(method, () -> call.on(a)); // it may fail: closed
         a.close(); // the watchdog, on another thread
         Connection b = ds.getConnection();
         b.setAutoCommit(false);
-        run(b, "INSERT INTO " + table + " (v) VALUES (2)");
-        gate.open().countDown();
-        owner.join(15_000);
-        b.rollback();
-        b.close();
-        String committed = rows(table);
-        assertThat(committed).as("B rolled back its 2 (A's commit() " + (commitFailure.get() == null ? "returned normally"
-                : "threw " + commitFailure.get()) + ")").doesNotContain("2");
-        if (commitFailure.get() == null) {
-            assertThat(committed).as("A's commit() returned normally: A's 1 is committed").contains("1");
-        }
+        run(b, insert(2));
+        late.release();
+        run(b, insert(3));
+        return b;
     }
 
     /**
@@ -78,31 +64,10 @@ class LateConnectionCallTest extends HostileSupport {
      */
     @Test
     void aRollbackOvertakenByAWatchdogCloseRollsBackTheNextBorrowersWork() throws Exception {
-        mariaTable();
-        LoomPoolDataSource ds = gated();
-        Connection a = ds.getConnection();
-        a.setAutoCommit(false);
-        run(a, "INSERT INTO " + table + " (v) VALUES (1)");
-        Thread owner = new Thread(() -> {
-            try {
-                a.rollback();
-            } catch (Throwable e) {
-                // may fail: closed
-            }
-        }, "owner-A");
-        GateDriver.Gate gate = GateDriver.arm("rollback", owner);
-        owner.start();
-        assertThat(gate.arrived().await(10, TimeUnit.SECONDS)).isTrue();
-        a.close(); // the watchdog, on another thread
-        Connection b = ds.getConnection();
-        b.setAutoCommit(false);
-        run(b, "INSERT INTO " + table + " (v) VALUES (2)");
-        gate.open().countDown();
-        owner.join(15_000);
-        run(b, "INSERT INTO " + table + " (v) VALUES (3)");
+        Connection b = bAroundALateCall("rollback", Connection::rollback);
         b.commit();
         b.close();
-        assertThat(rows(table)).as("B committed 2 and 3").isEqualTo("2,3");
+        assertThat(mariaValues()).as("B committed 2 and 3").isEqualTo("2,3");
     }
 
     /**
@@ -112,31 +77,10 @@ class LateConnectionCallTest extends HostileSupport {
     @Test
     void aSetAutoCommitOvertakenByAWatchdogCloseCommitsTheNextBorrowersTransactionAndSwitchesItToAutocommit()
             throws Exception {
-        mariaTable();
-        LoomPoolDataSource ds = gated();
-        Connection a = ds.getConnection();
-        a.setAutoCommit(false);
-        run(a, "INSERT INTO " + table + " (v) VALUES (1)");
-        Thread owner = new Thread(() -> {
-            try {
-                a.setAutoCommit(true);
-            } catch (Throwable e) {
-                // may fail: closed
-            }
-        }, "owner-A");
-        GateDriver.Gate gate = GateDriver.arm("setAutoCommit", owner);
-        owner.start();
-        assertThat(gate.arrived().await(10, TimeUnit.SECONDS)).isTrue();
-        a.close(); // the watchdog, on another thread
-        Connection b = ds.getConnection();
-        b.setAutoCommit(false);
-        run(b, "INSERT INTO " + table + " (v) VALUES (2)");
-        gate.open().countDown();
-        owner.join(15_000);
-        run(b, "INSERT INTO " + table + " (v) VALUES (3)");
+        Connection b = bAroundALateCall("setAutoCommit", a -> a.setAutoCommit(true));
         b.rollback();
         b.close();
-        assertThat(rows(table)).as("B rolled back 2 and 3; A's 1 is committed or not").isIn("none", "1");
+        assertThat(mariaValues()).as("B rolled back 2 and 3; A's 1 is committed or not").isIn("none", "1");
     }
 
     /**
@@ -148,28 +92,18 @@ class LateConnectionCallTest extends HostileSupport {
     void aSetAutoCommitFalseOvertakenByAWatchdogCloseTurnsTheNextBorrowersAutocommitWorkIntoARolledBackTransaction()
             throws Exception {
         mariaTable();
-        LoomPoolDataSource ds = gated();
+        LoomPoolDataSource ds = gated(maria(1));
         Connection a = ds.getConnection();
         java.sql.Statement open = a.createStatement(); // keeps A bound
-        Thread owner = new Thread(() -> {
-            try {
-                a.setAutoCommit(false);
-            } catch (Throwable e) {
-                // may fail: closed
-            }
-        }, "owner-A");
-        GateDriver.Gate gate = GateDriver.arm("setAutoCommit", owner);
-        owner.start();
-        assertThat(gate.arrived().await(10, TimeUnit.SECONDS)).isTrue();
+        GateDriver.Held late = GateDriver.hold("setAutoCommit", () -> a.setAutoCommit(false)); // it may fail: closed
         a.close(); // the watchdog, on another thread
         assertThat(open.isClosed()).isTrue();
         try (Connection b = ds.getConnection()) {
-            run(b, "INSERT INTO " + table + " (v) VALUES (2)");
-            gate.open().countDown();
-            owner.join(15_000);
-            run(b, "INSERT INTO " + table + " (v) VALUES (3)");
+            run(b, insert(2));
+            late.release();
+            run(b, insert(3));
         }
-        assertThat(rows(table)).as("B's autocommit inserts are committed").isEqualTo("2,3");
+        assertThat(mariaValues()).as("B's autocommit inserts are committed").isEqualTo("2,3");
     }
 
     /**
@@ -179,28 +113,19 @@ class LateConnectionCallTest extends HostileSupport {
      */
     @Test
     void anIsolationChangeOvertakenByAWatchdogCloseLeaksToEveryLaterBorrower() throws Exception {
-        LoomPoolDataSource ds = gated();
+        LoomPoolDataSource ds = gated(maria(1));
         String initial;
         try (Connection warm = ds.getConnection()) {
             initial = str(warm, "SELECT @@session.tx_isolation");
         }
         Connection a = ds.getConnection();
-        java.sql.Statement open = a.createStatement(); // keeps A bound
-        Thread owner = new Thread(() -> {
-            try {
-                a.setTransactionIsolation(Connection.TRANSACTION_READ_UNCOMMITTED);
-            } catch (Throwable e) {
-                // may fail: closed
-            }
-        }, "owner-A");
-        GateDriver.Gate gate = GateDriver.arm("setTransactionIsolation", owner);
-        owner.start();
-        assertThat(gate.arrived().await(10, TimeUnit.SECONDS)).isTrue();
+        a.createStatement(); // keeps A bound
+        GateDriver.Held late = GateDriver.hold("setTransactionIsolation",
+                () -> a.setTransactionIsolation(Connection.TRANSACTION_READ_UNCOMMITTED)); // it may fail: closed
         a.close(); // the watchdog, on another thread
         try (Connection b = ds.getConnection()) {
             run(b, "SELECT 1");
-            gate.open().countDown();
-            owner.join(15_000);
+            late.release();
         }
         for (int i = 0; i < 3; i++) {
             try (Connection later = ds.getConnection()) {

@@ -1,7 +1,12 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PinSemanticsSupport.B_ROW;
+import static dev.loompool.jdbc.PinSemanticsSupport.withOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loompool.jdbc.PinSemanticsSupport.BView;
+import dev.loompool.jdbc.PinSemanticsSupport.Probe;
+import dev.loompool.jdbc.PinSemanticsSupport.Shape;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -32,32 +37,13 @@ class MariaDbPinSemanticsTest extends PinSemanticsSuite {
     private static final Probe USER_VARIABLE = new Probe("SELECT COALESCE(@v, 'none')", "4242");
     private static final Probe SQL_MODE = new Probe("SELECT @@SESSION.sql_mode", "ANSI");
 
-    @Override
-    TestDatabase database() {
-        return TestDatabase.MARIADB;
-    }
-
-    @Override
-    String url() {
-        return withOptions(database().url(), "allowMultiQueries=true");
-    }
-
-    @Override
-    String backendIdSql() {
-        return connectionId();
-    }
-
-    @Override
-    List<String> sessionProbes() {
-        return List.of("SELECT @@SESSION.wait_timeout", "SELECT @@SESSION.max_statement_time", "SELECT @@SESSION.sql_mode",
-                "SELECT @@autocommit", "SELECT @@SESSION.time_zone", "SELECT @@character_set_client",
-                "SELECT @@collation_connection", "SELECT DATABASE()", "SELECT @@SESSION.tx_isolation",
-                "SELECT COALESCE(@leak, 'none')");
-    }
-
-    @Override
-    String inTransactionProbe() {
-        return "SELECT @@in_transaction";
+    MariaDbPinSemanticsTest() {
+        super(new PinSemanticsSupport(TestDatabase.MARIADB, withOptions(TestDatabase.MARIADB.url(), "allowMultiQueries=true"),
+                MariaDbPinSemanticsTest::connectionId, List.of("SELECT @@SESSION.wait_timeout", "SELECT @@SESSION.max_statement_time",
+                        "SELECT @@SESSION.sql_mode", "SELECT @@autocommit", "SELECT @@SESSION.time_zone",
+                        "SELECT @@character_set_client", "SELECT @@collation_connection", "SELECT DATABASE()",
+                        "SELECT @@SESSION.tx_isolation", "SELECT COALESCE(@leak, 'none')"),
+                "SELECT @@in_transaction"));
     }
 
     @Override
@@ -101,36 +87,36 @@ class MariaDbPinSemanticsTest extends PinSemanticsSuite {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void aPlainSetAutocommitZeroOpensATransactionThatStaysWithA(Shape shape) throws Exception {
-        transactionScenario(shape, List.of(), "SET autocommit = 0", insert(1));
+        pin.transactionScenario(shape, List.of(), "SET autocommit = 0", pin.insert(1));
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void autocommitOffInAVersionedCommentOpensATransactionThatStaysWithA(Shape shape) throws Exception {
-        transactionScenario(shape, List.of(), "/*!40101 SET autocommit = 0 */", insert(1));
+        pin.transactionScenario(shape, List.of(), "/*!40101 SET autocommit = 0 */", pin.insert(1));
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void startTransactionInAnExecutableCommentOpensATransactionThatStaysWithA(Shape shape) throws Exception {
-        transactionScenario(shape, List.of(), "/*! START TRANSACTION */", insert(1));
+        pin.transactionScenario(shape, List.of(), "/*! START TRANSACTION */", pin.insert(1));
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void startTransactionInAMariaDbVersionedCommentOpensATransactionThatStaysWithA(Shape shape) throws Exception {
-        transactionScenario(shape, List.of(), "/*M!100100 START TRANSACTION */", insert(1));
+        pin.transactionScenario(shape, List.of(), "/*M!100100 START TRANSACTION */", pin.insert(1));
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void aMultiStatementStringEndingInStartTransactionOpensATransactionThatStaysWithA(Shape shape) throws Exception {
-        transactionScenario(shape, List.of(1), insert(1) + "; START TRANSACTION", insert(2));
+        pin.transactionScenario(shape, List.of(1), pin.insert(1) + "; START TRANSACTION", pin.insert(2));
     }
 
     @Test
     void anXaTransactionKeepsAnotherBorrowerOut() throws Exception {
-        transactionScenario(Shape.B_WHILE_A_OPEN, List.of(), "XA START '" + table + "'", insert(1));
+        pin.transactionScenario(Shape.B_WHILE_A_OPEN, List.of(), "XA START '" + pin.table + "'", pin.insert(1));
     }
 
     /**
@@ -139,17 +125,17 @@ class MariaDbPinSemanticsTest extends PinSemanticsSuite {
      */
     @Test
     void anXaTransactionLeftActiveAtCloseIsNotCommittedAndBStartsClean() throws Exception {
-        String[] aSql = {"XA START '" + table + "'", insert(1)};
-        assertThat(reference(c -> run(c, aSql))).as("the plain driver (test premise)").isEmpty();
-        LoomPoolDataSource ds = dataSource(1);
+        String[] aSql = {"XA START '" + pin.table + "'", pin.insert(1)};
+        assertThat(pin.reference(c -> pin.run(c, aSql))).as("the plain driver (test premise)").isEmpty();
+        LoomPoolDataSource ds = pin.dataSource(1);
         try (Connection a = ds.getConnection()) {
-            run(a, aSql);
+            pin.run(a, aSql);
         }
-        BView b = borrowB(ds, List.of());
+        BView b = pin.borrowB(ds, List.of());
         assertThat(b.autoCommit()).isTrue();
-        assertThat(b.answers().get(inTransactionProbe())).as("B's session is inside a transaction").isEqualTo("0");
+        assertThat(b.answers().get(pin.inTransactionProbe())).as("B's session is inside a transaction").isEqualTo("0");
         assertThat(b.rowCommittedAtOnce()).as("B's autocommit insert is committed at once").isTrue();
-        assertCommitted(ds, List.of(B_ROW));
+        pin.assertCommitted(ds, List.of(B_ROW));
     }
 
     // ---- case 3: session state the SQL classifier cannot see -----------------------------------------
@@ -157,43 +143,43 @@ class MariaDbPinSemanticsTest extends PinSemanticsSuite {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void aUserVariableAssignedInASelectDoesNotReachB(Shape shape) throws Exception {
-        sessionScenario(shape, USER_VARIABLE, "SELECT @v := 4242");
+        pin.sessionScenario(shape, USER_VARIABLE, "SELECT @v := 4242");
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void aUserVariableSetBySelectIntoDoesNotReachB(Shape shape) throws Exception {
-        sessionScenario(shape, USER_VARIABLE, "SELECT 4242 INTO @v");
+        pin.sessionScenario(shape, USER_VARIABLE, "SELECT 4242 INTO @v");
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void aUserVariableSetInAnExecutableCommentDoesNotReachB(Shape shape) throws Exception {
-        sessionScenario(shape, USER_VARIABLE, "/*! SET @v = 4242 */");
+        pin.sessionScenario(shape, USER_VARIABLE, "/*! SET @v = 4242 */");
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void aUserVariableSetInsideBeginNotAtomicDoesNotReachB(Shape shape) throws Exception {
-        sessionScenario(shape, USER_VARIABLE, "BEGIN NOT ATOMIC SET @v = 4242; END");
+        pin.sessionScenario(shape, USER_VARIABLE, "BEGIN NOT ATOMIC SET @v = 4242; END");
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void sqlModeSetInAMariaDbVersionedCommentDoesNotReachB(Shape shape) throws Exception {
-        sessionScenario(shape, SQL_MODE, "/*M!100100 SET sql_mode = 'ANSI' */");
+        pin.sessionScenario(shape, SQL_MODE, "/*M!100100 SET sql_mode = 'ANSI' */");
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void sqlModeSetInAVersionedCommentDoesNotReachB(Shape shape) throws Exception {
-        sessionScenario(shape, SQL_MODE, "/*!40101 SET SESSION sql_mode='ANSI' */");
+        pin.sessionScenario(shape, SQL_MODE, "/*!40101 SET SESSION sql_mode='ANSI' */");
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void aNamedLockTakenInsideAWithQueryIsNotLeftHeld(Shape shape) throws Exception {
-        sessionScenario(shape, new Probe("SELECT IF(IS_USED_LOCK('{t}') IS NULL, 'free', 'held')", "held"),
+        pin.sessionScenario(shape, new Probe("SELECT IF(IS_USED_LOCK('{t}') IS NULL, 'free', 'held')", "held"),
                 "WITH l AS (SELECT GET_LOCK('{t}', 0)) SELECT * FROM l");
     }
 
@@ -201,7 +187,7 @@ class MariaDbPinSemanticsTest extends PinSemanticsSuite {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void aTemporaryTableMadeByCreateOrReplaceDoesNotReachB(Shape shape) throws Exception {
-        sessionScenario(shape, new Probe("SELECT COALESCE(MAX(id), 'none') FROM {t}", "4242"),
+        pin.sessionScenario(shape, new Probe("SELECT COALESCE(MAX(id), 'none') FROM {t}", "4242"),
                 "CREATE OR REPLACE TEMPORARY TABLE {t} SELECT 4242 AS id");
     }
 
@@ -209,7 +195,7 @@ class MariaDbPinSemanticsTest extends PinSemanticsSuite {
 
     @Test
     void afterAResetBSeesTheSessionVariablesAndInitSqlSettingsOfAFreshConnection() throws Exception {
-        Map<String, String> fresh = resetScenario(withOptions(url(), "sessionVariables=wait_timeout=1234"),
+        Map<String, String> fresh = pin.resetScenario(withOptions(pin.url(), "sessionVariables=wait_timeout=1234"),
                 "SET SESSION max_statement_time = 7",
                 "SET @leak = 4242", "SET SESSION sql_mode = 'ANSI'", "SET SESSION wait_timeout = 5",
                 "SET SESSION max_statement_time = 1", "SET time_zone = '+05:00'");

@@ -1,6 +1,7 @@
 package dev.loompool.jdbc;
 
 import static dev.loompool.jdbc.BindingTest.query;
+import static dev.loompool.jdbc.ReclaimSupport.PERIOD;
 import static dev.loompool.jdbc.ReclaimTest.onThreadThatEnds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -27,7 +28,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * other once nobody has used it, nor any of them, for a full period after its owner ended; they are
  * closed with it. Borrower A leaves its work to B and ends.
  */
-class OwnerTouchTest extends ReclaimSupport {
+class OwnerTouchTest extends StubSupport {
+
+    private final ReclaimSupport reclaimer = new ReclaimSupport();
 
     /** What A leaves behind: its handle inside a transaction (INSERT 1), and objects from it, all open. */
     record Left(Connection c, LoomConnection handle, Thread a, Statement st, ResultSet rs, PreparedStatement ps,
@@ -119,14 +122,14 @@ class OwnerTouchTest extends ReclaimSupport {
     @Test
     void aHandleLeftWithOpenStatementsAndResultSetsIsReclaimedAfterAFullQuietPeriodAndTheyRefuseLateCalls()
             throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         Left left = leftByAThreadThatEnds(ds);
         assertThat(stub(1).openStatements()).isPositive();
         ds.scanNow(); // A is seen gone
-        clock.advance(PERIOD.minusMillis(50));
+        reclaimer.clock.advance(PERIOD.minusMillis(50));
         ds.scanNow();
         assertThat(ds.getReclaimedConnections()).as("not before a full quiet period").isZero();
-        clock.advance(PERIOD);
+        reclaimer.clock.advance(PERIOD);
         ds.scanNow();
         assertThat(ds.getReclaimedConnections()).as("nobody used it, nor its statements, for a full period")
                 .isEqualTo(1);
@@ -154,10 +157,10 @@ class OwnerTouchTest extends ReclaimSupport {
 
     @Test
     void aThreadThatReadsAndClosesTheResultSetBecomesTheUserAndOnlyItsEndCounts() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         Left left = leftByAThreadThatEnds(ds);
         ds.scanNow(); // A is seen gone
-        clock.advance(PERIOD.dividedBy(2));
+        reclaimer.clock.advance(PERIOD.dividedBy(2));
         onThreadThatEnds(() -> { // B reads what A left, closes it all, and ends
             left.rs().next();
             left.rs().getInt(1);
@@ -167,10 +170,10 @@ class OwnerTouchTest extends ReclaimSupport {
             left.tables().close();
             return null;
         });
-        clock.advance(PERIOD.dividedBy(2).plusMillis(50)); // a full period since A was seen gone
+        reclaimer.clock.advance(PERIOD.dividedBy(2).plusMillis(50)); // a full period since A was seen gone
         ds.scanNow();
         assertThat(ds.getReclaimedConnections()).as("B used it in the period; its end was only seen now").isZero();
-        clock.advance(PERIOD);
+        reclaimer.clock.advance(PERIOD);
         ds.scanNow();
         assertThat(ds.getReclaimedConnections()).as("a full period after B, its last user, was seen gone").isEqualTo(1);
         assertThat(stub(1).sql()).containsExactly("INSERT 1", "SELECT rows", "ROLLBACK");
@@ -179,7 +182,7 @@ class OwnerTouchTest extends ReclaimSupport {
 
     @Test
     void aPreparedStatementHandedOverIsFilledAndRunByAnotherThreadAndCommitted() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         Left left = onThreadThatEnds(() -> {
             Connection c = ds.getConnection();
             c.setAutoCommit(false);
@@ -188,15 +191,15 @@ class OwnerTouchTest extends ReclaimSupport {
                     c.prepareStatement("INSERT ?"), null, null);
         });
         ds.scanNow(); // A is seen gone
-        clock.advance(PERIOD.dividedBy(2));
+        reclaimer.clock.advance(PERIOD.dividedBy(2));
         ds.scanNow();
         left.ps().setInt(1, 2); // B, this thread, fills it in within the quiet period…
         assertThat(left.handle().ownerThread()).isSameAs(Thread.currentThread());
-        clock.advance(PERIOD.multipliedBy(4));
+        reclaimer.clock.advance(PERIOD.multipliedBy(4));
         ds.scanNow();
         left.ps().executeUpdate(); // …runs it…
         left.ps().close(); // …and closes it: B, alive, is the user
-        clock.advance(PERIOD.multipliedBy(4));
+        reclaimer.clock.advance(PERIOD.multipliedBy(4));
         ds.scanNow();
         ds.scanNow();
         assertThat(ds.getReclaimedConnections()).isZero();
@@ -207,10 +210,10 @@ class OwnerTouchTest extends ReclaimSupport {
 
     @Test
     void aThreadThatUsesOnlyTheMetadataBecomesTheUser() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         Left left = transactionLeftByAThreadThatEnds(ds);
         ds.scanNow(); // A is seen gone
-        clock.advance(PERIOD.dividedBy(2));
+        reclaimer.clock.advance(PERIOD.dividedBy(2));
         onThreadThatEnds(() -> {
             left.meta().getDatabaseProductName();
             try (ResultSet tables = left.meta().getTables(null, null, "%", null)) {
@@ -218,11 +221,11 @@ class OwnerTouchTest extends ReclaimSupport {
             }
             return null;
         });
-        clock.advance(PERIOD.dividedBy(2).plusMillis(50));
+        reclaimer.clock.advance(PERIOD.dividedBy(2).plusMillis(50));
         ds.scanNow();
         assertThat(ds.getReclaimedConnections()).as("B used it in the period").isZero();
         query(left.c(), "INSERT 2"); // and this thread took it over from B
-        clock.advance(PERIOD.multipliedBy(4));
+        reclaimer.clock.advance(PERIOD.multipliedBy(4));
         ds.scanNow();
         ds.scanNow();
         left.c().commit();

@@ -20,9 +20,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.assertj.core.api.SoftAssertions;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * The fixture of the pin-semantics suite (DESIGN.md §6, issue 10): a table of its own per test,
@@ -32,8 +34,11 @@ import org.junit.jupiter.api.BeforeEach;
  * <p>Rows are ints in {@code id int PRIMARY KEY}; SQL may name the table {@code {t}}. A inserts
  * rows 1, 2, 3…, B inserts {@link #B_ROW}. Nothing here depends on timing but the acquire
  * timeout, which B waits out when A pins the only connection.
+ *
+ * <p>A test holds one as a {@code @RegisterExtension} field, built with its database's dialect:
+ * the table is made before each test and dropped, with the pools, after it.
  */
-abstract class PinSemanticsSupport {
+final class PinSemanticsSupport implements BeforeEachCallback, AfterEachCallback {
 
     /** Long enough to hand out an idle connection; what B waits out when A holds the only one. */
     static final Duration ACQUIRE_TIMEOUT = Duration.ofMillis(300);
@@ -73,35 +78,55 @@ abstract class PinSemanticsSupport {
     final String table = "pin_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     private final List<LoomPoolDataSource> dataSources = new ArrayList<>();
 
-    // ---- what a dialect supplies -------------------------------------------------------------------
+    private final TestDatabase database;
+    private final String url;
+    private final Supplier<String> backendIdSql;
+    private final List<String> sessionProbes;
+    private final String inTransactionProbe;
 
-    abstract TestDatabase database();
-
-    /** The pool's and the plain reference's URL. */
-    String url() {
-        return database().url();
+    /**
+     * @param url the pool's and the plain reference's URL
+     * @param backendIdSql the query of the backend's id, asked for each time it is read (MariaDB's marks itself)
+     * @param sessionProbes queries that must answer the same on a reused connection as on a fresh one
+     * @param inTransactionProbe a query that says whether the session is inside a transaction ("0"
+     *     when not), or null if the dialect has none
+     */
+    PinSemanticsSupport(TestDatabase database, String url, Supplier<String> backendIdSql, List<String> sessionProbes,
+            String inTransactionProbe) {
+        this.database = database;
+        this.url = url;
+        this.backendIdSql = backendIdSql;
+        this.sessionProbes = sessionProbes;
+        this.inTransactionProbe = inTransactionProbe;
     }
 
-    /** The backend's id: pg_backend_pid(), CONNECTION_ID(). */
-    abstract String backendIdSql();
+    TestDatabase database() {
+        return database;
+    }
 
-    /** Queries that must answer the same on a reused connection as on a fresh one. */
-    abstract List<String> sessionProbes();
+    String url() {
+        return url;
+    }
 
-    /** A query that says whether the session is inside a transaction ("0" when not), or null if the dialect has none. */
-    abstract String inTransactionProbe();
+    List<String> sessionProbes() {
+        return sessionProbes;
+    }
+
+    String inTransactionProbe() {
+        return inTransactionProbe;
+    }
 
     // ---- fixture -------------------------------------------------------------------------------------
 
-    @BeforeEach
-    void createTable() throws SQLException {
+    @Override
+    public void beforeEach(ExtensionContext context) throws SQLException {
         try (Connection c = database().admin(); Statement st = c.createStatement()) {
             st.execute("CREATE TABLE " + table + " (id int PRIMARY KEY)");
         }
     }
 
-    @AfterEach
-    void dropTable() throws SQLException {
+    @Override
+    public void afterEach(ExtensionContext context) throws SQLException {
         dataSources.forEach(LoomPoolDataSource::close);
         try (Connection c = database().admin(); Statement st = c.createStatement()) {
             st.execute("DROP TABLE IF EXISTS " + table);
@@ -164,7 +189,7 @@ abstract class PinSemanticsSupport {
     }
 
     long backend(Connection c) throws SQLException {
-        return Long.parseLong(answer(c, backendIdSql()));
+        return Long.parseLong(answer(c, backendIdSql.get()));
     }
 
     static LoomConnection loom(Connection c) throws SQLException {

@@ -1,8 +1,14 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PinSemanticsSupport.B_ROW;
+import static dev.loompool.jdbc.PinSemanticsSupport.assertNotPinned;
+import static dev.loompool.jdbc.PinSemanticsSupport.loom;
+import static dev.loompool.jdbc.PinSemanticsSupport.withOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loompool.jdbc.PinSemanticsSupport.Probe;
+import dev.loompool.jdbc.PinSemanticsSupport.Shape;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.ParameterMetaData;
@@ -32,26 +38,12 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
     private static final Probe TEMP_TABLE =
             new Probe("SELECT coalesce(to_regclass('pg_temp.leak_tmp')::text, 'none')", "leak_tmp");
 
-    @Override
-    TestDatabase database() {
-        return TestDatabase.POSTGRES;
-    }
-
-    @Override
-    String backendIdSql() {
-        return BACKEND_PID;
-    }
-
-    @Override
-    List<String> sessionProbes() {
-        return List.of("SHOW application_name", "SHOW statement_timeout", "SHOW search_path", "SHOW extra_float_digits",
-                "SHOW DateStyle", "SHOW IntervalStyle", "SHOW TimeZone", "SHOW client_encoding",
-                "SHOW transaction_isolation", "SHOW default_transaction_read_only");
-    }
-
-    @Override
-    String inTransactionProbe() {
-        return null; // B's row, committed at once or not, tells
+    PostgresPinSemanticsTest() {
+        super(new PinSemanticsSupport(TestDatabase.POSTGRES, TestDatabase.POSTGRES.url(), () -> BACKEND_PID,
+                List.of("SHOW application_name", "SHOW statement_timeout", "SHOW search_path", "SHOW extra_float_digits",
+                        "SHOW DateStyle", "SHOW IntervalStyle", "SHOW TimeZone", "SHOW client_encoding",
+                        "SHOW transaction_isolation", "SHOW default_transaction_read_only"),
+                null)); // no in-transaction probe: B's row, committed at once or not, tells
     }
 
     @Override
@@ -111,9 +103,9 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
     }
 
     private void anArrayReadFromAResultSetPinsNothing(ColumnRead read) throws Exception {
-        LoomPoolDataSource ds = dataSource(1);
+        LoomPoolDataSource ds = pin.dataSource(1);
         try (Connection a = ds.getConnection()) {
-            long aBackend = backend(a);
+            long aBackend = pin.backend(a);
             Object value;
             try (PreparedStatement ps = a.prepareStatement("SELECT ARRAY['x', 'y']"); ResultSet rs = ps.executeQuery()) {
                 assertThat(rs.next()).isTrue();
@@ -121,7 +113,7 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
             }
             assertThat(value).isInstanceOf(java.sql.Array.class);
             assertThat(loom(a).pinReasons()).as("its values were read at once").isEmpty();
-            assertCleanAutocommitSession(borrowB(ds, List.of()), aBackend);
+            pin.assertCleanAutocommitSession(pin.borrowB(ds, List.of()), aBackend);
             java.sql.Array array = (java.sql.Array) value;
             assertThat((Object[]) array.getArray()).containsExactly("x", "y");
             assertThat(array.getBaseTypeName()).isEqualTo("text");
@@ -133,7 +125,7 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
                     () -> array.getArray(java.util.Map.of("text", String.class))).getSQLState())
                     .as("a call that needs the driver, after the binding ended").isEqualTo("HY010");
         }
-        assertCommitted(ds, List.of(B_ROW));
+        pin.assertCommitted(ds, List.of(B_ROW));
     }
 
     /**
@@ -147,10 +139,10 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
     }
 
     private void anArrayPinsAndTheConnectionIsReused(ArrayOf arrayOf) throws Exception {
-        LoomPoolDataSource ds = dataSource(1);
+        LoomPoolDataSource ds = pin.dataSource(1);
         long aBackend;
         try (Connection a = ds.getConnection()) {
-            aBackend = backend(a);
+            aBackend = pin.backend(a);
             Array array = arrayOf.read(a);
             try (ResultSet rows = array.getResultSet()) {
                 assertThat(rows.getStatement()).as("no way to the driver's statement or connection").isNull();
@@ -158,10 +150,10 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
                 assertThat(rows.getInt(2)).isEqualTo(1);
             }
             assertThat(loom(a).pinReasons()).containsExactly(PinReason.EXPLICIT);
-            assertBMustWait(ds, "A holds an array");
+            pin.assertBMustWait(ds, "A holds an array");
         }
-        assertCleanAutocommitSession(borrowB(ds, List.of()), aBackend);
-        assertCommitted(ds, List.of(B_ROW));
+        pin.assertCleanAutocommitSession(pin.borrowB(ds, List.of()), aBackend);
+        pin.assertCommitted(ds, List.of(B_ROW));
     }
 
     @Test
@@ -178,12 +170,12 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
      */
     @Test
     void anArrayTheHandleMadePinsUntilTheStatementItIsMadeForHasRun() throws Exception {
-        LoomPoolDataSource ds = dataSource(1);
+        LoomPoolDataSource ds = pin.dataSource(1);
         try (Connection a = ds.getConnection()) {
-            long aBackend = backend(a);
+            long aBackend = pin.backend(a);
             Array ids = a.createArrayOf("int4", new Object[] {1, 2, 3});
             assertThat(loom(a).pinReasons()).as("made, not yet bound to a statement").containsExactly(PinReason.EXPLICIT);
-            assertBMustWait(ds, "A made an array for its next statement");
+            pin.assertBMustWait(ds, "A made an array for its next statement");
             try (PreparedStatement ps = a.prepareStatement("SELECT count(*) FROM generate_series(1, 5) g WHERE g = ANY(?)")) {
                 ps.setArray(1, ids);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -192,7 +184,7 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
                 }
             }
             assertThat(loom(a).pinReasons()).as("the statement it was made for ran and closed").isEmpty();
-            assertCleanAutocommitSession(borrowB(ds, List.of()), aBackend);
+            pin.assertCleanAutocommitSession(pin.borrowB(ds, List.of()), aBackend);
             assertThat(org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, ids::getArray).getSQLState())
                     .as("used after its connection went back").isEqualTo("HY010");
             try (PreparedStatement ps = a.prepareStatement("SELECT cardinality(?::int4[])")) {
@@ -200,12 +192,12 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
                         .getSQLState()).as("passed to a statement of a later binding").isEqualTo("HY010");
             }
         }
-        assertCommitted(ds, List.of(B_ROW));
+        pin.assertCommitted(ds, List.of(B_ROW));
     }
 
     @Test
     void anArrayMadeWhileTheHandleIsPinnedForAnotherReasonKeepsThatPin() throws Exception {
-        LoomPoolDataSource ds = dataSource(1);
+        LoomPoolDataSource ds = pin.dataSource(1);
         try (Connection a = ds.getConnection()) {
             loom(a).pin();
             Array ids = a.createArrayOf("int4", new Object[] {1});
@@ -214,7 +206,7 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
                 ps.executeQuery().close();
             }
             assertThat(loom(a).pinReasons()).containsExactly(PinReason.EXPLICIT);
-            assertBMustWait(ds, "A pinned before it made the array");
+            pin.assertBMustWait(ds, "A pinned before it made the array");
             Array more = a.createArrayOf("int4", new Object[] {2});
             try (Statement st = a.createStatement()) {
                 st.execute("SELECT 1");
@@ -222,21 +214,21 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
             assertThat(loom(a).pinReasons()).as("pin() after nothing: still until unpin or close").containsExactly(PinReason.EXPLICIT);
             assertThat((Object[]) more.getArray()).containsExactly(2);
         }
-        assertCommitted(ds, List.of());
+        pin.assertCommitted(ds, List.of());
     }
 
     @Test
     void unpinLeavesThePinOfAnArrayAStillHolds() throws Exception {
-        LoomPoolDataSource ds = dataSource(1);
+        LoomPoolDataSource ds = pin.dataSource(1);
         try (Connection a = ds.getConnection()) {
             Array array = a.createArrayOf("int4", new Object[] {1, 2});
             loom(a).pin();
             loom(a).unpin();
             assertThat(loom(a).pinReasons()).as("the array still reaches the connection").containsExactly(PinReason.EXPLICIT);
-            assertBMustWait(ds, "A still holds an array");
+            pin.assertBMustWait(ds, "A still holds an array");
             assertThat((Object[]) array.getArray()).containsExactly(1, 2);
         }
-        assertCommitted(ds, List.of());
+        pin.assertCommitted(ds, List.of());
     }
 
     /**
@@ -249,41 +241,41 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
     @Test
     void resultSetMetaDataKeptAfterItsStatementClosedLetsTheConnectionGoAndRefusesInAnotherBorrowersSession()
             throws Exception {
-        LoomPoolDataSource ds = dataSource(1);
+        LoomPoolDataSource ds = pin.dataSource(1);
         try (Connection a = ds.getConnection()) {
             ResultSetMetaData md;
-            try (Statement st = a.createStatement(); ResultSet rs = st.executeQuery("SELECT id FROM " + table)) {
+            try (Statement st = a.createStatement(); ResultSet rs = st.executeQuery("SELECT id FROM " + pin.table)) {
                 md = rs.getMetaData();
             }
             assertThat(loom(a).isBound()).as("the metadata outlives its statement, not its pin").isFalse();
             assertMetadataRefusedInsideBsTransaction(ds, () -> md.isNullable(1));
         }
-        assertCommitted(ds, List.of(B_ROW));
+        pin.assertCommitted(ds, List.of(B_ROW));
     }
 
     @Test
     void parameterMetaDataKeptAfterItsStatementClosedLetsTheConnectionGoAndRefusesInAnotherBorrowersSession()
             throws Exception {
-        LoomPoolDataSource ds = dataSource(1);
+        LoomPoolDataSource ds = pin.dataSource(1);
         try (Connection a = ds.getConnection()) {
             ParameterMetaData md;
-            try (PreparedStatement ps = a.prepareStatement("SELECT id FROM " + table + " WHERE id = ?")) {
+            try (PreparedStatement ps = a.prepareStatement("SELECT id FROM " + pin.table + " WHERE id = ?")) {
                 md = ps.getParameterMetaData();
             }
             assertThat(loom(a).isBound()).isFalse();
             assertMetadataRefusedInsideBsTransaction(ds, () -> md.getParameterTypeName(1));
         }
-        assertCommitted(ds, List.of(B_ROW));
+        pin.assertCommitted(ds, List.of(B_ROW));
     }
 
     /** Inside A's transaction the connection stays A's, and the metadata answers after its statement closed. */
     @Test
     void metadataKeptAfterItsStatementClosedAnswersWhileTheTransactionKeepsTheConnection() throws Exception {
-        LoomPoolDataSource ds = dataSource(1);
+        LoomPoolDataSource ds = pin.dataSource(1);
         try (Connection a = ds.getConnection()) {
             a.setAutoCommit(false);
             ResultSetMetaData md;
-            try (Statement st = a.createStatement(); ResultSet rs = st.executeQuery("SELECT id FROM " + table)) {
+            try (Statement st = a.createStatement(); ResultSet rs = st.executeQuery("SELECT id FROM " + pin.table)) {
                 md = rs.getMetaData();
             }
             assertThat(loom(a).pinReasons()).containsExactly(PinReason.TRANSACTION);
@@ -301,7 +293,7 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
     private void assertMetadataRefusedInsideBsTransaction(LoomPoolDataSource ds, MetadataCall call) throws Exception {
         try (Connection b = ds.getConnection(); Statement st = b.createStatement()) {
             b.setAutoCommit(false);
-            st.execute(insert(B_ROW));
+            st.execute(pin.insert(B_ROW));
             assertThatThrownBy(call::call).as("never in B's session")
                     .isInstanceOf(SQLException.class).hasMessageContaining("no longer holds");
             b.commit();
@@ -313,26 +305,26 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void commitAndChainOpensATransactionThatStaysWithA(Shape shape) throws Exception {
-        transactionScenario(shape, List.of(1), "BEGIN", insert(1), "COMMIT AND CHAIN", insert(2));
+        pin.transactionScenario(shape, List.of(1), "BEGIN", pin.insert(1), "COMMIT AND CHAIN", pin.insert(2));
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void rollbackAndChainOpensATransactionThatStaysWithA(Shape shape) throws Exception {
-        transactionScenario(shape, List.of(), "BEGIN", insert(1), "ROLLBACK AND CHAIN", insert(2));
+        pin.transactionScenario(shape, List.of(), "BEGIN", pin.insert(1), "ROLLBACK AND CHAIN", pin.insert(2));
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void aMultiStatementStringEndingInBeginOpensATransactionThatStaysWithA(Shape shape) throws Exception {
         // Sent in one round trip, the INSERT joins the transaction that BEGIN opens: the plain driver commits nothing.
-        transactionScenario(shape, List.of(), insert(1) + "; BEGIN", insert(2));
+        pin.transactionScenario(shape, List.of(), pin.insert(1) + "; BEGIN", pin.insert(2));
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void aBeginAfterANestedCommentOpensATransactionThatStaysWithA(Shape shape) throws Exception {
-        transactionScenario(shape, List.of(), "/* outer /* inner */ still a comment */ BEGIN", insert(1));
+        pin.transactionScenario(shape, List.of(), "/* outer /* inner */ still a comment */ BEGIN", pin.insert(1));
     }
 
     // ---- case 3: session state the SQL classifier cannot see -----------------------------------------
@@ -340,44 +332,44 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void searchPathSetThroughSetConfigInASelectDoesNotReachB(Shape shape) throws Exception {
-        sessionScenario(shape, SEARCH_PATH, "SELECT set_config('search_path', 'leak_schema', false)");
+        pin.sessionScenario(shape, SEARCH_PATH, "SELECT set_config('search_path', 'leak_schema', false)");
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void aSetAfterANestedCommentDoesNotReachB(Shape shape) throws Exception {
-        sessionScenario(shape, APPLICATION_NAME, "/* outer /* inner */ still a comment */ SET application_name = 'leak_app'");
+        pin.sessionScenario(shape, APPLICATION_NAME, "/* outer /* inner */ still a comment */ SET application_name = 'leak_app'");
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void aSetAfterASelectInOneStringDoesNotReachB(Shape shape) throws Exception {
-        sessionScenario(shape, SEARCH_PATH, "SELECT 1; SET search_path TO leak_schema");
+        pin.sessionScenario(shape, SEARCH_PATH, "SELECT 1; SET search_path TO leak_schema");
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void setConfigInsideADoBlockDoesNotReachB(Shape shape) throws Exception {
-        sessionScenario(shape, APPLICATION_NAME,
+        pin.sessionScenario(shape, APPLICATION_NAME,
                 "DO $$BEGIN PERFORM set_config('application_name', 'leak_app', false); END$$");
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void aSetExecutedInsideADoBlockDoesNotReachB(Shape shape) throws Exception {
-        sessionScenario(shape, SEARCH_PATH, "DO $$BEGIN EXECUTE 'SET search_path TO leak_schema'; END$$");
+        pin.sessionScenario(shape, SEARCH_PATH, "DO $$BEGIN EXECUTE 'SET search_path TO leak_schema'; END$$");
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void aTempTableMadeBySelectIntoTempDoesNotReachB(Shape shape) throws Exception {
-        sessionScenario(shape, TEMP_TABLE, "SELECT 1 AS x INTO TEMP leak_tmp");
+        pin.sessionScenario(shape, TEMP_TABLE, "SELECT 1 AS x INTO TEMP leak_tmp");
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Shape.class)
     void aTempTableMadeInSchemaPgTempDoesNotReachB(Shape shape) throws Exception {
-        sessionScenario(shape, TEMP_TABLE, "CREATE TABLE pg_temp.leak_tmp (id int)");
+        pin.sessionScenario(shape, TEMP_TABLE, "CREATE TABLE pg_temp.leak_tmp (id int)");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -398,27 +390,27 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
      * independent session; while A is open, B must wait.
      */
     private void advisoryLockScenario(Shape shape, String lockSql) throws Exception {
-        int key = Math.floorMod(table.hashCode(), 1_000_000);
-        LoomPoolDataSource ds = dataSource(1);
+        int key = Math.floorMod(pin.table.hashCode(), 1_000_000);
+        LoomPoolDataSource ds = pin.dataSource(1);
         Connection a = ds.getConnection();
-        long aBackend = backend(a);
-        run(a, String.format(lockSql, key));
+        long aBackend = pin.backend(a);
+        pin.run(a, String.format(lockSql, key));
         assertThat(advisoryLocksHeldBy(aBackend)).as("A holds the lock (test premise)").isEqualTo(1);
         if (shape == Shape.B_WHILE_A_OPEN) {
-            assertBMustWait(ds, "it holds a session-level advisory lock");
+            pin.assertBMustWait(ds, "it holds a session-level advisory lock");
         }
         a.close();
         assertThat(advisoryLocksHeldBy(aBackend)).as("advisory locks A's backend still holds after A closed").isZero();
         if (shape == Shape.B_WHILE_A_OPEN) {
-            assertCommitted(ds, List.of());
+            pin.assertCommitted(ds, List.of());
             return;
         }
-        assertCleanAutocommitSession(borrowB(ds, List.of()), aBackend);
-        assertCommitted(ds, List.of(B_ROW));
+        pin.assertCleanAutocommitSession(pin.borrowB(ds, List.of()), aBackend);
+        pin.assertCommitted(ds, List.of(B_ROW));
     }
 
     private long advisoryLocksHeldBy(long backend) throws SQLException {
-        try (Connection admin = database().admin();
+        try (Connection admin = pin.database().admin();
                 PreparedStatement ps = admin.prepareStatement(
                         "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = ?")) {
             ps.setInt(1, (int) backend);
@@ -433,7 +425,7 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
 
     @Test
     void afterAResetBSeesTheApplicationNameAndInitSqlSettingsOfAFreshConnection() throws Exception {
-        Map<String, String> fresh = resetScenario(withOptions(url(), "ApplicationName=myapp&currentSchema=public"),
+        Map<String, String> fresh = pin.resetScenario(withOptions(pin.url(), "ApplicationName=myapp&currentSchema=public"),
                 "SET statement_timeout = '7s'",
                 "SET search_path TO leak_schema", "SET application_name = 'leak_app'", "SET statement_timeout = '1s'",
                 "SET extra_float_digits = 0", "SET TimeZone = 'Asia/Tokyo'", "SET IntervalStyle = 'sql_standard'");
@@ -445,25 +437,25 @@ class PostgresPinSemanticsTest extends PinSemanticsSuite {
 
     @Test
     void beginThenAbortAsTwoStatementsLeavesNothingPinned() throws Exception {
-        abortScenario("BEGIN", insert(1), "ABORT");
+        abortScenario("BEGIN", pin.insert(1), "ABORT");
     }
 
     @Test
     void beginThenAbortInOneStringLeavesNothingPinned() throws Exception {
-        abortScenario("BEGIN; " + insert(1) + "; ABORT");
+        abortScenario("BEGIN; " + pin.insert(1) + "; ABORT");
     }
 
     /** The transaction A opened and aborted is over: A's handle is unbound, B borrows while it is open. */
     private void abortScenario(String... aSql) throws Exception {
-        assertThat(reference(c -> run(c, aSql))).as("the plain driver (test premise)").isEmpty();
-        LoomPoolDataSource ds = dataSource(1);
+        assertThat(pin.reference(c -> pin.run(c, aSql))).as("the plain driver (test premise)").isEmpty();
+        LoomPoolDataSource ds = pin.dataSource(1);
         try (Connection a = ds.getConnection()) {
-            long aBackend = backend(a);
-            run(a, aSql);
+            long aBackend = pin.backend(a);
+            pin.run(a, aSql);
             assertNotPinned(a, "its transaction was aborted");
-            assertCleanAutocommitSession(borrowB(ds, List.of()), aBackend);
-            run(a, insert(2));
+            pin.assertCleanAutocommitSession(pin.borrowB(ds, List.of()), aBackend);
+            pin.run(a, pin.insert(2));
         }
-        assertCommitted(ds, List.of(2, B_ROW));
+        pin.assertCommitted(ds, List.of(2, B_ROW));
     }
 }

@@ -1,6 +1,7 @@
 package dev.loompool.jdbc;
 
 import static dev.loompool.jdbc.BindingTest.query;
+import static dev.loompool.jdbc.ReclaimSupport.PERIOD;
 import static dev.loompool.jdbc.ReclaimTest.onThreadThatEnds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -24,7 +25,9 @@ import org.junit.jupiter.api.Test;
  * takes it over from that owner, each by compare-and-set: a reclaim never starts under a call,
  * and a call never reaches a connection the reclaimer is taking.
  */
-class ReclaimRaceTest extends ReclaimSupport {
+class ReclaimRaceTest extends StubSupport {
+
+    private final ReclaimSupport reclaimer = new ReclaimSupport();
 
     private static Connection openTransaction(LoomPoolDataSource ds, String sql) throws SQLException {
         Connection c = ds.getConnection();
@@ -53,7 +56,7 @@ class ReclaimRaceTest extends ReclaimSupport {
     }
 
     private void lateEndOfAReclaimedHandle(boolean abort) throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         ds.setMaxSize(1);
         Connection a = onThreadThatEnds(() -> openTransaction(ds, "INSERT A"));
         Taken taken = onThreadThatEnds(() -> Internals.handle(a).take());
@@ -79,7 +82,7 @@ class ReclaimRaceTest extends ReclaimSupport {
 
     @Test
     void closeRacingReclaimReleasesTheConnectionOnceAndCountsExactly() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         ds.setMaxSize(1);
         int rounds = 300;
         long closedByTheCaller = 0;
@@ -88,7 +91,7 @@ class ReclaimRaceTest extends ReclaimSupport {
             Connection c = onThreadThatEnds(() -> openTransaction(ds, sql));
             if (i % 2 == 1) { // the racing scan reclaims; in the other rounds it is the first to see the owner gone
                 ds.scanNow();
-                clock.advance(PERIOD);
+                reclaimer.clock.advance(PERIOD);
             }
             CountDownLatch go = new CountDownLatch(1);
             Thread closer = new Thread(() -> {
@@ -137,7 +140,7 @@ class ReclaimRaceTest extends ReclaimSupport {
     @Test
     void aCloseThatFindsTheLeaseTakenButTheHandleOpenEndsTheHandleAndTheReclaimerOnlyReturnsTheConnection()
             throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         Connection c = openTransaction(ds, "INSERT 1");
         Taken taken = take(c);
         c.close();
@@ -153,7 +156,7 @@ class ReclaimRaceTest extends ReclaimSupport {
 
     @Test
     void aReclaimThatEndsTheHandleFirstLeavesItsCloseNothingToDo() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         Connection c = openTransaction(ds, "INSERT 1");
         assertThat(take(c).reclaim()).isTrue();
         assertThat(ds.getOpenHandles()).isZero();
@@ -166,7 +169,7 @@ class ReclaimRaceTest extends ReclaimSupport {
 
     @Test
     void aHandleWhoseConnectionWasTakenAsItLetGoEndsReclaimedAtItsNextCallAndNeverBindsAgain() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         Connection c = openTransaction(ds, "INSERT 1");
         Taken taken = take(c);
         // its own thread, still using it: the commit finds the binding gone and never reaches the connection
@@ -184,7 +187,7 @@ class ReclaimRaceTest extends ReclaimSupport {
 
     @Test
     void aHandleUnderWatchIsCountedDownOnceWhicheverEndsItFirst() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         Connection c = openTransaction(ds, "INSERT 1");
         Internals.Handle handle = Internals.handle(c);
         Internals.Watch watch = handle.watch();
@@ -226,7 +229,7 @@ class ReclaimRaceTest extends ReclaimSupport {
 
     @Test
     void aThreadThatStartsUsingTheHandleWhileTheReclaimerHoldsItWaitsAndIsRefusedIfItIsTaken() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         Left left = leftByAThreadThatEnds(ds, "INSERT 1");
         Object claim = left.handle().claimForReclaim(left.a());
         assertThat(claim).isNotNull();
@@ -245,7 +248,7 @@ class ReclaimRaceTest extends ReclaimSupport {
 
     @Test
     void aThreadThatWaitedForAClaimGivenUpGoesOnAndKeepsTheHandle() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         Left left = leftByAThreadThatEnds(ds, "INSERT 1");
         Object claim = left.handle().claimForReclaim(left.a());
         AtomicReference<Throwable> outcome = new AtomicReference<>();
@@ -262,12 +265,12 @@ class ReclaimRaceTest extends ReclaimSupport {
 
     @Test
     void aHandleAnotherThreadUsedFirstCannotBeClaimed() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         Left left = leftByAThreadThatEnds(ds, "INSERT 1");
         ds.scanNow();
         query(left.c(), "INSERT 2"); // B, this thread
         assertThat(left.handle().claimForReclaim(left.a())).isNull();
-        clock.advance(PERIOD.multipliedBy(3));
+        reclaimer.clock.advance(PERIOD.multipliedBy(3));
         ds.scanNow();
         assertThat(ds.getReclaimedConnections()).isZero();
         left.c().commit();
@@ -278,13 +281,13 @@ class ReclaimRaceTest extends ReclaimSupport {
     /** The random race: B's first call against the scan that reclaims. Either B keeps it all, or B's call never ran. */
     @Test
     void aFirstUseRacingTheReclaimEitherKeepsTheTransactionOrNeverReachesTheConnection() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         ds.setMaxSize(1);
         int rounds = 300;
         for (int i = 0; i < rounds; i++) {
             Left left = leftByAThreadThatEnds(ds, "INSERT " + i);
             ds.scanNow(); // A is seen gone; a period later the next scan reclaims, unless B used it
-            clock.advance(PERIOD);
+            reclaimer.clock.advance(PERIOD);
             CountDownLatch go = new CountDownLatch(1);
             AtomicReference<String> outcome = new AtomicReference<>();
             String update = "UPDATE " + i;

@@ -4,16 +4,18 @@ import dev.loompool.ManualClockAccess;
 import dev.loompool.jdbc.internal.Internals;
 import java.time.Duration;
 
-/** The stub database with owner-exit reclaim on, its housekeeping period measured on a manual clock. */
-abstract class ReclaimSupport extends StubSupport {
+/**
+ * Owner-exit reclaim on a stub data source, its housekeeping period measured on a manual clock.
+ * A {@link StubSupport} test holds one: the clock is the test's own.
+ */
+final class ReclaimSupport {
 
     static final Duration PERIOD = Internals.RECLAIM_PERIOD;
 
     final ManualClockAccess clock = new ManualClockAccess();
 
-    /** With reclaimOnOwnerExit; the housekeeping period is measured on the manual clock. */
-    LoomPoolDataSource reclaiming() {
-        LoomPoolDataSource ds = dataSource();
+    /** The data source with reclaimOnOwnerExit; the housekeeping period is measured on the manual clock. */
+    LoomPoolDataSource reclaiming(LoomPoolDataSource ds) {
         ds.setClock(clock);
         ds.setReclaimOnOwnerExit(true);
         return ds;

@@ -1,6 +1,7 @@
 package dev.loompool.jdbc;
 
 import static dev.loompool.jdbc.BindingTest.query;
+import static dev.loompool.jdbc.ReclaimSupport.PERIOD;
 import static dev.loompool.jdbc.ReclaimerWaits.awaitScans;
 import static dev.loompool.jdbc.ReclaimerWaits.gcUntil;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,7 +19,9 @@ import org.junit.jupiter.api.Test;
  * a handle dropped while bound is always reclaimed; a handle whose last user ended is reclaimed
  * only with reclaimOnOwnerExit, a full period later, and only if no other thread used it since.
  */
-class ReclaimTest extends ReclaimSupport {
+class ReclaimTest extends StubSupport {
+
+    private final ReclaimSupport reclaimer = new ReclaimSupport();
 
     @FunctionalInterface
     interface JdbcWork<T> {
@@ -63,7 +66,7 @@ class ReclaimTest extends ReclaimSupport {
     void aHolderThatLetGoBeforeItsThreadEndedIsNoLeakToAScanThatReadItsBindingBefore() throws Exception {
         for (boolean reclaim : new boolean[] {false, true}) {
             LoomPoolDataSource ds = dataSource();
-            ds.setClock(clock);
+            ds.setClock(reclaimer.clock);
             ds.setReclaimOnOwnerExit(reclaim);
             AtomicReference<Object> physical = new AtomicReference<>();
             long binding = onThreadThatEnds(() -> {
@@ -75,7 +78,7 @@ class ReclaimTest extends ReclaimSupport {
             });
             assertThat(Internals.binding(physical.get())).as("closed: idle").isZero();
             Internals.lookAtOwner(physical.get(), binding);
-            clock.advance(PERIOD.multipliedBy(2));
+            reclaimer.clock.advance(PERIOD.multipliedBy(2));
             Internals.lookAtOwner(physical.get(), binding);
             assertThat(ds.leaksReported()).as("reclaimOnOwnerExit=%s", reclaim).isZero();
             assertThat(ds.getReclaimedConnections()).isZero();
@@ -147,13 +150,13 @@ class ReclaimTest extends ReclaimSupport {
 
     @Test
     void anUnboundHandleOfAnEndedThreadHoldsNothingToReclaim() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         Connection c = onThreadThatEnds(() -> {
             Connection handle = ds.getConnection();
             query(handle, "SELECT 1"); // never closed, but not bound either
             return handle;
         });
-        clock.advance(PERIOD.multipliedBy(3));
+        reclaimer.clock.advance(PERIOD.multipliedBy(3));
         awaitScans(3);
         assertThat(ds.getPool().stats().inUse()).isZero();
         assertThat(ds.getReclaimedConnections()).isZero();
@@ -165,15 +168,15 @@ class ReclaimTest extends ReclaimSupport {
 
     @Test
     void withReclaimOnOwnerExitAHandleWhoseThreadEndedIsReclaimedAfterOneFullPeriodNotBefore() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         Connection leaked = onThreadThatEnds(() -> openTransaction(ds, "INSERT 1"));
         awaitScans(3); // the housekeeper has seen the owner gone; the clock has not moved
         assertThat(ds.getReclaimedConnections()).isZero();
-        clock.advance(PERIOD.minusMillis(1));
+        reclaimer.clock.advance(PERIOD.minusMillis(1));
         awaitScans(2);
         assertThat(ds.getReclaimedConnections()).as("not before a full period").isZero();
         assertThat(ds.getPool().stats().inUse()).isEqualTo(1);
-        clock.advance(Duration.ofMillis(1));
+        reclaimer.clock.advance(Duration.ofMillis(1));
         eventually("the connection is reclaimed", () -> ds.getPool().stats().inUse() == 0);
         assertThat(stub(1).sql()).containsExactly("INSERT 1", "ROLLBACK");
         assertThat(ds.getReclaimedConnections()).isEqualTo(1);
@@ -187,12 +190,12 @@ class ReclaimTest extends ReclaimSupport {
 
     @Test
     void withReclaimOnOwnerExitAHandleALiveThreadUsesIsNotReclaimed() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         Connection c = onThreadThatEnds(() -> openTransaction(ds, "INSERT 1"));
         awaitScans(2);
-        clock.advance(PERIOD.dividedBy(2));
+        reclaimer.clock.advance(PERIOD.dividedBy(2));
         query(c, "INSERT 2"); // this thread takes it over
-        clock.advance(PERIOD.multipliedBy(3));
+        reclaimer.clock.advance(PERIOD.multipliedBy(3));
         awaitScans(3);
         assertThat(ds.getReclaimedConnections()).isZero();
         c.commit();
@@ -202,18 +205,18 @@ class ReclaimTest extends ReclaimSupport {
 
     @Test
     void withReclaimOnOwnerExitAHandleAnotherThreadUsedInThePeriodIsNotReclaimedThen() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         Connection c = onThreadThatEnds(() -> openTransaction(ds, "INSERT 1"));
         awaitScans(2); // seen: its owner ended
-        clock.advance(PERIOD.dividedBy(2));
+        reclaimer.clock.advance(PERIOD.dividedBy(2));
         onThreadThatEnds(() -> {
             query(c, "INSERT 2"); // another thread used it in the period, then ended too
             return null;
         });
-        clock.advance(PERIOD.dividedBy(2).plusMillis(50)); // a full period since the first owner was seen gone
+        reclaimer.clock.advance(PERIOD.dividedBy(2).plusMillis(50)); // a full period since the first owner was seen gone
         awaitScans(2);
         assertThat(ds.getReclaimedConnections()).as("the second user ended less than a period ago").isZero();
-        clock.advance(PERIOD);
+        reclaimer.clock.advance(PERIOD);
         eventually("reclaimed a full period after its last user ended", () -> ds.getReclaimedConnections() == 1);
         assertThat(stub(1).sql()).containsExactly("INSERT 1", "INSERT 2", "ROLLBACK");
         assertThat(ds.getOpenHandles()).isZero();
@@ -238,11 +241,11 @@ class ReclaimTest extends ReclaimSupport {
 
     @Test
     void aLiveOwnerKeepsItsConnectionAcrossScans() throws Exception {
-        LoomPoolDataSource ds = reclaiming();
+        LoomPoolDataSource ds = reclaimer.reclaiming(dataSource());
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             query(c, "INSERT 1");
-            clock.advance(PERIOD.multipliedBy(2));
+            reclaimer.clock.advance(PERIOD.multipliedBy(2));
             awaitScans(3);
             assertThat(c.unwrap(LoomConnection.class).isBound()).isTrue();
             assertThat(ds.getReclaimedConnections()).isZero();

@@ -3,13 +3,7 @@ package dev.loompool.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.Driver;
-import java.sql.DriverManager;
-import java.sql.DriverPropertyInfo;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -17,96 +11,24 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A statement prepared on one thread while another thread closes the handle (issue 26, item 6), on
- * the real servers: the driver's prepare is held in a gate (a test driver in front of the real one)
+ * the real servers: the driver's prepare is held in a gate ({@link GateDriver}, in front of the real one)
  * until the handle is closed and B has its connection (maxSize 1). The statement must not stay live
  * on B's connection: MariaDB's {@code cancel()} kills whatever that connection runs, and the old code
  * ran {@code executeUpdate()} into a NullPointerException.
  */
 class StatementCloseRaceTest {
-
-    /** Armed: the next prepareStatement signals and waits for the test. */
-    static volatile CountDownLatch inPrepare;
-    static volatile CountDownLatch letPrepareGo;
-
-    /** jdbc:lentgate:REAL_URL: the real driver's connections, prepareStatement gated as above. */
-    public static final class GateDriver implements Driver {
-        static {
-            try {
-                DriverManager.registerDriver(new GateDriver());
-            } catch (SQLException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        @Override
-        public Connection connect(String url, Properties info) throws SQLException {
-            if (!acceptsURL(url)) {
-                return null;
-            }
-            Connection raw = DriverManager.getConnection(url.substring("jdbc:lentgate:".length()), info);
-            InvocationHandler h = (proxy, m, args) -> {
-                Object result;
-                try {
-                    result = m.invoke(raw, args);
-                } catch (InvocationTargetException e) {
-                    throw e.getCause();
-                }
-                if (m.getName().equals("prepareStatement") && inPrepare != null) {
-                    CountDownLatch in = inPrepare;
-                    inPrepare = null;
-                    in.countDown();
-                    letPrepareGo.await(10, TimeUnit.SECONDS);
-                }
-                return result;
-            };
-            return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, h);
-        }
-
-        @Override
-        public boolean acceptsURL(String url) {
-            return url.startsWith("jdbc:lentgate:");
-        }
-
-        @Override
-        public DriverPropertyInfo[] getPropertyInfo(String url, Properties info) {
-            return new DriverPropertyInfo[0];
-        }
-
-        @Override
-        public int getMajorVersion() {
-            return 1;
-        }
-
-        @Override
-        public int getMinorVersion() {
-            return 0;
-        }
-
-        @Override
-        public boolean jdbcCompliant() {
-            return false;
-        }
-
-        @Override
-        public Logger getParentLogger() {
-            return Logger.getGlobal();
-        }
-    }
 
     private final String table = "race_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
     private final List<LoomPoolDataSource> dss = new ArrayList<>();
@@ -115,6 +37,7 @@ class StatementCloseRaceTest {
 
     @AfterEach
     void drop() throws SQLException {
+        GateDriver.gate = null;
         exec.shutdownNow();
         dss.forEach(LoomPoolDataSource::close);
         if (db != null) {
@@ -139,9 +62,7 @@ class StatementCloseRaceTest {
         try (Connection c = db.admin(); Statement st = c.createStatement()) {
             st.execute("CREATE TABLE " + table + " (id int PRIMARY KEY)");
         }
-        new GateDriver(); // registered
-        LoomPoolDataSource ds = new LoomPoolDataSource();
-        ds.setJdbcUrl("jdbc:lentgate:" + db.url());
+        LoomPoolDataSource ds = GateDriver.route(new LoomPoolDataSource(), db.url());
         ds.setPoolName("race");
         ds.setMinSize(0);
         ds.setMaxSize(1);
@@ -153,10 +74,9 @@ class StatementCloseRaceTest {
                 : "SELECT SLEEP(1.5) FROM DUAL WHERE '" + marker + "' <> ''";
 
         Connection a = ds.getConnection();
-        inPrepare = new CountDownLatch(1);
-        letPrepareGo = new CountDownLatch(1);
+        GateDriver.Gate gate = GateDriver.armAfter("prepareStatement"); // the statement is made, not yet handed out
         Future<PreparedStatement> prepared = exec.submit(() -> a.prepareStatement("INSERT INTO " + table + " VALUES (1)"));
-        assertThat(inPrepare.await(10, TimeUnit.SECONDS)).isTrue();
+        gate.awaitArrival();
         a.close(); // while the other thread is inside the driver's prepareStatement
 
         try (Connection b = ds.getConnection()) { // A's physical connection (maxSize 1)
@@ -174,7 +94,7 @@ class StatementCloseRaceTest {
                     Thread.sleep(10);
                 }
             }
-            letPrepareGo.countDown();
+            gate.open().countDown();
             PreparedStatement ps = null;
             try {
                 ps = prepared.get(10, TimeUnit.SECONDS);

@@ -2,11 +2,6 @@ package dev.loompool.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,18 +18,11 @@ class WatchdogCallThenCloseTest extends HostileSupport {
         GateDriver.gate = null;
     }
 
-    private LoomPoolDataSource gated() {
-        LoomPoolDataSource ds = maria(1);
-        ds.setJdbcUrl(GateDriver.PREFIX + TestDatabase.MARIADB.url() + "&allowMultiQueries=true");
-        ds.setDriverClassName(GateDriver.class.getName());
-        ds.setAcquireTimeout(Duration.ofSeconds(10));
-        return ds;
-    }
-
-    private String rows() throws SQLException {
-        try (Connection admin = TestDatabase.MARIADB.admin()) {
-            return str(admin, "SELECT coalesce(group_concat(v ORDER BY v), 'none') FROM " + table);
-        }
+    /** A's commit() overtaken by the watchdog's cleanup: B's 2, rolled back, must never be committed. */
+    private void assertBsRollbackHolds(Use watchdog) throws Exception {
+        mariaTable();
+        GateDriver.Held commit = commitOvertakenBy(gated(maria(1)), "v", watchdog);
+        assertThat(mariaValues()).as("B rolled back its 2 (A's commit() " + commit.outcome() + ")").doesNotContain("2");
     }
 
     /**
@@ -44,38 +32,8 @@ class WatchdogCallThenCloseTest extends HostileSupport {
      */
     @Test
     void aWatchdogRollbackThenCloseLetsAsCommitCommitTheNextBorrowersTransaction() throws Exception {
-        mariaTable();
-        LoomPoolDataSource ds = gated();
-        Connection a = ds.getConnection();
-        a.setAutoCommit(false);
-        run(a, "INSERT INTO " + table + " (v) VALUES (1)");
-        AtomicReference<Throwable> commitFailure = new AtomicReference<>();
-        Thread owner = new Thread(() -> {
-            try {
-                a.commit();
-            } catch (Throwable e) {
-                commitFailure.set(e);
-            }
-        }, "owner-A");
-        GateDriver.Gate gate = GateDriver.arm("commit", owner);
-        owner.start();
-        assertThat(gate.arrived().await(10, TimeUnit.SECONDS)).isTrue();
-        try { // the watchdog's cleanup, on another thread
-            a.rollback();
-        } finally {
-            a.close();
-        }
-        Connection b = ds.getConnection();
-        b.setAutoCommit(false);
-        run(b, "INSERT INTO " + table + " (v) VALUES (2)");
-        gate.open().countDown();
-        owner.join(15_000);
-        b.rollback();
-        b.close();
-        assertThat(rows()).as("B rolled back its 2 (A's commit() " + (commitFailure.get() == null ? "returned normally"
-                : "threw " + commitFailure.get()) + ")").doesNotContain("2");
+        assertBsRollbackHolds(HostileSupport::rollbackThenClose); // the watchdog's cleanup, on another thread
     }
-
 
     /**
      * A inserts 1 and calls commit(); as A's commit() is on its way to the driver, a watchdog runs
@@ -84,33 +42,10 @@ class WatchdogCallThenCloseTest extends HostileSupport {
      */
     @Test
     void aWatchdogThatLogsTheUrlBeforeClosingLetsAsCommitCommitTheNextBorrowersTransaction() throws Exception {
-        mariaTable();
-        LoomPoolDataSource ds = gated();
-        Connection a = ds.getConnection();
-        a.setAutoCommit(false);
-        run(a, "INSERT INTO " + table + " (v) VALUES (1)");
-        AtomicReference<Throwable> commitFailure = new AtomicReference<>();
-        Thread owner = new Thread(() -> {
-            try {
-                a.commit();
-            } catch (Throwable e) {
-                commitFailure.set(e);
-            }
-        }, "owner-A");
-        GateDriver.Gate gate = GateDriver.arm("commit", owner);
-        owner.start();
-        assertThat(gate.arrived().await(10, TimeUnit.SECONDS)).isTrue();
-        System.out.println("closing a stuck connection to " + a.getMetaData().getURL()); // the watchdog logs, then closes
-        a.close();
-        Connection b = ds.getConnection();
-        b.setAutoCommit(false);
-        run(b, "INSERT INTO " + table + " (v) VALUES (2)");
-        gate.open().countDown();
-        owner.join(15_000);
-        b.rollback();
-        b.close();
-        assertThat(rows()).as("B rolled back its 2 (A's commit() " + (commitFailure.get() == null ? "returned normally"
-                : "threw " + commitFailure.get()) + ")").doesNotContain("2");
+        assertBsRollbackHolds(a -> {
+            System.out.println("closing a stuck connection to " + a.getMetaData().getURL()); // the watchdog logs, then closes
+            a.close();
+        });
     }
 
     /**
@@ -120,32 +55,9 @@ class WatchdogCallThenCloseTest extends HostileSupport {
      */
     @Test
     void aWatchdogThatChecksIsValidBeforeClosingLetsAsCommitCommitTheNextBorrowersTransaction() throws Exception {
-        mariaTable();
-        LoomPoolDataSource ds = gated();
-        Connection a = ds.getConnection();
-        a.setAutoCommit(false);
-        run(a, "INSERT INTO " + table + " (v) VALUES (1)");
-        AtomicReference<Throwable> commitFailure = new AtomicReference<>();
-        Thread owner = new Thread(() -> {
-            try {
-                a.commit();
-            } catch (Throwable e) {
-                commitFailure.set(e);
-            }
-        }, "owner-A");
-        GateDriver.Gate gate = GateDriver.arm("commit", owner);
-        owner.start();
-        assertThat(gate.arrived().await(10, TimeUnit.SECONDS)).isTrue();
-        System.out.println("valid: " + a.isValid(1)); // the watchdog checks the connection, then closes it
-        a.close();
-        Connection b = ds.getConnection();
-        b.setAutoCommit(false);
-        run(b, "INSERT INTO " + table + " (v) VALUES (2)");
-        gate.open().countDown();
-        owner.join(15_000);
-        b.rollback();
-        b.close();
-        assertThat(rows()).as("B rolled back its 2 (A's commit() " + (commitFailure.get() == null ? "returned normally"
-                : "threw " + commitFailure.get()) + ")").doesNotContain("2");
+        assertBsRollbackHolds(a -> {
+            System.out.println("valid: " + a.isValid(1)); // the watchdog checks the connection, then closes it
+            a.close();
+        });
     }
 }
