@@ -64,15 +64,9 @@ public final class P7Profile {
      * query): its rate, the JVM's CPU per request and how busy the host was (phase "p8").
      */
     private static void p8(int seconds) throws Exception {
-        DataSource ds = PoolKind.LOOMPOOL.open(new PoolKind.Settings(Postgres.URL, null, null, 10, 10, Duration.ofSeconds(30)));
+        DataSource ds = P8ManyThreads.open(PoolKind.LOOMPOOL);
         try {
-            virtualLoad("p8 loompool", 10_000, seconds, () -> {
-                try (Connection c = ds.getConnection()) {
-                    P3SlowCall.query(c);
-                    Thread.sleep(20);
-                    P3SlowCall.query(c);
-                }
-            });
+            virtualLoad("p8 loompool", 10_000, seconds, () -> P3SlowCall.request(ds));
         } finally {
             PoolKind.close(ds);
         }

@@ -3,6 +3,7 @@ package dev.loompool.bench;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +26,7 @@ import javax.sql.DataSource;
  * handle per thread, less the same threads parked with none (the mean of a reading before and one
  * after), per open handle; the median of three.
  */
-final class P8ManyThreads implements Scenario {
+final class P8ManyThreads implements ContendedScenario {
 
     static final int MAX_SIZE = 10;
     static final Duration ACQUIRE_TIMEOUT = Duration.ofSeconds(30);
@@ -56,17 +57,6 @@ final class P8ManyThreads implements Scenario {
     }
 
     @Override
-    public List<PoolKind> pools() {
-        return List.of(PoolKind.LOOMPOOL, PoolKind.HIKARI);
-    }
-
-    /** HikariCP's acquire timeouts are its result (they depend on timing, as in P9); loompool's are failures. */
-    @Override
-    public long failures(Trial t) {
-        return t.pool == PoolKind.LOOMPOOL ? t.errors : t.errors - t.acquireFailures;
-    }
-
-    @Override
     public Trial run(PoolKind pool, Mode mode) throws Exception {
         if (ceiling == null) {
             HostCpu cpu = new HostCpu();
@@ -74,16 +64,11 @@ final class P8ManyThreads implements Scenario {
             System.out.printf("P8 ceiling: pgbench %,.0f tps, host busy cores %.2f%n", ceiling, cpu.hostCores());
         }
         Trial floor = floor(mode);
-        DataSource ds = pool.open(new PoolKind.Settings(Postgres.URL, null, null, MAX_SIZE, MAX_SIZE, ACQUIRE_TIMEOUT));
+        DataSource ds = open(pool);
         try {
             HostCpu cpu = new HostCpu();
-            Trial t = Load.run(pool, mode, threads(mode), true, () -> PoolKind.connectionsOpened(ds), () -> {
-                try (Connection c = ds.getConnection()) {
-                    P3SlowCall.query(c);
-                    Thread.sleep(20);
-                    P3SlowCall.query(c);
-                }
-            });
+            Trial t = Load.run(pool, mode, threads(mode), true, () -> PoolKind.connectionsOpened(ds),
+                    () -> P3SlowCall.request(ds));
             t.extra.put("floor req/s", Math.round(floor.perSecond()));
             t.extra.put("x floor", Math.round(t.perSecond() / floor.perSecond() * 1000) / 1000.0);
             t.extra.put("x ceiling", Math.round(t.perSecond() / ceiling * 100) / 100.0);
@@ -95,6 +80,11 @@ final class P8ManyThreads implements Scenario {
         } finally {
             PoolKind.close(ds);
         }
+    }
+
+    /** The pool of a trial (and of P7's phase "p8"): max {@link #MAX_SIZE}, all opened at start. */
+    static DataSource open(PoolKind pool) throws SQLException {
+        return pool.open(new PoolKind.Settings(Postgres.URL, null, null, MAX_SIZE, MAX_SIZE, ACQUIRE_TIMEOUT));
     }
 
     double ceiling() {

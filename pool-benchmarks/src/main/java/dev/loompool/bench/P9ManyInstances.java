@@ -2,7 +2,6 @@ package dev.loompool.bench;
 
 import dev.loompool.testsupport.PgBouncer;
 import java.net.URI;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +19,7 @@ import javax.sql.DataSource;
  * transaction, query. A side thread samples PgBouncer's server connections to show that neither
  * pool takes more than the 10 it has.
  */
-final class P9ManyInstances implements Scenario {
+final class P9ManyInstances implements ContendedScenario {
 
     static final int INSTANCES = 8;
     static final int MAX_SIZE = 8;
@@ -41,24 +40,6 @@ final class P9ManyInstances implements Scenario {
     @Override
     public String target() {
         return ">= HikariCP's requests/s";
-    }
-
-    /** The comparison issue 14 asks for; the other pools add minutes, not insight. */
-    @Override
-    public List<PoolKind> pools() {
-        return List.of(PoolKind.LOOMPOOL, PoolKind.HIKARI);
-    }
-
-    /**
-     * HikariCP does not serve its waiters in order (a thread that has just released a connection,
-     * or just arrived, can take one ahead of them), so under this load some of its waiters starve
-     * until the 5 s acquire timeout; how many is a matter of timing. Those are its result, counted
-     * in the table, not a failure of the run. Any other error of a peer means the set-up is wrong
-     * (say {@code prepared statement "S_1" already exists}), and any error of loompool's is a failure.
-     */
-    @Override
-    public long failures(Trial t) {
-        return t.pool == PoolKind.LOOMPOOL ? t.errors : t.errors - t.acquireFailures;
     }
 
     /**
@@ -92,13 +73,8 @@ final class P9ManyInstances implements Scenario {
                 // A harness-side ThreadLocal, not the pool's: it binds each load thread to its instance.
                 ThreadLocal<DataSource> mine = ThreadLocal.withInitial(() -> instances.get(next.getAndIncrement() % INSTANCES));
                 Trial t = Load.run(pool, mode, INSTANCES * THREADS_PER_INSTANCE, true,
-                        () -> instances.stream().mapToLong(PoolKind::connectionsOpened).sum(), () -> {
-                    try (Connection c = mine.get().getConnection()) {
-                        P3SlowCall.query(c);
-                        Thread.sleep(20);
-                        P3SlowCall.query(c);
-                    }
-                });
+                        () -> instances.stream().mapToLong(PoolKind::connectionsOpened).sum(),
+                        () -> P3SlowCall.request(mine.get()));
                 sampler.shutdown();
                 sampler.awaitTermination(15, TimeUnit.SECONDS);
                 t.extra.put("max server conns", samplingError.get() == null ? maxServers.get() : "unknown: " + samplingError.get());

@@ -2,9 +2,7 @@ package dev.loompool.jdbc;
 
 import dev.loompool.PoolClock;
 import dev.loompool.PoolListener;
-import dev.loompool.jdbc.internal.StartedPool;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.Function;
@@ -13,11 +11,10 @@ import java.util.function.Supplier;
 /**
  * The JavaBean configuration of {@link LoomPoolDataSource}, kept apart so that each file holds one
  * concept (as HikariCP's {@code HikariConfig} is the base of its data source); only
- * {@code LoomPoolDataSource} extends it. Setters refuse changes once the pool has started: a running pool's settings are frozen.
- * Each setter refuses a value out of its range with an {@code IllegalArgumentException} naming the
- * setting and what it may be, as HikariCP's do, so that a binder (Spring's {@code @ConfigurationProperties})
- * can say which key is wrong; what depends on several settings (minSize against maxSize, the URL
- * against the driver) is checked at start.
+ * {@code LoomPoolDataSource} extends it. Setters refuse changes once the pool has started, and a
+ * value out of its range with an {@code IllegalArgumentException} naming the setting, as HikariCP's
+ * do, so that a binder (Spring's {@code @ConfigurationProperties}) can say which key is wrong; what
+ * depends on several settings (minSize against maxSize, the URL against the driver) is checked at start.
  */
 public abstract class DataSourceSettings {
 
@@ -51,32 +48,23 @@ public abstract class DataSourceSettings {
     private String schema;
     private int circuitBreakerFailureThreshold = 5;
     private Duration circuitBreakerOpenDuration = Duration.ofSeconds(5);
-    private PoolClock clock = PoolClock.SYSTEM;
     private BindObserver bindObserver;
-    private final List<PoolListener> poolListeners = new ArrayList<>(2);
-    private final List<Function<String, PoolListener>> replicaListeners = new ArrayList<>(1);
+    private final PoolHooks hooks = new PoolHooks();
 
-    /** Set once the pool has started, or the data source was closed: the settings no longer change. */
-    private volatile boolean frozen;
+    /** Every setter takes its value through this: refused once the pool has started, or out of range. */
+    private final SettingsCheck check = new SettingsCheck(this::getPoolName);
 
     DataSourceSettings() {
     }
 
+    /** Called once the pool has started, or the data source was closed: the settings no longer change. */
     final void freeze() {
-        frozen = true;
-    }
-
-    final void checkNotStarted() {
-        if (frozen) {
-            throw new IllegalStateException("LoomPoolDataSource '" + getPoolName()
-                    + "' has started: its configuration is frozen");
-        }
+        check.freeze();
     }
 
     /** The driver's JDBC URL. Required. */
     public void setJdbcUrl(String jdbcUrl) {
-        checkNotStarted();
-        this.jdbcUrl = jdbcUrl;
+        this.jdbcUrl = check.beforeStart(jdbcUrl);
     }
 
     public String getJdbcUrl() {
@@ -93,8 +81,7 @@ public abstract class DataSourceSettings {
     }
 
     public void setUsername(String username) {
-        checkNotStarted();
-        this.username = username;
+        this.username = check.beforeStart(username);
     }
 
     public String getUsername() {
@@ -103,8 +90,7 @@ public abstract class DataSourceSettings {
 
     /** Never printed or logged by loompool (its {@code toString}, messages and endpoint mask it). */
     public void setPassword(String password) {
-        checkNotStarted();
-        this.password = password;
+        this.password = check.beforeStart(password);
     }
 
     /**
@@ -118,8 +104,7 @@ public abstract class DataSourceSettings {
 
     /** Optional: the driver is otherwise found by {@code DriverManager} from the URL. */
     public void setDriverClassName(String driverClassName) {
-        checkNotStarted();
-        this.driverClassName = driverClassName;
+        this.driverClassName = check.beforeStart(driverClassName);
     }
 
     public String getDriverClassName() {
@@ -128,8 +113,8 @@ public abstract class DataSourceSettings {
 
     /** Extra driver properties, copied for every connect. */
     public void setDataSourceProperties(Properties dataSourceProperties) {
-        checkNotStarted();
-        this.dataSourceProperties = dataSourceProperties == null ? new Properties() : dataSourceProperties;
+        Properties properties = check.beforeStart(dataSourceProperties);
+        this.dataSourceProperties = properties == null ? new Properties() : properties;
     }
 
     public Properties getDataSourceProperties() {
@@ -138,8 +123,7 @@ public abstract class DataSourceSettings {
 
     /** Asked for credentials at every new connection, for rotation; wins over username/password. */
     public void setCredentialsSupplier(Supplier<Credentials> credentialsSupplier) {
-        checkNotStarted();
-        this.credentialsSupplier = credentialsSupplier;
+        this.credentialsSupplier = check.beforeStart(credentialsSupplier);
     }
 
     public Supplier<Credentials> getCredentialsSupplier() {
@@ -148,11 +132,7 @@ public abstract class DataSourceSettings {
 
     /** Connections kept open even when idle, opened at start. Default 2. */
     public void setMinSize(int minSize) {
-        checkNotStarted();
-        if (minSize < 0) {
-            throw new IllegalArgumentException("minSize must be >= 0, was " + minSize);
-        }
-        this.minSize = minSize;
+        this.minSize = check.atLeast("minSize", 0, minSize);
     }
 
     public int getMinSize() {
@@ -161,11 +141,7 @@ public abstract class DataSourceSettings {
 
     /** The most physical connections at once. Default 10. */
     public void setMaxSize(int maxSize) {
-        checkNotStarted();
-        if (maxSize < 1) {
-            throw new IllegalArgumentException("maxSize must be >= 1, was " + maxSize);
-        }
-        this.maxSize = maxSize;
+        this.maxSize = check.atLeast("maxSize", 1, maxSize);
     }
 
     public int getMaxSize() {
@@ -174,8 +150,7 @@ public abstract class DataSourceSettings {
 
     /** How long a statement waits for a physical connection. Default 30 s. */
     public void setAcquireTimeout(Duration acquireTimeout) {
-        checkNotStarted();
-        this.acquireTimeout = nonNegative("acquireTimeout", acquireTimeout);
+        this.acquireTimeout = check.nonNegative("acquireTimeout", acquireTimeout);
     }
 
     public Duration getAcquireTimeout() {
@@ -184,8 +159,7 @@ public abstract class DataSourceSettings {
 
     /** How often idle connections are checked (keepalive, idle timeout, max lifetime). Default 30 s; 0 = never. */
     public void setHealthcheckInterval(Duration healthcheckInterval) {
-        checkNotStarted();
-        this.healthcheckInterval = nonNegative("healthcheckInterval", healthcheckInterval);
+        this.healthcheckInterval = check.nonNegative("healthcheckInterval", healthcheckInterval);
     }
 
     public Duration getHealthcheckInterval() {
@@ -194,8 +168,7 @@ public abstract class DataSourceSettings {
 
     /** Idle connections above minSize are closed after this long. Default 10 min; 0 = never. */
     public void setIdleTimeout(Duration idleTimeout) {
-        checkNotStarted();
-        this.idleTimeout = nonNegative("idleTimeout", idleTimeout);
+        this.idleTimeout = check.nonNegative("idleTimeout", idleTimeout);
     }
 
     public Duration getIdleTimeout() {
@@ -204,8 +177,7 @@ public abstract class DataSourceSettings {
 
     /** Connections are retired after this long (minus up to 2.5 % jitter). Default 30 min; 0 = never. */
     public void setMaxLifetime(Duration maxLifetime) {
-        checkNotStarted();
-        this.maxLifetime = nonNegative("maxLifetime", maxLifetime);
+        this.maxLifetime = check.nonNegative("maxLifetime", maxLifetime);
     }
 
     public Duration getMaxLifetime() {
@@ -214,8 +186,7 @@ public abstract class DataSourceSettings {
 
     /** The {@code isValid} timeout, rounded up to whole seconds. Default 5 s. */
     public void setValidationTimeout(Duration validationTimeout) {
-        checkNotStarted();
-        this.validationTimeout = nonNegative("validationTimeout", validationTimeout);
+        this.validationTimeout = check.nonNegative("validationTimeout", validationTimeout);
     }
 
     public Duration getValidationTimeout() {
@@ -224,8 +195,7 @@ public abstract class DataSourceSettings {
 
     /** Warn when a physical connection stays bound longer than this, with where it was bound. Default 0 = off. */
     public void setLeakDetectionThreshold(Duration leakDetectionThreshold) {
-        checkNotStarted();
-        this.leakDetectionThreshold = nonNegative("leakDetectionThreshold", leakDetectionThreshold);
+        this.leakDetectionThreshold = check.nonNegative("leakDetectionThreshold", leakDetectionThreshold);
     }
 
     public Duration getLeakDetectionThreshold() {
@@ -243,8 +213,7 @@ public abstract class DataSourceSettings {
      * their thread. A handle that becomes unreachable without close is reclaimed either way.
      */
     public void setReclaimOnOwnerExit(boolean reclaimOnOwnerExit) {
-        checkNotStarted();
-        this.reclaimOnOwnerExit = reclaimOnOwnerExit;
+        this.reclaimOnOwnerExit = check.beforeStart(reclaimOnOwnerExit);
     }
 
     public boolean isReclaimOnOwnerExit() {
@@ -253,11 +222,7 @@ public abstract class DataSourceSettings {
 
     /** {@link ReleaseMode#STATEMENT} (default) or {@link ReleaseMode#CLOSE}. */
     public void setReleaseMode(ReleaseMode releaseMode) {
-        checkNotStarted();
-        if (releaseMode == null) {
-            throw new IllegalArgumentException("releaseMode must be one of STATEMENT, CLOSE, was null");
-        }
-        this.releaseMode = releaseMode;
+        this.releaseMode = check.oneOf("releaseMode", ReleaseMode.class, releaseMode);
     }
 
     public ReleaseMode getReleaseMode() {
@@ -266,11 +231,7 @@ public abstract class DataSourceSettings {
 
     /** What stands between the pool and the database: {@link ServerPooler#NONE} (default) or a pooler in transaction mode. */
     public void setServerPooler(ServerPooler serverPooler) {
-        checkNotStarted();
-        if (serverPooler == null) {
-            throw new IllegalArgumentException("serverPooler must be one of NONE, PGBOUNCER_TRANSACTION, was null");
-        }
-        this.serverPooler = serverPooler;
+        this.serverPooler = check.oneOf("serverPooler", ServerPooler.class, serverPooler);
     }
 
     public ServerPooler getServerPooler() {
@@ -283,14 +244,7 @@ public abstract class DataSourceSettings {
      * the primary. They share the credentials, driver properties and timeouts. Default none.
      */
     public void setReplicas(List<String> replicas) {
-        checkNotStarted();
-        List<String> urls = replicas == null ? List.of() : List.copyOf(replicas);
-        for (int i = 0; i < urls.size(); i++) {
-            if (urls.get(i).isBlank()) {
-                throw new IllegalArgumentException("replicas[" + i + "] must be a JDBC URL, was blank");
-            }
-        }
-        this.replicas = urls;
+        this.replicas = check.jdbcUrls("replicas", replicas);
     }
 
     public List<String> getReplicas() {
@@ -299,11 +253,7 @@ public abstract class DataSourceSettings {
 
     /** minSize of each replica's pool; the primary's unless set. */
     public void setReplicaMinSize(Integer replicaMinSize) {
-        checkNotStarted();
-        if (replicaMinSize != null && replicaMinSize < 0) {
-            throw new IllegalArgumentException("replicaMinSize must be >= 0, was " + replicaMinSize);
-        }
-        this.replicaMinSize = replicaMinSize;
+        this.replicaMinSize = check.unsetOrAtLeast("replicaMinSize", 0, replicaMinSize);
     }
 
     public Integer getReplicaMinSize() {
@@ -312,11 +262,7 @@ public abstract class DataSourceSettings {
 
     /** maxSize of each replica's pool; the primary's unless set. */
     public void setReplicaMaxSize(Integer replicaMaxSize) {
-        checkNotStarted();
-        if (replicaMaxSize != null && replicaMaxSize < 1) {
-            throw new IllegalArgumentException("replicaMaxSize must be >= 1, was " + replicaMaxSize);
-        }
-        this.replicaMaxSize = replicaMaxSize;
+        this.replicaMaxSize = check.unsetOrAtLeast("replicaMaxSize", 1, replicaMaxSize);
     }
 
     public Integer getReplicaMaxSize() {
@@ -329,8 +275,7 @@ public abstract class DataSourceSettings {
      * fails it with the replica's error.
      */
     public void setReplicaFallbackToPrimary(boolean replicaFallbackToPrimary) {
-        checkNotStarted();
-        this.replicaFallbackToPrimary = replicaFallbackToPrimary;
+        this.replicaFallbackToPrimary = check.beforeStart(replicaFallbackToPrimary);
     }
 
     public boolean isReplicaFallbackToPrimary() {
@@ -338,8 +283,7 @@ public abstract class DataSourceSettings {
     }
 
     public void setPoolName(String poolName) {
-        checkNotStarted();
-        this.poolName = poolName;
+        this.poolName = check.beforeStart(poolName);
     }
 
     /** The name in messages, thread names and metrics; {@code loompool} unless set. */
@@ -349,8 +293,7 @@ public abstract class DataSourceSettings {
 
     /** SQL run on every new connection (and again after a session reset). */
     public void setConnectionInitSql(String connectionInitSql) {
-        checkNotStarted();
-        this.connectionInitSql = connectionInitSql;
+        this.connectionInitSql = check.beforeStart(connectionInitSql);
     }
 
     public String getConnectionInitSql() {
@@ -359,8 +302,7 @@ public abstract class DataSourceSettings {
 
     /** The autoCommit of new connections; the driver's (true) unless set. */
     public void setAutoCommit(Boolean autoCommit) {
-        checkNotStarted();
-        this.autoCommit = autoCommit;
+        this.autoCommit = check.beforeStart(autoCommit);
     }
 
     public Boolean getAutoCommit() {
@@ -369,11 +311,7 @@ public abstract class DataSourceSettings {
 
     /** The isolation of new connections, e.g. {@code READ_COMMITTED} or {@code TRANSACTION_SERIALIZABLE}. */
     public void setTransactionIsolation(String transactionIsolation) {
-        checkNotStarted();
-        if (transactionIsolation != null) {
-            StartedPool.isolationLevel(transactionIsolation); // refuses an unknown level here, naming the allowed ones
-        }
-        this.transactionIsolation = transactionIsolation;
+        this.transactionIsolation = check.isolation(transactionIsolation);
     }
 
     public String getTransactionIsolation() {
@@ -381,8 +319,7 @@ public abstract class DataSourceSettings {
     }
 
     public void setReadOnly(Boolean readOnly) {
-        checkNotStarted();
-        this.readOnly = readOnly;
+        this.readOnly = check.beforeStart(readOnly);
     }
 
     public Boolean getReadOnly() {
@@ -390,8 +327,7 @@ public abstract class DataSourceSettings {
     }
 
     public void setCatalog(String catalog) {
-        checkNotStarted();
-        this.catalog = catalog;
+        this.catalog = check.beforeStart(catalog);
     }
 
     public String getCatalog() {
@@ -399,8 +335,7 @@ public abstract class DataSourceSettings {
     }
 
     public void setSchema(String schema) {
-        checkNotStarted();
-        this.schema = schema;
+        this.schema = check.beforeStart(schema);
     }
 
     public String getSchema() {
@@ -409,12 +344,8 @@ public abstract class DataSourceSettings {
 
     /** Consecutive connection failures that open the circuit breaker. Default 5; 0 turns the breaker off. */
     public void setCircuitBreakerFailureThreshold(int circuitBreakerFailureThreshold) {
-        checkNotStarted();
-        if (circuitBreakerFailureThreshold < 0) {
-            throw new IllegalArgumentException("circuitBreakerFailureThreshold must be >= 0 (0 turns the breaker off), was "
-                    + circuitBreakerFailureThreshold);
-        }
-        this.circuitBreakerFailureThreshold = circuitBreakerFailureThreshold;
+        this.circuitBreakerFailureThreshold = check.atLeast("circuitBreakerFailureThreshold", 0,
+                " (0 turns the breaker off)", circuitBreakerFailureThreshold);
     }
 
     public int getCircuitBreakerFailureThreshold() {
@@ -426,8 +357,7 @@ public abstract class DataSourceSettings {
      * comes after 1/64 of it, and each failed probe doubles the wait up to this. Default 5 s.
      */
     public void setCircuitBreakerOpenDuration(Duration circuitBreakerOpenDuration) {
-        checkNotStarted();
-        this.circuitBreakerOpenDuration = nonNegative("circuitBreakerOpenDuration", circuitBreakerOpenDuration);
+        this.circuitBreakerOpenDuration = check.nonNegative("circuitBreakerOpenDuration", circuitBreakerOpenDuration);
     }
 
     public Duration getCircuitBreakerOpenDuration() {
@@ -436,8 +366,7 @@ public abstract class DataSourceSettings {
 
     /** Told whenever a handle binds a physical connection; see {@link BindObserver}. */
     public void setBindObserver(BindObserver bindObserver) {
-        checkNotStarted();
-        this.bindObserver = bindObserver;
+        this.bindObserver = check.beforeStart(bindObserver);
     }
 
     public BindObserver getBindObserver() {
@@ -446,12 +375,7 @@ public abstract class DataSourceSettings {
 
     /** Adds a listener to the underlying pool's events (for metrics). */
     public void addPoolListener(PoolListener listener) {
-        checkNotStarted();
-        poolListeners.add(listener);
-    }
-
-    final List<PoolListener> poolListeners() {
-        return poolListeners;
+        hooks.primaryListeners.add(check.beforeStart(listener));
     }
 
     /**
@@ -459,32 +383,16 @@ public abstract class DataSourceSettings {
      * start, once per replica, with that pool's name ({@code <poolName>-replica-N}).
      */
     public void addReplicaPoolListeners(Function<String, PoolListener> forReplica) {
-        checkNotStarted();
-        replicaListeners.add(forReplica);
-    }
-
-    /** The listeners of the replica at {@code index} (0-based; its pool is named {@code -replica-(index + 1)}). */
-    final List<PoolListener> replicaListeners(int index) {
-        List<PoolListener> listeners = new ArrayList<>(replicaListeners.size());
-        String name = getPoolName() + "-replica-" + (index + 1);
-        replicaListeners.forEach(f -> listeners.add(f.apply(name)));
-        return listeners;
+        hooks.replicaListeners.add(check.beforeStart(forReplica));
     }
 
     /** For tests: the clock that times idle, lifetime, leaks and the breaker. */
     final void setClock(PoolClock clock) {
-        checkNotStarted();
-        this.clock = clock;
+        hooks.clock = check.beforeStart(clock);
     }
 
-    final PoolClock clock() {
-        return clock;
-    }
-
-    private static Duration nonNegative(String setting, Duration value) {
-        if (value == null || value.isNegative()) {
-            throw new IllegalArgumentException(setting + " must be a duration of zero or more, was " + value);
-        }
-        return value;
+    /** The clock and listeners, for start. */
+    final PoolHooks hooks() {
+        return hooks;
     }
 }

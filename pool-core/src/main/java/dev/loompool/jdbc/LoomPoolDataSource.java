@@ -52,7 +52,9 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 throw new SQLException("LoomPoolDataSource '" + getPoolName() + "' is closed", "08003");
             }
             if (running == null) {
-                StartedPool started = StartedPool.start(this, clock(), poolListeners(), this::replicaListeners);
+                PoolHooks hooks = hooks();
+                StartedPool started = StartedPool.start(this, hooks.clock, hooks.primaryListeners,
+                        i -> hooks.replicaListeners(getPoolName(), i));
                 freeze(); // before the pool is published: nobody sees it running while settings still change
                 running = started;
                 log.info("loompool '{}' started: {}, min-size {}, max-size {}, release mode {}{}{}", getPoolName(),

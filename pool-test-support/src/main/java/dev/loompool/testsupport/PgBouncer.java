@@ -38,15 +38,15 @@ public final class PgBouncer implements AutoCloseable {
     private static final String PID_FILE = "pgbouncer.pid";
     private static final Duration READY = Duration.ofSeconds(10);
 
+    private final ServerHome home;
     private final Path dir;
     private final int port;
     private final String database;
-    private final Thread cleanup = new Thread(this::destroy, "pgbouncer-cleanup");
-    private volatile boolean destroyed;
 
-    private PgBouncer(Path dir, int port, String database) {
-        this.dir = dir;
-        this.port = port;
+    private PgBouncer(ServerHome home, String database) {
+        this.home = home;
+        this.dir = home.dir;
+        this.port = home.port;
         this.database = database;
     }
 
@@ -67,10 +67,9 @@ public final class PgBouncer implements AutoCloseable {
     public static PgBouncer start(String targetHost, int targetPort, String database, int defaultPoolSize)
             throws IOException {
         Path binary = findBinary().orElseThrow(() -> new IOException("no pgbouncer on the PATH nor in /usr/sbin"));
-        removeOrphans();
-        Path dir = Scratch.create(PREFIX);
-        PgBouncer bouncer = new PgBouncer(dir, Commands.freePort(), database);
-        Runtime.getRuntime().addShutdownHook(bouncer.cleanup);
+        Scratch.removeOrphans("PgBouncer", orphan -> stopProcess(orphan, true), PREFIX);
+        PgBouncer bouncer = new PgBouncer(ServerHome.allocate(PREFIX, "pgbouncer-cleanup", PgBouncer::stop), database);
+        Path dir = bouncer.dir;
         try {
             Files.writeString(dir.resolve("userlist.txt"), "\"postgres\" \"\"\n");
             Files.writeString(dir.resolve("pgbouncer.ini"), String.join("\n",
@@ -135,8 +134,7 @@ public final class PgBouncer implements AutoCloseable {
 
     /** {@code jdbc:postgresql://127.0.0.1:port/database?user=postgres}, then {@code &extraParams} if not empty. */
     public String jdbcUrl(String extraParams) {
-        String url = "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?user=postgres";
-        return extraParams == null || extraParams.isEmpty() ? url : url + "&" + extraParams;
+        return home.jdbcUrl(database, extraParams);
     }
 
     /**
@@ -224,26 +222,17 @@ public final class PgBouncer implements AutoCloseable {
     /** Stops PgBouncer (its pid file's process), waits until its port is free, deletes its directory. Idempotent. */
     @Override
     public void close() {
-        destroy();
-        try {
-            Runtime.getRuntime().removeShutdownHook(cleanup);
-        } catch (IllegalStateException shuttingDown) {
-            // the hook is running or about to: it finds the instance destroyed
-        }
+        home.close();
     }
 
-    private void destroy() {
-        if (destroyed) {
-            return;
-        }
-        destroyed = true;
-        stopProcess(dir, false);
+    /** What its {@link ServerHome} runs before deleting the directory, on close or in the shutdown hook. */
+    private static void stop(ServerHome home) {
+        stopProcess(home.dir, false);
         // The next test may want a server on this port: it is free once this returns (or READY passed).
         long deadline = System.nanoTime() + READY.toNanos();
-        while (accepts(port) && System.nanoTime() - deadline < 0 && pause()) {
+        while (accepts(home.port) && System.nanoTime() - deadline < 0 && pause()) {
             // waiting for the listening socket to close
         }
-        Scratch.delete(dir);
     }
 
     /**
@@ -274,15 +263,6 @@ public final class PgBouncer implements AutoCloseable {
             return Optional.of(Long.parseLong(Files.readString(dir.resolve(PID_FILE)).trim()));
         } catch (IOException | NumberFormatException e) {
             return Optional.empty();
-        }
-    }
-
-    /** Stops and deletes the instances of earlier runs whose JVM is gone (killed before its hook ran). */
-    private static void removeOrphans() throws IOException {
-        for (Path orphan : Scratch.orphans(PREFIX)) {
-            System.err.println("removing the PgBouncer of a JVM that is gone: " + orphan);
-            stopProcess(orphan, true);
-            Scratch.delete(orphan);
         }
     }
 

@@ -41,17 +41,17 @@ public final class PgCluster implements AutoCloseable {
     private static final Duration POLL = Duration.ofMillis(20);
 
     private final Path bin;
+    private final ServerHome home;
     private final Path dir;
     private final Path data;
     private final int port;
-    private final Thread cleanup = new Thread(this::destroy, "pg-cluster-cleanup");
-    private volatile boolean destroyed;
 
-    private PgCluster(Path bin, Path dir, int port) {
+    private PgCluster(Path bin, ServerHome home) {
         this.bin = bin;
-        this.dir = dir;
+        this.home = home;
+        this.dir = home.dir;
         this.data = dir.resolve("data");
-        this.port = port;
+        this.port = home.port;
     }
 
     /** The bin directory of the newest PostgreSQL under /usr/lib/postgresql that has initdb, if any. */
@@ -75,7 +75,9 @@ public final class PgCluster implements AutoCloseable {
 
     /** Creates, configures and starts a cluster with only the built-in databases; see {@link #createDatabase}. */
     public static PgCluster start(Path bin) throws IOException {
-        removeOrphans(bin);
+        // The clusters of earlier runs whose JVM is gone (killed before its hook ran).
+        Scratch.removeOrphans("PostgreSQL cluster", orphan -> stopImmediately(bin, orphan.resolve("data")), PREFIX,
+                LEGACY_PREFIX);
         PgCluster cluster = allocate(bin);
         try {
             cluster.pg("initdb", "-D", cluster.data.toString(), "-U", "postgres", "--auth=trust", "-E", "UTF8",
@@ -149,10 +151,8 @@ public final class PgCluster implements AutoCloseable {
 
     /** A new directory and port, its cleanup hook registered before any server can run in it. */
     private static PgCluster allocate(Path bin) throws IOException {
-        Path dir = Scratch.create(PREFIX);
-        PgCluster cluster = new PgCluster(bin, dir, Commands.freePort());
-        Runtime.getRuntime().addShutdownHook(cluster.cleanup);
-        return cluster;
+        return new PgCluster(bin, ServerHome.allocate(PREFIX, "pg-cluster-cleanup",
+                home -> stopImmediately(bin, home.dir.resolve("data"))));
     }
 
     /** Appends settings to postgresql.conf, after this cluster's own port and socket directory. */
@@ -175,8 +175,7 @@ public final class PgCluster implements AutoCloseable {
 
     /** {@code jdbc:postgresql://127.0.0.1:port/database?user=postgres}, then {@code &extraParams} if not empty. */
     public String jdbcUrl(String database, String extraParams) {
-        String url = "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?user=postgres";
-        return extraParams == null || extraParams.isEmpty() ? url : url + "&" + extraParams;
+        return home.jdbcUrl(database, extraParams);
     }
 
     /** A fresh admin connection to {@code database}, left out of {@link #clientBackends}. */
@@ -290,21 +289,7 @@ public final class PgCluster implements AutoCloseable {
     /** Stops the server at once and deletes its directory. Idempotent. */
     @Override
     public void close() {
-        destroy();
-        try {
-            Runtime.getRuntime().removeShutdownHook(cleanup);
-        } catch (IllegalStateException shuttingDown) {
-            // the hook is running or about to: it finds the cluster destroyed
-        }
-    }
-
-    private void destroy() {
-        if (destroyed) {
-            return;
-        }
-        destroyed = true;
-        stopImmediately(bin, data);
-        Scratch.delete(dir);
+        home.close();
     }
 
     private static void stopImmediately(Path bin, Path data) {
@@ -316,15 +301,6 @@ public final class PgCluster implements AutoCloseable {
                     "-t", "30", "stop"), data.getParent(), false);
         } catch (IOException | RuntimeException e) {
             System.err.println("could not stop the PostgreSQL cluster in " + data + ": " + e.getMessage());
-        }
-    }
-
-    /** Stops and deletes the clusters of earlier runs whose JVM is gone (killed before its hook ran). */
-    private static void removeOrphans(Path bin) throws IOException {
-        for (Path orphan : Scratch.orphans(PREFIX, LEGACY_PREFIX)) {
-            System.err.println("removing the PostgreSQL cluster of a JVM that is gone: " + orphan);
-            stopImmediately(bin, orphan.resolve("data"));
-            Scratch.delete(orphan);
         }
     }
 

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -32,7 +33,7 @@ final class Scratch {
     }
 
     /** The directories with one of these prefixes whose owning JVM is gone. */
-    static List<Path> orphans(String... prefixes) throws IOException {
+    private static List<Path> orphans(String... prefixes) throws IOException {
         Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
         List<Path> orphans = new ArrayList<>();
         try (Stream<Path> entries = Files.list(tmp)) {
@@ -48,6 +49,18 @@ final class Scratch {
             });
         }
         return orphans;
+    }
+
+    /**
+     * Stops ({@code stop}) and deletes the directories with one of these prefixes whose JVM is gone
+     * (killed before its hook ran), saying so on stderr as the {@code what} of that JVM.
+     */
+    static void removeOrphans(String what, Consumer<Path> stop, String... prefixes) throws IOException {
+        for (Path orphan : orphans(prefixes)) {
+            System.err.println("removing the " + what + " of a JVM that is gone: " + orphan);
+            stop.accept(orphan);
+            delete(orphan);
+        }
     }
 
     /** Deletes a directory and everything in it; a failure is reported, never thrown (cleanup must go on). */

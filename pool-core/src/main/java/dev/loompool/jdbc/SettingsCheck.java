@@ -1,0 +1,98 @@
+package dev.loompool.jdbc;
+
+import dev.loompool.jdbc.internal.StartedPool;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * What a setter of {@link DataSourceSettings} checks before it takes a value, in this order: that
+ * the pool has not started (a running pool's settings are frozen), then that the value is in its
+ * range. A value out of range fails with an {@code IllegalArgumentException} naming the setting and
+ * what it may be, so that a binder (Spring's {@code @ConfigurationProperties}) can say which key is
+ * wrong. Each check returns the value it accepted, for the setter to store.
+ */
+final class SettingsCheck {
+
+    private final Supplier<String> poolName;
+
+    /** Set once the pool has started, or the data source was closed: the settings no longer change. */
+    private volatile boolean frozen;
+
+    SettingsCheck(Supplier<String> poolName) {
+        this.poolName = poolName;
+    }
+
+    void freeze() {
+        frozen = true;
+    }
+
+    /** Any value, as long as the pool has not started. */
+    <T> T beforeStart(T value) {
+        if (frozen) {
+            throw new IllegalStateException("LoomPoolDataSource '" + poolName.get()
+                    + "' has started: its configuration is frozen");
+        }
+        return value;
+    }
+
+    int atLeast(String setting, int min, int value) {
+        return atLeast(setting, min, "", value);
+    }
+
+    /** {@code meaning} follows the bound in the message, e.g. what the bound value turns off. */
+    int atLeast(String setting, int min, String meaning, int value) {
+        beforeStart(value);
+        if (value < min) {
+            throw new IllegalArgumentException(setting + " must be >= " + min + meaning + ", was " + value);
+        }
+        return value;
+    }
+
+    /** Null (unset: a default applies) or at least {@code min}. */
+    Integer unsetOrAtLeast(String setting, int min, Integer value) {
+        beforeStart(value);
+        return value == null ? null : atLeast(setting, min, value);
+    }
+
+    Duration nonNegative(String setting, Duration value) {
+        beforeStart(value);
+        if (value == null || value.isNegative()) {
+            throw new IllegalArgumentException(setting + " must be a duration of zero or more, was " + value);
+        }
+        return value;
+    }
+
+    /** A constant of {@code type}: null is refused, naming every constant. */
+    <E extends Enum<E>> E oneOf(String setting, Class<E> type, E value) {
+        beforeStart(value);
+        if (value == null) {
+            String allowed = Arrays.stream(type.getEnumConstants()).map(Enum::name).collect(Collectors.joining(", "));
+            throw new IllegalArgumentException(setting + " must be one of " + allowed + ", was null");
+        }
+        return value;
+    }
+
+    /** An immutable copy of {@code urls} (empty for null), none of them blank. */
+    List<String> jdbcUrls(String setting, List<String> urls) {
+        beforeStart(urls);
+        List<String> copy = urls == null ? List.of() : List.copyOf(urls);
+        for (int i = 0; i < copy.size(); i++) {
+            if (copy.get(i).isBlank()) {
+                throw new IllegalArgumentException(setting + "[" + i + "] must be a JDBC URL, was blank");
+            }
+        }
+        return copy;
+    }
+
+    /** Null (the driver's default) or a level {@link StartedPool#isolationLevel} knows. */
+    String isolation(String level) {
+        beforeStart(level);
+        if (level != null) {
+            StartedPool.isolationLevel(level); // refuses an unknown level here, naming the allowed ones
+        }
+        return level;
+    }
+}
