@@ -223,12 +223,12 @@ public final class SqlClassifier {
         boolean placeholderDollar = dialect == SqlDialect.POSTGRES && behind == Behind.NOTHING
                 && (sql.contains("$?") || sql.contains("?$"));
         SqlEffect effect = placeholderDollar ? SqlEffect.SESSION : null;
-        SqlLexer.Reading[] readings = SqlLexer.readings(sql, dialect);
+        SqlReading[] readings = SqlReading.all(sql, dialect);
         if (readings == null) { // too many versioned comment kinds to read every way
-            readings = SqlLexer.readings("", dialect);
+            readings = SqlReading.all("", dialect);
             effect = SqlEffect.SESSION_BEGIN;
         }
-        for (SqlLexer.Reading r : readings) {
+        for (SqlReading r : readings) {
             SqlLexer t = SqlLexer.lex(sql, dialect, r);
             SqlEffect one = classify(t, dialect, behind, functions);
             // MySQL Connector/J joins a rewritten batch's texts with ';': what one leaves open takes in the next

@@ -1,6 +1,5 @@
 package dev.loompool.jdbc.internal.sql;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -9,7 +8,7 @@ import java.util.List;
  * dollar quotes and comments are skipped as wholes, so that nothing inside them is taken for SQL,
  * and MySQL's executable comments ({@code /*! … *}{@code /}, {@code /*M! … *}{@code /}) are read as
  * the SQL they are. Where the server's reading depends on what the pool does not track (a session
- * setting, the server's version), the caller lexes the text once per reading ({@link Reading}) and
+ * setting, the server's version), the caller lexes the text once per reading ({@link SqlReading}) and
  * the classification must hold under each. Runs only when a text is classified for the first time
  * (see {@link SqlClassifier}), so it may allocate; its cost is linear in the length of the text.
  */
@@ -29,22 +28,6 @@ public final class SqlLexer {
         SEMICOLON
     }
 
-    /**
-     * One way the server may read a text: the choices the pool cannot make from the text alone.
-     * {@code versions} lists the text's versioned comment kinds ({@code "50700"}, {@code "M100500"},
-     * {@code "M"}); bit {@code i} of {@code run} says whether kind {@code i} runs in this reading.
-     */
-    record Reading(boolean backslashStrings, List<String> versions, int run) {
-
-        boolean runs(String version) {
-            int i = versions.indexOf(version);
-            return i < 0 || (run & (1 << i)) != 0;
-        }
-    }
-
-    /** More versioned comment kinds than this in one text: not read every way, the text pins. */
-    static final int MAX_VERSIONS = 3;
-
     private final String sql;
     private final SqlDialect dialect;
     /**
@@ -58,7 +41,7 @@ public final class SqlLexer {
      * the server decides each by its version (MariaDB also skips 50700 to 99999, MySQL every
      * {@code /*M!}), so a text is read with every combination of its comment kinds.
      */
-    private final Reading reading;
+    private final SqlReading reading;
     /** A string, quoted name, block or executable comment, or dollar quote that the text does not close. */
     private boolean unterminated;
     /** Whether the last string token was PostgreSQL's E'…': a continuation of it is one too. */
@@ -70,7 +53,7 @@ public final class SqlLexer {
     /** Inside a MySQL executable comment: its closing {@code *}{@code /} is not SQL. */
     private boolean executable;
 
-    private SqlLexer(String sql, SqlDialect dialect, Reading reading) {
+    private SqlLexer(String sql, SqlDialect dialect, SqlReading reading) {
         this.sql = sql;
         this.dialect = dialect;
         this.backslashStrings = reading.backslashStrings();
@@ -79,10 +62,10 @@ public final class SqlLexer {
 
     /** Every versioned comment run. */
     static SqlLexer lex(String sql, SqlDialect dialect, boolean backslashStrings) {
-        return lex(sql, dialect, new Reading(backslashStrings, List.of(), 0));
+        return lex(sql, dialect, new SqlReading(backslashStrings, List.of(), 0));
     }
 
-    static SqlLexer lex(String sql, SqlDialect dialect, Reading reading) {
+    static SqlLexer lex(String sql, SqlDialect dialect, SqlReading reading) {
         SqlLexer lexer = new SqlLexer(sql, dialect, reading);
         lexer.run();
         if (lexer.executable) {
@@ -98,62 +81,6 @@ public final class SqlLexer {
      */
     boolean unterminated() {
         return unterminated;
-    }
-
-    /**
-     * The readings a text has in {@code dialect}, the usual first: both backslash rules if it has a
-     * backslash, and every combination of its versioned comment kinds running or not (MySQL; and
-     * OTHER, which reads as much as it can as SQL); null if it has more than {@link #MAX_VERSIONS}.
-     */
-    static Reading[] readings(String sql, SqlDialect dialect) {
-        boolean usual = dialect == SqlDialect.MYSQL;
-        boolean backslash = sql.indexOf('\\') >= 0;
-        List<String> versions = dialect == SqlDialect.POSTGRES ? List.of() : versions(sql);
-        if (versions.size() > MAX_VERSIONS) {
-            return null;
-        }
-        Reading[] r = new Reading[(backslash ? 2 : 1) << versions.size()];
-        int n = 0;
-        for (int run = (1 << versions.size()) - 1; run >= 0; run--) {
-            r[n++] = new Reading(usual, versions, run);
-            if (backslash) {
-                r[n++] = new Reading(!usual, versions, run);
-            }
-        }
-        return r;
-    }
-
-    /** The versioned comment kinds the text may hold, found in the raw text (inside literals too: more readings, never fewer). */
-    private static List<String> versions(String sql) {
-        List<String> versions = new ArrayList<>(0);
-        for (int i = sql.indexOf("/*"); i >= 0; i = sql.indexOf("/*", i + 2)) {
-            String v = versionAt(sql, i);
-            if (v != null && !versions.contains(v)) {
-                versions.add(v);
-            }
-        }
-        return versions;
-    }
-
-    /**
-     * The kind of the comment opening at {@code i}: its version, {@code M} before MariaDB's; null
-     * for a plain comment, and for {@code /*!} without a version, which every server runs.
-     */
-    private static String versionAt(String sql, int i) {
-        int n = sql.length();
-        boolean mariaDb = i + 3 < n && (sql.charAt(i + 2) | 0x20) == 'm' && sql.charAt(i + 3) == '!';
-        if (!mariaDb && !(i + 2 < n && sql.charAt(i + 2) == '!')) {
-            return null;
-        }
-        int body = mariaDb ? i + 4 : i + 3;
-        int digits = body;
-        while (digits < n && sql.charAt(digits) >= '0' && sql.charAt(digits) <= '9') {
-            digits++;
-        }
-        if (digits == body && !mariaDb) {
-            return null;
-        }
-        return (mariaDb ? "M" : "") + sql.substring(body, digits);
     }
 
     /** The name token {@code i} spells: a word as written, a quoted name without its quotes. */
@@ -314,7 +241,7 @@ public final class SqlLexer {
         if (dialect != SqlDialect.POSTGRES && !executable) {
             boolean mariaDb = (at(i + 2, 'M') || at(i + 2, 'm')) && at(i + 3, '!');
             if (at(i + 2, '!') || mariaDb) {
-                String version = versionAt(sql, i);
+                String version = SqlReading.versionAt(sql, i);
                 if (version == null || reading.runs(version)) {
                     executable = true; // what it holds is SQL, after the version it is meant for
                     return (mariaDb ? i + 4 : i + 3) + (version == null ? 0 : version.length() - (mariaDb ? 1 : 0));
