@@ -13,11 +13,17 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * What every scenario suite shares. Subclasses pick the kind of thread the scenarios run on:
- * platform threads here, virtual threads in the JDK 21+ test folder.
+ * What every scenario suite shares. Every suite (the annotations are inherited) runs once with its
+ * actors on platform threads and, on JDK 21+, once more on virtual threads.
  */
+@ParameterizedClass
+@MethodSource("threadKinds")
 abstract class ScenarioSupport {
 
     /** How long a test waits for something that should happen at once, before it fails. */
@@ -28,8 +34,33 @@ abstract class ScenarioSupport {
     private final List<Pool<?>> pools = new ArrayList<>();
     private final List<Thread> started = new ArrayList<>();
 
-    /** The threads the scenario's concurrent actors run on. */
-    protected abstract ThreadFactory threads();
+    /** The threads the scenario's concurrent actors run on: one of {@link #threadKinds()}. */
+    @Parameter
+    private ThreadFactory threads;
+
+    static List<Named<ThreadFactory>> threadKinds() {
+        List<Named<ThreadFactory>> kinds = new ArrayList<>();
+        kinds.add(Named.of("platform", Thread::new));
+        if (Runtime.version().feature() >= 21) {
+            kinds.add(Named.of("virtual", virtualThreads()));
+        }
+        return kinds;
+    }
+
+    /**
+     * {@code Thread.ofVirtual().name("actor-", 0).factory()}, called by reflection because these
+     * sources also compile for Java 17.
+     */
+    private static ThreadFactory virtualThreads() {
+        try {
+            Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+            Class<?> type = Class.forName("java.lang.Thread$Builder");
+            builder = type.getMethod("name", String.class, long.class).invoke(builder, "actor-", 0L);
+            return (ThreadFactory) type.getMethod("factory").invoke(builder);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError("JDK " + Runtime.version() + " has no virtual threads", e);
+        }
+    }
 
     @FunctionalInterface
     interface Action<V> {
@@ -53,7 +84,7 @@ abstract class ScenarioSupport {
     /** Runs {@code action} on a new thread of the scenario's kind. */
     <V> Actor<V> start(Action<V> action) {
         CompletableFuture<V> result = new CompletableFuture<>();
-        Thread thread = threads().newThread(() -> {
+        Thread thread = threads.newThread(() -> {
             try {
                 result.complete(action.run());
             } catch (Throwable e) {

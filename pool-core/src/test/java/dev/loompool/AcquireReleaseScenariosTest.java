@@ -8,7 +8,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Leases, accounting and the acquire algorithm (DESIGN.md §3, "Acquire order" and "Accounting"). */
-abstract class AcquireReleaseScenarios extends ScenarioSupport {
+class AcquireReleaseScenariosTest extends ScenarioSupport {
 
     @Test
     void aReleasedResourceIsLentAgainInsteadOfCreatingANewOne() throws Exception {

@@ -10,7 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /** beforeAcquire, beforeRelease, healthcheck and refill (DESIGN.md §3, "Release" and "Healthcheck"). */
-abstract class CallbackScenarios extends ScenarioSupport {
+class CallbackScenariosTest extends ScenarioSupport {
 
     private final List<DestroyReason> destroyed = new CopyOnWriteArrayList<>();
     private final PoolListener recordDestroys = new PoolListener() {

@@ -9,7 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /** Manual transitions and the built-in consecutiveFailures strategy (DESIGN.md §3, "Circuit breaker"). */
-abstract class CircuitBreakerScenarios extends ScenarioSupport {
+class CircuitBreakerScenariosTest extends ScenarioSupport {
 
     private static final Duration OPEN = Duration.ofSeconds(10);
     private static final Duration FIRST_WAIT = OPEN.dividedBy(64);

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * a connect never holds its caller past the deadline, and a failure validates the idle resources
  * at once (DESIGN.md §3, "Circuit breaker", "Every wait has a deadline").
  */
-abstract class ResilienceScenarios extends ScenarioSupport {
+class ResilienceScenariosTest extends ScenarioSupport {
 
     private static final Duration OPEN = Duration.ofSeconds(10);
 

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** Pre-warm at build and close (DESIGN.md §3, "Builder validation" and "Close"). */
-abstract class LifecycleScenarios extends ScenarioSupport {
+class LifecycleScenariosTest extends ScenarioSupport {
 
     @Test
     void buildPreWarmsMinSize() {

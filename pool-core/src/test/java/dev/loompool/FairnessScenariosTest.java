@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Strict FIFO, no barging, and reservations handed on (DESIGN.md §3, "Fairness"). */
-abstract class FairnessScenarios extends ScenarioSupport {
+class FairnessScenariosTest extends ScenarioSupport {
 
     private static final int WAITERS = 12;
 
