@@ -16,7 +16,13 @@ import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Disabled;
@@ -163,6 +169,13 @@ abstract class HostileSupport {
         }
     }
 
+    /** The id of the MariaDB test table's row whose v is {@code v}, as an independent session sees it. */
+    long idWithV(int v) throws SQLException {
+        try (Connection admin = TestDatabase.MARIADB.admin()) {
+            return num(admin, "SELECT id FROM " + table + " WHERE v = " + v);
+        }
+    }
+
     long mariaRows() throws SQLException {
         try (Connection c = TestDatabase.MARIADB.admin()) {
             return num(c, "SELECT count(*) FROM " + table);
@@ -177,6 +190,11 @@ abstract class HostileSupport {
     void mariaTable() throws SQLException {
         mariaAdmin("CREATE TABLE " + table + " (id int AUTO_INCREMENT PRIMARY KEY, v int) ENGINE=InnoDB");
         mariaCleanup.add("DROP TABLE IF EXISTS " + table);
+    }
+
+    /** The insert of {@code v} into the test table of {@code db}: its id ({@link #pgTable}) or its v ({@link #mariaTable}). */
+    String insertOf(TestDatabase db, int v) {
+        return "INSERT INTO " + table + (db == TestDatabase.POSTGRES ? "" : " (v)") + " VALUES (" + v + ")";
     }
 
     static long pgPid(Connection c) throws SQLException {
@@ -295,5 +313,223 @@ abstract class HostileSupport {
     @FunctionalInterface
     interface Backend {
         long of(Connection c) throws SQLException;
+    }
+
+    /**
+     * Borrower A reads its backend with pg_backend_pid() (an identity read, which pins A's handle
+     * until it closes) and does {@code a}; borrower B then gets a handle of {@code ds}, asserts it
+     * is on A's backend, and does {@code b}. Unlike {@link #pgAfterA}, the backend is read on A's
+     * own handle: B's look is the point, not whether A's handle lets go.
+     */
+    static void pgAThenB(LoomPoolDataSource ds, Use a, Use b) throws SQLException {
+        aThenB(ds, HostileSupport::pgPid, null, a, b);
+    }
+
+    /** {@link #pgAThenB} on MariaDB, with CONNECTION_ID(). */
+    static void mariaAThenB(LoomPoolDataSource ds, Use a, Use b) throws SQLException {
+        aThenB(ds, HostileSupport::myId, null, a, b);
+    }
+
+    /** {@link #pgAThenB}, but B must be on a new backend: the pool closed A's, for {@code why}. */
+    static void pgAThenNewB(LoomPoolDataSource ds, String why, Use a, Use b) throws SQLException {
+        aThenB(ds, HostileSupport::pgPid, why, a, b);
+    }
+
+    /** {@link #pgAThenNewB} on MariaDB. */
+    static void mariaAThenNewB(LoomPoolDataSource ds, String why, Use a, Use b) throws SQLException {
+        aThenB(ds, HostileSupport::myId, why, a, b);
+    }
+
+    /** B on A's backend, or on a new one for {@code whyNew} unless that is null. */
+    private static void aThenB(LoomPoolDataSource ds, Backend backend, String whyNew, Use a, Use b)
+            throws SQLException {
+        long aBackend;
+        try (Connection c = ds.getConnection()) {
+            aBackend = backend.of(c);
+            a.on(c);
+        }
+        try (Connection c = ds.getConnection()) {
+            if (whyNew == null) {
+                assertThat(backend.of(c)).as("B is on A's backend").isEqualTo(aBackend);
+            } else {
+                assertThat(backend.of(c)).as(whyNew).isNotEqualTo(aBackend);
+            }
+            b.on(c);
+        }
+    }
+
+    /**
+     * The connection dies inside A's transaction on a handle of {@code ds} (the admin ends A's
+     * backend), and A then calls setAutoCommit(true), which by JDBC commits the open transaction: it
+     * must throw, as the plain driver does, for the commit did not happen.
+     */
+    void setAutoCommitTrueAfterTheConnectionDiedThrows(TestDatabase db, LoomPoolDataSource ds) throws SQLException {
+        boolean pg = db == TestDatabase.POSTGRES;
+        try (Connection a = ds.getConnection()) {
+            a.setAutoCommit(false);
+            run(a, insertOf(db, 1));
+            if (pg) {
+                pgAdmin("SELECT pg_terminate_backend(" + pgPid(a) + ")");
+            } else {
+                mariaAdmin("KILL CONNECTION " + myId(a));
+            }
+            assertThatThrownBy(() -> run(a, insertOf(db, 2))).isInstanceOf(SQLException.class);
+            Throwable t = null;
+            try {
+                a.setAutoCommit(true); // JDBC: commits the transaction in progress
+            } catch (SQLException e) {
+                t = e;
+            }
+            long committed = pg ? pgRows() : mariaRows();
+            assertThat(t).as("setAutoCommit(true) returned normally, but %d rows are committed", committed)
+                    .isNotNull();
+        }
+    }
+
+    /**
+     * The reset test. A fresh session is the reference: {@code probe} on a plain driver connection
+     * of {@code db}'s URL with {@code urlSuffix}, after {@code initSql}. On {@code ds}, a pool of one
+     * of the same URL and init SQL, borrower A starts as a fresh session, changes it by
+     * {@code change} and closes; B, on A's backend, must read {@code probe} as a fresh session.
+     *
+     * @return what a fresh session reads
+     */
+    static String resetLeavesAFreshSession(LoomPoolDataSource ds, TestDatabase db, String urlSuffix, String initSql,
+            String probe, Use change) throws SQLException {
+        String fresh;
+        try (Connection plain = DriverManager.getConnection(db.url() + urlSuffix)) {
+            run(plain, initSql);
+            fresh = str(plain, probe);
+        }
+        aThenB(ds, db == TestDatabase.POSTGRES ? HostileSupport::pgPid : HostileSupport::myId, null, a -> {
+            assertThat(str(a, probe)).isEqualTo(fresh);
+            change.on(a);
+        }, b -> assertThat(str(b, probe)).isEqualTo(fresh));
+        return fresh;
+    }
+
+    // ---- a borrower's statement, seen from the server ------------------------------------------
+
+    /** Waits up to 15 s for {@code b} to hold, looking every 10 ms; {@code what} names it in the failure. */
+    static void eventually(String what, BooleanSupplier b) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (!b.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("timed out: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    /** Whether backend {@code id} of {@code db} runs a pg_sleep or SLEEP now, as the server's own list says. */
+    static boolean sleeping(TestDatabase db, long id) {
+        String sql = db == TestDatabase.POSTGRES
+                ? "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep%' AND pid = " + id
+                : "SELECT count(*) FROM information_schema.PROCESSLIST WHERE ID = " + id + " AND INFO LIKE '%SLEEP(%'";
+        try (Connection c = db.admin()) {
+            return num(c, sql) == 1;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Waits up to 5 s until a session of {@code db} other than the looking one runs a statement containing {@code text}. */
+    static void awaitRunning(TestDatabase db, String text) throws SQLException, InterruptedException {
+        String sql = db == TestDatabase.POSTGRES
+                ? "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%"
+                        + text.replace("(", "_").replace(")", "_") + "%' AND pid <> pg_backend_pid()"
+                : "SELECT count(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE '%" + text
+                        + "%' AND ID <> CONNECTION_ID()";
+        try (Connection admin = db.admin()) {
+            for (int i = 0; i < 500; i++) {
+                if (num(admin, sql) > 0) {
+                    return;
+                }
+                Thread.sleep(10);
+            }
+        }
+        throw new AssertionError("the query never ran: " + text);
+    }
+
+    // ---- per-statement values: borrowers side by side -------------------------------------------
+
+    /**
+     * A inserts into the MariaDB test table, then B, on the other handle of a pool of two, inserts:
+     * A's LAST_INSERT_ID() is still A's own row's id, as on the plain driver.
+     */
+    void mariaLastInsertIdIsTheHandlesOwn() throws SQLException {
+        mariaTable();
+        LoomPoolDataSource ds = maria(2);
+        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
+            run(a, insertOf(TestDatabase.MARIADB, 1));
+            run(b, insertOf(TestDatabase.MARIADB, 2));
+            long aId = idWithV(1);
+            assertThat(num(a, "SELECT LAST_INSERT_ID()")).as("plain driver: A's own id").isEqualTo(aId);
+        }
+    }
+
+    /**
+     * B, on its own handle, runs {@code bLongQuery} (whose text contains {@code marker}); once it
+     * runs, A runs {@code aStopsItsOwn}, meant to end A's own query (a kill or a cancel). B's query
+     * must run to its end and answer {@code bAnswers}; A's handle keeps the explicit pin its
+     * identity read took.
+     */
+    static void bRunsOnWhileAStopsItsOwnQuery(TestDatabase db, Connection a, Connection b, String bLongQuery,
+            String marker, long bAnswers, String aStopsItsOwn) throws Exception {
+        CompletableFuture<Long> slept = CompletableFuture.supplyAsync(() -> {
+            try {
+                return num(b, bLongQuery);
+            } catch (SQLException e) {
+                return -1L; // interrupted
+            }
+        }, runnable -> new Thread(runnable).start());
+        awaitRunning(db, marker);
+        try {
+            run(a, aStopsItsOwn);
+        } catch (SQLException stoppedItself) {
+            // on its own backend the kill or cancel may interrupt the stopping statement: that is A's business
+        }
+        assertThat(slept.get(10, TimeUnit.SECONDS)).as("B's query ran to its end").isEqualTo(bAnswers);
+        assertThat(a.unwrap(LoomConnection.class).pinReasons()).contains(PinReason.EXPLICIT);
+    }
+
+    /** One round of a borrower: on {@code c}, round {@code round} of thread {@code thread}; what is wrong goes to {@code wrong}. */
+    @FunctionalInterface
+    interface Round {
+        void on(Connection c, int thread, int round, Queue<String> wrong) throws SQLException;
+    }
+
+    /** How many borrowers {@link #borrowersAtOnce} starts, and how many rounds each runs. */
+    static final int BORROWERS = 6;
+    static final int ROUNDS = 15;
+
+    /**
+     * {@link #BORROWERS} borrowers start together on their own threads, each taking a handle of
+     * {@code ds} for every one of {@link #ROUNDS} rounds; a borrower that throws stops there.
+     *
+     * @return what went wrong, in any borrower
+     */
+    static Queue<String> borrowersAtOnce(LoomPoolDataSource ds, Round round) throws Exception {
+        ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
+        CountDownLatch start = new CountDownLatch(1);
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (int t = 0; t < BORROWERS; t++) {
+            int thread = t;
+            all.add(CompletableFuture.runAsync(() -> {
+                try {
+                    start.await();
+                    for (int r = 0; r < ROUNDS; r++) {
+                        try (Connection c = ds.getConnection()) {
+                            round.on(c, thread, r, wrong);
+                        }
+                    }
+                } catch (Exception e) {
+                    wrong.add(e.toString());
+                }
+            }, runnable -> new Thread(runnable).start()));
+        }
+        start.countDown();
+        CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
+        return wrong;
     }
 }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.loompool.CircuitBreakerState;
 import java.sql.CallableStatement;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,34 +24,16 @@ class MariaDbHostileSessionTest extends HostileSupport {
     /** LAST_INSERT_ID() is per physical connection: A's insert keeps A's connection for A's next statement (issue 26). */
     @Test
     void mariaLastInsertIdOfAnotherBorrower() throws SQLException {
-        mariaTable();
-        LoomPoolDataSource ds = maria(2); // the insert keeps A's connection: B needs another
-        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
-            run(a, "INSERT INTO " + table + " (v) VALUES (1)");
-            run(b, "INSERT INTO " + table + " (v) VALUES (2)");
-            long aId;
-            try (Connection admin = TestDatabase.MARIADB.admin()) {
-                aId = num(admin, "SELECT id FROM " + table + " WHERE v = 1");
-            }
-            assertThat(num(a, "SELECT LAST_INSERT_ID()")).as("plain driver: A's own id").isEqualTo(aId);
-        }
+        mariaLastInsertIdIsTheHandlesOwn(); // the insert keeps A's connection: B needs another
     }
 
     /** B did not set LAST_INSERT_ID() on the connection it holds: its read is refused, never A's id (issue 26). */
     @Test
     void mariaLastInsertIdVisibleToTheNextBorrower() throws SQLException {
         mariaTable();
-        LoomPoolDataSource ds = maria(1);
-        long idA;
-        try (Connection a = ds.getConnection()) {
-            idA = myId(a);
-            run(a, "INSERT INTO " + table + " (v) VALUES (1)");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(myId(b)).isEqualTo(idA);
-            assertThatThrownBy(() -> num(b, "SELECT LAST_INSERT_ID()")).as("a fresh session would say 0; never A's id")
-                    .isInstanceOf(SQLException.class).hasMessageContaining("LAST_INSERT_ID");
-        }
+        mariaAThenB(maria(1), a -> run(a, "INSERT INTO " + table + " (v) VALUES (1)"),
+                b -> assertThatThrownBy(() -> num(b, "SELECT LAST_INSERT_ID()")).as("a fresh session would say 0; never A's id")
+                        .isInstanceOf(SQLException.class).hasMessageContaining("LAST_INSERT_ID"));
     }
 
     /**
@@ -106,13 +87,7 @@ class MariaDbHostileSessionTest extends HostileSupport {
         };
         List<String> failures = new ArrayList<>();
         for (String sql : leaks) {
-            long idA;
-            try (Connection a = ds.getConnection()) {
-                idA = myId(a);
-                run(a, sql);
-            }
-            try (Connection b = ds.getConnection()) {
-                assertThat(myId(b)).isEqualTo(idA);
+            mariaAThenB(ds, a -> run(a, sql), b -> {
                 String vars = str(b, "SELECT CONCAT_WS(',', @atk1, @atk2, @atk3, @atk4, @atk5, @atk6, @atk7, @`atk8.x`, "
                         + "IF(@@session.sql_mode LIKE '%ANSI_QUOTES%', 'ANSI_QUOTES', NULL))");
                 if (!vars.isEmpty()) {
@@ -120,7 +95,7 @@ class MariaDbHostileSessionTest extends HostileSupport {
                     run(b, "SET @atk1 = NULL, @atk2 = NULL, @atk3 = NULL, @atk4 = NULL, @atk5 = NULL, @atk6 = NULL, "
                             + "@atk7 = NULL, @`atk8.x` = NULL, sql_mode = DEFAULT");
                 }
-            }
+            });
         }
         assertThat(failures).isEmpty();
     }
@@ -131,39 +106,30 @@ class MariaDbHostileSessionTest extends HostileSupport {
         String proc = "loompool_atk_p_" + tag;
         mariaAdmin("CREATE PROCEDURE " + proc + "() BEGIN SET @atk_call = 99; SET SESSION sql_mode = 'ANSI_QUOTES'; END");
         mariaCleanup.add("DROP PROCEDURE IF EXISTS " + proc);
-        LoomPoolDataSource ds = maria(1);
-        long idA;
-        try (Connection a = ds.getConnection()) {
-            idA = myId(a);
+        mariaAThenB(maria(1), a -> {
             try (CallableStatement cs = a.prepareCall("{call " + proc + "()}")) {
                 cs.execute();
             }
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(myId(b)).isEqualTo(idA);
+        }, b -> {
             String fresh;
             try (Connection plain = TestDatabase.MARIADB.admin()) {
                 fresh = str(plain, "SELECT @@session.sql_mode");
             }
             assertThat(str(b, "SELECT CONCAT_WS(',', @atk_call, @@session.sql_mode)")).as("B sees A's @atk_call")
                     .isEqualTo(fresh);
-        }
+        });
     }
 
     /** The user's own useResetConnection=false is kept: then reset() does not reset, and the pool does not know. */
     @Test
     void mariaUseResetConnectionFalseLeaksUserVariables() throws SQLException {
         LoomPoolDataSource ds = pool(TestDatabase.MARIADB, 1, "&useResetConnection=false", null);
-        long idA;
-        try (Connection a = ds.getConnection()) {
-            idA = myId(a);
+        mariaAThenNewB(ds, "the driver will not reset: closed, not reused", a -> {
             run(a, "SET @atk_reset = 'secret', SESSION sql_mode = 'ANSI_QUOTES'");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(myId(b)).as("the driver will not reset: closed, not reused").isNotEqualTo(idA);
+        }, b -> {
             assertThat(str(b, "SELECT CONCAT_WS(',', @atk_reset, IF(@@session.sql_mode LIKE '%ANSI%', 'ANSI', NULL))"))
                     .as("B sees A's session").isEmpty();
-        }
+        });
     }
 
     /** sql_mode NO_BACKSLASH_ESCAPES (init SQL or sessionVariables): the lexer still escapes, misses the SET. */
@@ -171,16 +137,10 @@ class MariaDbHostileSessionTest extends HostileSupport {
     void mariaNoBackslashEscapesHidesASet() throws SQLException {
         LoomPoolDataSource ds = pool(TestDatabase.MARIADB, 1, "&allowMultiQueries=true",
                 "SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES')");
-        long idA;
-        try (Connection a = ds.getConnection()) {
-            idA = myId(a);
+        mariaAThenB(ds, a -> {
             run(a, "SELECT 'a\\' ; SET @atk_nbe = 'leaked'; -- '");
             assertThat(str(a, "SELECT @atk_nbe")).isEqualTo("leaked");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(myId(b)).isEqualTo(idA);
-            assertThat(str(b, "SELECT @atk_nbe")).as("B sees A's variable").isNull();
-        }
+        }, b -> assertThat(str(b, "SELECT @atk_nbe")).as("B sees A's variable").isNull());
     }
 
     /** sql_mode ANSI_QUOTES: "..." is an identifier, no backslash escape; the lexer escapes and misses the SET. */
@@ -188,16 +148,10 @@ class MariaDbHostileSessionTest extends HostileSupport {
     void mariaAnsiQuotesHidesASet() throws SQLException {
         LoomPoolDataSource ds = pool(TestDatabase.MARIADB, 1, "&allowMultiQueries=true",
                 "SET SESSION sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES')");
-        long idA;
-        try (Connection a = ds.getConnection()) {
-            idA = myId(a);
+        mariaAThenB(ds, a -> {
             run(a, "SELECT 1 AS \"a\\\" ; SET @atk_aq = 'leaked'; -- \"");
             assertThat(str(a, "SELECT @atk_aq")).isEqualTo("leaked");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(myId(b)).isEqualTo(idA);
-            assertThat(str(b, "SELECT @atk_aq")).as("B sees A's variable").isNull();
-        }
+        }, b -> assertThat(str(b, "SELECT @atk_aq")).as("B sees A's variable").isNull());
     }
 
     /** After a reset the session equals a fresh one from the same URL (sessionVariables) and init SQL. */
@@ -209,24 +163,12 @@ class MariaDbHostileSessionTest extends HostileSupport {
                 + "@@session.autocommit, @@session.tx_isolation, @@session.character_set_client, "
                 + "@@session.collation_connection, @@session.time_zone, @@session.pseudo_thread_id = CONNECTION_ID(), "
                 + "@@session.tx_read_only, DATABASE())";
-        String fresh;
-        try (Connection plain = DriverManager.getConnection(TestDatabase.MARIADB.url() + suffix)) {
-            run(plain, init);
-            fresh = str(plain, probe);
-        }
         LoomPoolDataSource ds = pool(TestDatabase.MARIADB, 1, suffix, init);
-        long idA;
-        try (Connection a = ds.getConnection()) {
-            idA = myId(a);
-            assertThat(str(a, probe)).isEqualTo(fresh);
+        String fresh = resetLeavesAFreshSession(ds, TestDatabase.MARIADB, suffix, init, probe, a -> {
             run(a, "SET SESSION wait_timeout = 99, sql_mode = '', lock_wait_timeout = 5, time_zone = '+09:00', "
                     + "tx_read_only = 1");
             run(a, "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(myId(b)).isEqualTo(idA);
-            assertThat(str(b, probe)).isEqualTo(fresh);
-        }
+        });
         try (Connection b = ds.getConnection()) {
             // a second pool connection (the restore SQL was learnt on the first)
             assertThat(str(b, probe)).isEqualTo(fresh);

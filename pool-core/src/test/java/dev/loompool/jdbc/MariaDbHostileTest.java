@@ -29,22 +29,7 @@ class MariaDbHostileTest extends HostileSupport {
     @Test
     void mariaSetAutoCommitTrueAfterTheConnectionDiedReportsASuccessfulCommit() throws Exception {
         mariaTable();
-        LoomPoolDataSource ds = maria(2);
-        try (Connection a = ds.getConnection()) {
-            a.setAutoCommit(false);
-            run(a, "INSERT INTO " + table + " (v) VALUES (1)");
-            mariaAdmin("KILL CONNECTION " + myId(a));
-            assertThatThrownBy(() -> run(a, "INSERT INTO " + table + " (v) VALUES (2)")).isInstanceOf(SQLException.class);
-            Throwable t = null;
-            try {
-                a.setAutoCommit(true);
-            } catch (SQLException e) {
-                t = e;
-            }
-            long committed = mariaRows();
-            assertThat(t).as("setAutoCommit(true) returned normally, but %d rows are committed", committed)
-                    .isNotNull();
-        }
+        setAutoCommitTrueAfterTheConnectionDiedThrows(TestDatabase.MARIADB, maria(2));
     }
 
     /** Error inside a transaction, A goes on and closes without commit; B is clean. */
@@ -52,21 +37,17 @@ class MariaDbHostileTest extends HostileSupport {
     void mariaErrorInsideATransactionThenClose() throws SQLException {
         mariaTable();
         LoomPoolDataSource ds = maria(1);
-        long idA;
-        try (Connection a = ds.getConnection()) {
-            idA = myId(a);
+        mariaAThenB(ds, a -> {
             run(a, "START TRANSACTION");
             run(a, "INSERT INTO " + table + " (v) VALUES (1)");
             assertThatThrownBy(() -> run(a, "INSERT INTO no_such_table_" + tag + " VALUES (1)"))
                     .isInstanceOf(SQLException.class);
             run(a, "INSERT INTO " + table + " (v) VALUES (2)");
             run(a, "SELECT * FROM " + table + " FOR UPDATE");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(myId(b)).isEqualTo(idA);
+        }, b -> {
             assertThat(num(b, "SELECT @@in_transaction")).isZero();
             run(b, "INSERT INTO " + table + " (v) VALUES (3)");
-        }
+        });
         assertThat(mariaRows()).isEqualTo(1);
     }
 
@@ -130,19 +111,15 @@ class MariaDbHostileTest extends HostileSupport {
                 + " (v) VALUES (1); SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'boom'; END");
         mariaCleanup.add("DROP PROCEDURE IF EXISTS " + proc);
         LoomPoolDataSource ds = maria(1);
-        long idA;
-        try (Connection a = ds.getConnection()) {
-            idA = myId(a);
+        mariaAThenB(ds, a -> {
             try (CallableStatement cs = a.prepareCall("{call " + proc + "()}")) {
                 assertThatThrownBy(cs::execute).isInstanceOf(SQLException.class);
             }
             assertThat(a.unwrap(LoomConnection.class).pinReasons()).contains(PinReason.TRANSACTION);
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(myId(b)).isEqualTo(idA);
+        }, b -> {
             assertThat(num(b, "SELECT @@in_transaction")).isZero();
             run(b, "INSERT INTO " + table + " (v) VALUES (2)");
-        }
+        });
         try (Connection admin = TestDatabase.MARIADB.admin()) {
             assertThat(str(admin, "SELECT COALESCE(GROUP_CONCAT(v ORDER BY v), '') FROM " + table)).isEqualTo("2");
         }

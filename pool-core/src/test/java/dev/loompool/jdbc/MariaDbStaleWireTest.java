@@ -5,98 +5,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
  * MariaDB Connector/J's transaction flags (issue 26, item 5): an error packet carries no status
  * (the driver then sets SERVER_STATUS_IN_TRANS on its own), and the flags are a plain field the
  * driver updates while a statement runs. Borrower A leaves the connection in one of those moments;
- * what does B get, and what did A commit?
+ * what does B get, and what did A commit? The cases alike on PostgreSQL are in {@link StaleWireSupport}.
  */
-class MariaDbStaleWireTest extends HostileSupport {
+class MariaDbStaleWireTest extends StaleWireSupport {
 
-    private LoomPoolDataSource one(Duration acquire) {
-        LoomPoolDataSource ds = maria(1);
-        ds.setAcquireTimeout(acquire);
-        return ds;
-    }
-
-    static void eventually(String what, BooleanSupplier b) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (!b.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out: " + what);
-            }
-            Thread.sleep(10);
-        }
-    }
-
-    /** Whether connection {@code id} runs a SLEEP now, as the server's process list says. */
-    static boolean sleeping(long id) {
-        try (Connection c = TestDatabase.MARIADB.admin()) {
-            return num(c, "SELECT count(*) FROM information_schema.PROCESSLIST WHERE ID = " + id
-                    + " AND INFO LIKE '%SLEEP(%'") == 1;
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** B, on the pool's only connection, while A keeps its handle open after a failed statement. */
-    private void idleHandleAfterAnErrorDoesNotKeepTheConnection(ThrowingConsumer failing) throws Exception {
-        LoomPoolDataSource ds = one(Duration.ofSeconds(3));
-        try (Connection a = ds.getConnection()) {
-            long idA = myIdUnpinned(a);
-            failing.accept(a, idA);
-            assertThat(a.unwrap(LoomConnection.class).isBound()).as("A is idle: no transaction, no statement").isFalse();
-            try (Connection b = ds.getConnection()) {
-                assertThat(myIdUnpinned(b)).as("B gets the pool's only connection").isEqualTo(idA);
-            }
-        }
-    }
-
-    interface ThrowingConsumer {
-        void accept(Connection c, long id) throws Exception;
-    }
-
-    @Test
-    void aFailedStatementLeavesNoTransactionPinOnAnIdleHandle() throws Exception {
-        idleHandleAfterAnErrorDoesNotKeepTheConnection((a, id) ->
-                assertThatThrownBy(() -> run(a, "SELECT * FROM missing_table_" + tag)).isInstanceOf(SQLException.class));
-    }
-
-    @Test
-    void aQueryTimeoutLeavesNoTransactionPinOnAnIdleHandle() throws Exception {
-        idleHandleAfterAnErrorDoesNotKeepTheConnection((a, id) -> {
-            try (Statement st = a.createStatement()) {
-                st.setQueryTimeout(1);
-                assertThatThrownBy(() -> st.execute("SELECT SLEEP(5)")).isInstanceOf(SQLException.class);
-            }
-        });
-    }
-
-    @Test
-    void aCancelledStatementLeavesNoTransactionPinOnAnIdleHandle() throws Exception {
-        idleHandleAfterAnErrorDoesNotKeepTheConnection((a, id) -> {
-            try (Statement st = a.createStatement()) {
-                CompletableFuture<Void> cancel = CompletableFuture.runAsync(() -> {
-                    try {
-                        eventually("A sleeps", () -> sleeping(id));
-                        st.cancel();
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                });
-                assertThatThrownBy(() -> st.execute("SELECT SLEEP(10)")).isInstanceOf(SQLException.class);
-                cancel.get(15, TimeUnit.SECONDS);
-            }
-        });
+    MariaDbStaleWireTest() {
+        super(TestDatabase.MARIADB);
     }
 
     /** Inside a transaction begun by SQL, an error leaves the transaction open: A keeps the connection. */
@@ -119,64 +41,10 @@ class MariaDbStaleWireTest extends HostileSupport {
         assertThat(mariaRows()).isEqualTo(1);
     }
 
-    /**
-     * A watchdog closes A's handle during the first statement of A's transaction (autocommit off):
-     * A's insert must be rolled back, never committed by the reset's setAutoCommit(true).
-     */
-    @Test
-    void aWatchdogCloseDuringTheFirstStatementOfATransactionRollsItBack() throws Exception {
-        mariaTable();
-        LoomPoolDataSource ds = one(Duration.ofSeconds(10));
-        Connection a = ds.getConnection();
-        long idA = myId(a);
-        a.setAutoCommit(false);
-        CountDownLatch ran = new CountDownLatch(1);
-        Thread owner = new Thread(() -> {
-            try (Statement st = a.createStatement()) {
-                st.execute("INSERT INTO " + table + " (v) SELECT 1 FROM (SELECT SLEEP(2)) s");
-            } catch (SQLException expected) {
-                // the watchdog's close may cut it
-            } finally {
-                ran.countDown();
-            }
-        }, "owner-A");
-        owner.start();
-        eventually("A's insert sleeps", () -> sleeping(idA));
-        a.close(); // the watchdog
-        assertThat(ran.await(15, TimeUnit.SECONDS)).isTrue();
-        owner.join(15_000);
-        try (Connection b = ds.getConnection()) {
-            run(b, "SELECT 1");
-        }
-        assertThat(mariaRows()).as("A never committed").isZero();
-    }
-
-    /**
-     * A watchdog closes A's handle during {@code SELECT SLEEP(2); START TRANSACTION} (autocommit
-     * on): the connection must not go to B inside A's transaction, where B's autocommit insert
-     * would be rolled back.
-     */
+    /** A watchdog closes A's handle during {@code SELECT SLEEP(2); START TRANSACTION}: B's autocommit insert commits. */
     @Test
     void aWatchdogCloseDuringAMultiQueryThatBeginsATransactionDoesNotLendItsTransaction() throws Exception {
-        mariaTable();
-        LoomPoolDataSource ds = one(Duration.ofSeconds(10));
-        Connection a = ds.getConnection();
-        long idA = myId(a);
-        Thread owner = new Thread(() -> {
-            try (Statement st = a.createStatement()) {
-                st.execute("SELECT SLEEP(2); START TRANSACTION");
-            } catch (SQLException expected) {
-                // the close may cut it
-            }
-        }, "owner-A");
-        owner.start();
-        eventually("A sleeps", () -> sleeping(idA));
-        a.close(); // the watchdog
-        try (Connection b = ds.getConnection()) {
-            run(b, "INSERT INTO " + table + " (v) VALUES (2)");
-        }
-        owner.join(15_000);
-        assertThat(mariaRows()).as("B's autocommit insert is committed").isEqualTo(1);
+        watchdogCloseDuringATextThatBeginsATransactionDoesNotLendIt("SELECT SLEEP(2); START TRANSACTION");
     }
 
     /** Statement.close() on another thread while its query runs: the connection is not lent meanwhile. */
@@ -185,20 +53,7 @@ class MariaDbStaleWireTest extends HostileSupport {
         mariaTable();
         LoomPoolDataSource ds = one(Duration.ofSeconds(10));
         Connection a = ds.getConnection();
-        long idA = myId(a);
-        Statement st = a.createStatement();
-        Thread owner = new Thread(() -> {
-            try {
-                st.execute("SELECT SLEEP(2)");
-            } catch (SQLException expected) {
-                // the close may cut it
-            }
-        }, "owner-A");
-        owner.start();
-        eventually("A sleeps", () -> sleeping(idA));
-        st.close(); // another thread
-        boolean lendable = !a.unwrap(LoomConnection.class).isBound();
-        assertThat(lendable && sleeping(idA)).as("the connection is free to lend while A's query still runs").isFalse();
+        Thread owner = foreignStatementCloseWhileItSleeps(a, "SELECT SLEEP(2)");
         AtomicLong bRows = new AtomicLong(-1);
         Thread b = new Thread(() -> {
             try (Connection c = ds.getConnection()) {

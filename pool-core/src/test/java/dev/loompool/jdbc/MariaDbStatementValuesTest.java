@@ -7,14 +7,9 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -35,17 +30,7 @@ class MariaDbStatementValuesTest extends HostileSupport {
 
     @Test
     void anInsertThenLastInsertIdReadsTheHandlesOwnIdWhenAnotherBorrowerInsertsInBetween() throws SQLException {
-        mariaTable();
-        LoomPoolDataSource ds = maria(2);
-        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
-            run(a, "INSERT INTO " + table + " (v) VALUES (1)");
-            run(b, "INSERT INTO " + table + " (v) VALUES (2)");
-            long aId;
-            try (Connection admin = TestDatabase.MARIADB.admin()) {
-                aId = num(admin, "SELECT id FROM " + table + " WHERE v = 1");
-            }
-            assertThat(num(a, "SELECT LAST_INSERT_ID()")).as("plain driver: A's own id").isEqualTo(aId);
-        }
+        mariaLastInsertIdIsTheHandlesOwn();
     }
 
     @Test
@@ -66,34 +51,15 @@ class MariaDbStatementValuesTest extends HostileSupport {
     void manyBorrowersUsingTheSequenceIdiomNeverShareAnId(int maxSize) throws Exception {
         seqTable();
         LoomPoolDataSource ds = maria(maxSize);
-        int threads = 6;
-        int rounds = 15;
         Set<Long> ids = ConcurrentHashMap.newKeySet();
-        ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
-        CountDownLatch start = new CountDownLatch(1);
-        List<CompletableFuture<Void>> all = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            all.add(CompletableFuture.runAsync(() -> {
-                try {
-                    start.await();
-                    for (int r = 0; r < rounds; r++) {
-                        try (Connection c = ds.getConnection()) {
-                            run(c, "UPDATE " + table + "_seq SET id = LAST_INSERT_ID(id + 1)");
-                            long id = num(c, "SELECT LAST_INSERT_ID()");
-                            if (!ids.add(id)) {
-                                wrong.add("id " + id + " given twice");
-                            }
-                        }
-                    }
-                } catch (Exception e) {
-                    wrong.add(e.toString());
-                }
-            }, runnable -> new Thread(runnable).start()));
-        }
-        start.countDown();
-        CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
-        assertThat(wrong).isEmpty();
-        assertThat(ids).hasSize(threads * rounds);
+        assertThat(borrowersAtOnce(ds, (c, thread, round, wrong) -> {
+            run(c, "UPDATE " + table + "_seq SET id = LAST_INSERT_ID(id + 1)");
+            long id = num(c, "SELECT LAST_INSERT_ID()");
+            if (!ids.add(id)) {
+                wrong.add("id " + id + " given twice");
+            }
+        })).isEmpty();
+        assertThat(ids).hasSize(BORROWERS * ROUNDS);
     }
 
     @Test
@@ -154,34 +120,9 @@ class MariaDbStatementValuesTest extends HostileSupport {
         LoomPoolDataSource ds = maria(2);
         try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
             long idA = myId(a);
-            CompletableFuture<Long> slept = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return num(b, "SELECT SLEEP(1.5) /* " + tag + " */"); // 1 if interrupted
-                } catch (SQLException e) {
-                    return -1L;
-                }
-            }, runnable -> new Thread(runnable).start());
-            awaitRunning("SLEEP(1.5) /* " + tag);
-            try {
-                run(a, "KILL QUERY " + idA);
-            } catch (SQLException killedItself) {
-                // on its own connection the kill interrupts the killing statement: that is A's business
-            }
-            assertThat(slept.get(10, TimeUnit.SECONDS)).as("B's query ran to its end").isZero();
-            assertThat(a.unwrap(LoomConnection.class).pinReasons()).contains(PinReason.EXPLICIT);
+            // SLEEP answers 0 when it ran to its end, 1 if interrupted
+            bRunsOnWhileAStopsItsOwnQuery(TestDatabase.MARIADB, a, b, "SELECT SLEEP(1.5) /* " + tag + " */",
+                    "SLEEP(1.5) /* " + tag, 0, "KILL QUERY " + idA);
         }
-    }
-
-    private void awaitRunning(String text) throws SQLException, InterruptedException {
-        try (Connection admin = TestDatabase.MARIADB.admin()) {
-            for (int i = 0; i < 500; i++) {
-                if (num(admin, "SELECT count(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE '%"
-                        + text + "%' AND ID <> CONNECTION_ID()") > 0) {
-                    return;
-                }
-                Thread.sleep(10);
-            }
-        }
-        throw new AssertionError("the query never ran: " + text);
     }
 }

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.HostileSupport.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -13,9 +14,7 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -73,27 +72,9 @@ class PostgresForeignEndTest {
         }
     }
 
-    static void eventually(String what, BooleanSupplier b) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (!b.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out: " + what);
-            }
-            Thread.sleep(10);
-        }
-    }
-
     boolean backendGone(long pid) {
         try (Connection c = TestDatabase.POSTGRES.admin()) {
             return single(c, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid) == 0;
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    boolean sleeping(long pid) {
-        try (Connection c = TestDatabase.POSTGRES.admin()) {
-            return single(c, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep%' AND pid = " + pid) == 1;
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
@@ -124,7 +105,7 @@ class PostgresForeignEndTest {
         }, "owner");
         owner.start();
         started.await();
-        eventually("owner in pg_sleep", () -> sleeping(pid.get()));
+        eventually("owner in pg_sleep", () -> HostileSupport.sleeping(TestDatabase.POSTGRES, pid.get()));
         c.abort(exec);
         owner.join(20_000);
         assertThat(owner.isAlive()).as("the abort ended the owner's 30 s query").isFalse();

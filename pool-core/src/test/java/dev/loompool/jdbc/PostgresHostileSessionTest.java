@@ -7,7 +7,6 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.sql.CallableStatement;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -34,17 +33,11 @@ class PostgresHostileSessionTest extends HostileSupport {
         pgAdmin("CREATE SEQUENCE " + seq + " START 1000");
         pgCleanup.add("DROP SEQUENCE IF EXISTS " + seq);
         LoomPoolDataSource ds = pg(1);
-        long pidA;
-        try (Connection a = ds.getConnection()) {
-            pidA = pgPid(a);
-            assertThat(num(a, "SELECT nextval('" + seq + "')")).isEqualTo(1000);
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(pgPid(b)).isEqualTo(pidA);
+        pgAThenB(ds, a -> assertThat(num(a, "SELECT nextval('" + seq + "')")).isEqualTo(1000), b -> {
             // a fresh session: ERROR 55000 currval of sequence is not yet defined in this session
             assertThatThrownBy(() -> num(b, "SELECT currval('" + seq + "')"))
                     .as("B must not see A's sequence state").isInstanceOf(SQLException.class);
-        }
+        });
     }
 
     /** A's own lastval() answers with B's value when B ran in between on the shared connection. */
@@ -121,16 +114,10 @@ class PostgresHostileSessionTest extends HostileSupport {
     @Test
     void pgUpdatePgSettingsLeaksSearchPath() throws SQLException {
         LoomPoolDataSource ds = pg(1);
-        long pidA;
-        try (Connection a = ds.getConnection()) {
-            pidA = pgPid(a);
+        pgAThenB(ds, a -> {
             run(a, "UPDATE pg_settings SET setting = 'evil_schema' WHERE name = 'search_path'");
             assertThat(str(a, "SHOW search_path")).isEqualTo("evil_schema");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(pgPid(b)).isEqualTo(pidA);
-            assertThat(str(b, "SHOW search_path")).as("B must get a fresh search_path").isEqualTo("\"$user\", public");
-        }
+        }, b -> assertThat(str(b, "SHOW search_path")).as("B must get a fresh search_path").isEqualTo("\"$user\", public"));
     }
 
     /** JDBC escape syntax {call f()}: the leading '{' hides CALL from the classifier. */
@@ -142,21 +129,17 @@ class PostgresHostileSessionTest extends HostileSupport {
                 + "PERFORM pg_advisory_lock(777" + "); RETURN 1; END $$");
         pgCleanup.add("DROP FUNCTION IF EXISTS " + fn + "()");
         LoomPoolDataSource ds = pg(1);
-        long pidA;
-        try (Connection a = ds.getConnection()) {
-            pidA = pgPid(a);
+        pgAThenB(ds, a -> {
             try (CallableStatement cs = a.prepareCall("{? = call " + fn + "()}")) {
                 cs.registerOutParameter(1, java.sql.Types.INTEGER);
                 cs.execute();
             }
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(pgPid(b)).isEqualTo(pidA);
+        }, b -> {
             String sp = str(b, "SHOW search_path");
             long locks = num(b, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()");
             assertThat(sp + " / advisory locks held: " + locks).as("B inherits A's session")
                     .isEqualTo("\"$user\", public / advisory locks held: 0");
-        }
+        });
     }
 
     /** Any user function called from a SELECT can change the session (plain SELECT f()). */
@@ -168,31 +151,19 @@ class PostgresHostileSessionTest extends HostileSupport {
                 + "$$ SELECT length(set_config('statement_timeout', '4321', false)) $$");
         pgCleanup.add("DROP FUNCTION IF EXISTS " + fn + "()");
         LoomPoolDataSource ds = pg(1);
-        long pidA;
-        try (Connection a = ds.getConnection()) {
-            pidA = pgPid(a);
+        pgAThenB(ds, a -> {
             num(a, "SELECT " + fn + "()");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(pgPid(b)).isEqualTo(pidA);
-            assertThat(str(b, "SHOW statement_timeout")).as("B inherits A's statement_timeout").isEqualTo("0");
-        }
+        }, b -> assertThat(str(b, "SHOW statement_timeout")).as("B inherits A's statement_timeout").isEqualTo("0"));
     }
 
     /** EXPLAIN ANALYZE executes its statement: CREATE TEMP TABLE AS behind EXPLAIN is not seen. */
     @Test
     void pgExplainAnalyzeCreateTempTableLeaks() throws SQLException {
         LoomPoolDataSource ds = pg(1);
-        long pidA;
-        try (Connection a = ds.getConnection()) {
-            pidA = pgPid(a);
-            run(a, "EXPLAIN ANALYZE CREATE TEMP TABLE atk_leak AS SELECT 42 AS secret");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(pgPid(b)).isEqualTo(pidA);
+        pgAThenB(ds, a -> run(a, "EXPLAIN ANALYZE CREATE TEMP TABLE atk_leak AS SELECT 42 AS secret"), b -> {
             assertThatThrownBy(() -> num(b, "SELECT secret FROM atk_leak"))
                     .as("B must not see A's temp table").isInstanceOf(SQLException.class);
-        }
+        });
     }
 
     /**
@@ -203,18 +174,12 @@ class PostgresHostileSessionTest extends HostileSupport {
     void pgStandardConformingStringsOffHidesASet() throws SQLException {
         String opts = URLEncoder.encode("-c standard_conforming_strings=off", StandardCharsets.UTF_8);
         LoomPoolDataSource ds = pool(TestDatabase.POSTGRES, 1, "&options=" + opts, null);
-        long pidA;
-        try (Connection a = ds.getConnection()) {
-            pidA = pgPid(a);
+        pgAThenB(ds, a -> {
             assertThat(str(a, "SHOW standard_conforming_strings")).isEqualTo("off");
             // server: 'a\' , '   then   SET search_path TO evil_schema   then a -- comment
             run(a, "SELECT 'a\\' , ' ; SET search_path TO evil_schema; --'");
             assertThat(str(a, "SHOW search_path")).isEqualTo("evil_schema");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(pgPid(b)).isEqualTo(pidA);
-            assertThat(str(b, "SHOW search_path")).isEqualTo("\"$user\", public");
-        }
+        }, b -> assertThat(str(b, "SHOW search_path")).isEqualTo("\"$user\", public"));
     }
 
     /** setSchema is reset with setSchema(getSchema()): "$user", public becomes public. */
@@ -225,16 +190,10 @@ class PostgresHostileSessionTest extends HostileSupport {
         try (Connection plain = TestDatabase.POSTGRES.admin()) {
             fresh = str(plain, "SHOW search_path");
         }
-        long pidA;
-        try (Connection a = ds.getConnection()) {
-            pidA = pgPid(a);
+        pgAThenB(ds, a -> {
             a.setSchema("information_schema");
             assertThat(num(a, "SELECT 1")).isEqualTo(1);
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(pgPid(b)).isEqualTo(pidA);
-            assertThat(str(b, "SHOW search_path")).as("B's search_path is a fresh one").isEqualTo(fresh);
-        }
+        }, b -> assertThat(str(b, "SHOW search_path")).as("B's search_path is a fresh one").isEqualTo(fresh));
     }
 
     /** With options=-c search_path=s,public, after A's setSchema B is left with s alone: public tables vanish. */
@@ -246,18 +205,14 @@ class PostgresHostileSessionTest extends HostileSupport {
         pgTable();
         String opts = URLEncoder.encode("-c search_path=" + schema + ",public", StandardCharsets.UTF_8);
         LoomPoolDataSource ds = pool(TestDatabase.POSTGRES, 1, "&options=" + opts, null);
-        long pidA;
-        try (Connection a = ds.getConnection()) {
-            pidA = pgPid(a);
+        pgAThenB(ds, a -> {
             assertThat(num(a, "SELECT count(*) FROM " + table)).isZero(); // public table, unqualified
             a.setSchema("public");
             num(a, "SELECT 1");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(pgPid(b)).isEqualTo(pidA);
+        }, b -> {
             assertThat(str(b, "SHOW search_path")).as("as a fresh connection from this URL has it").isEqualTo(schema + ",public");
             assertThat(num(b, "SELECT count(*) FROM " + table)).isZero();
-        }
+        });
     }
 
     /** After a session reset, the session equals a fresh one made from the same URL and init SQL. */
@@ -270,24 +225,11 @@ class PostgresHostileSessionTest extends HostileSupport {
                 + "|| current_setting('lock_timeout') || '|' || current_setting('work_mem') || '|' "
                 + "|| current_setting('extra_float_digits') || '|' || current_setting('search_path') || '|' "
                 + "|| current_setting('IntervalStyle') || '|' || current_setting('TimeZone') || '|' || current_user";
-        String fresh;
-        try (Connection plain = DriverManager.getConnection(TestDatabase.POSTGRES.url() + suffix)) {
-            run(plain, init);
-            fresh = str(plain, probe);
-        }
         LoomPoolDataSource ds = pool(TestDatabase.POSTGRES, 1, suffix, init);
-        long pidA;
-        try (Connection a = ds.getConnection()) {
-            pidA = pgPid(a);
-            assertThat(str(a, probe)).isEqualTo(fresh);
-            run(a, "SET application_name = 'x'; SET statement_timeout = 1000; SET lock_timeout = 1; "
-                    + "SET work_mem = '1MB'; SET extra_float_digits = 0; SET search_path = pg_catalog; "
-                    + "SET IntervalStyle = 'sql_standard'; SET TimeZone = 'Asia/Tokyo'; SET ROLE pg_monitor");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(pgPid(b)).isEqualTo(pidA);
-            assertThat(str(b, probe)).isEqualTo(fresh);
-        }
+        resetLeavesAFreshSession(ds, TestDatabase.POSTGRES, suffix, init, probe,
+                a -> run(a, "SET application_name = 'x'; SET statement_timeout = 1000; SET lock_timeout = 1; "
+                        + "SET work_mem = '1MB'; SET extra_float_digits = 0; SET search_path = pg_catalog; "
+                        + "SET IntervalStyle = 'sql_standard'; SET TimeZone = 'Asia/Tokyo'; SET ROLE pg_monitor"));
     }
 
     /** pgjdbc's server-side prepared statements after DISCARD ALL (prepareThreshold=1). */
@@ -327,22 +269,7 @@ class PostgresHostileSessionTest extends HostileSupport {
             assertThatThrownBy(() -> run(plain, "INSERT INTO " + table + " VALUES (2)")).isInstanceOf(SQLException.class);
             assertThatThrownBy(() -> plain.setAutoCommit(true)).as("plain pgjdbc").isInstanceOf(SQLException.class);
         }
-        LoomPoolDataSource ds = pg(2);
-        try (Connection a = ds.getConnection()) {
-            a.setAutoCommit(false);
-            run(a, "INSERT INTO " + table + " VALUES (1)");
-            pgAdmin("SELECT pg_terminate_backend(" + pgPid(a) + ")");
-            assertThatThrownBy(() -> run(a, "INSERT INTO " + table + " VALUES (2)")).isInstanceOf(SQLException.class);
-            Throwable t = null;
-            try {
-                a.setAutoCommit(true); // JDBC: commits the transaction in progress
-            } catch (SQLException e) {
-                t = e;
-            }
-            long committed = pgRows();
-            assertThat(t).as("setAutoCommit(true) returned normally, but %d rows are committed", committed)
-                    .isNotNull();
-        }
+        setAutoCommitTrueAfterTheConnectionDiedThrows(TestDatabase.POSTGRES, pg(2));
     }
 
     /** Savepoints (JDBC and SQL) and autocommit toggles: exactly the kept work is committed; B is clean. */
@@ -385,9 +312,7 @@ class PostgresHostileSessionTest extends HostileSupport {
     void pgBatchWithTransactionControlInside() throws SQLException {
         pgTable();
         LoomPoolDataSource ds = pg(1);
-        long pidA;
-        try (Connection a = ds.getConnection()) {
-            pidA = pgPid(a);
+        pgAThenB(ds, a -> {
             try (Statement st = a.createStatement()) {
                 st.addBatch("BEGIN");
                 st.addBatch("INSERT INTO " + table + " VALUES (1)");
@@ -397,11 +322,7 @@ class PostgresHostileSessionTest extends HostileSupport {
                 st.executeBatch();
             }
             run(a, "INSERT INTO " + table + " VALUES (3)"); // inside A's open SQL transaction
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(pgPid(b)).isEqualTo(pidA);
-            run(b, "INSERT INTO " + table + " VALUES (10)");
-        }
+        }, b -> run(b, "INSERT INTO " + table + " VALUES (10)"));
         assertThat(pgIds()).isEqualTo("1,10");
     }
 
@@ -410,17 +331,11 @@ class PostgresHostileSessionTest extends HostileSupport {
     void pgFailedTransactionThenCloseIsCleanForB() throws SQLException {
         pgTable();
         LoomPoolDataSource ds = pg(1);
-        long pidA;
-        try (Connection a = ds.getConnection()) {
-            pidA = pgPid(a);
+        pgAThenB(ds, a -> {
             run(a, "BEGIN");
             run(a, "INSERT INTO " + table + " VALUES (1)");
             assertThatThrownBy(() -> run(a, "SELECT 1/0")).isInstanceOf(SQLException.class);
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(pgPid(b)).isEqualTo(pidA);
-            run(b, "INSERT INTO " + table + " VALUES (2)");
-        }
+        }, b -> run(b, "INSERT INTO " + table + " VALUES (2)"));
         assertThat(pgRows()).isEqualTo(1);
     }
 

@@ -47,19 +47,13 @@ class PostgresHostileTest extends HostileSupport {
         };
         List<String> failures = new ArrayList<>();
         for (String sql : leaks) {
-            long pidA;
-            try (Connection a = ds.getConnection()) {
-                pidA = pgPid(a);
-                run(a, sql);
-            }
-            try (Connection b = ds.getConnection()) {
-                assertThat(pgPid(b)).isEqualTo(pidA);
+            pgAThenB(ds, a -> run(a, sql), b -> {
                 String sp = str(b, "SHOW search_path");
                 if (!sp.equals("\"$user\", public")) {
                     failures.add(sql + " -> " + sp);
                     run(b, "RESET search_path");
                 }
-            }
+            });
         }
         String[] txLeaks = {
             "commit;begin",
@@ -70,18 +64,14 @@ class PostgresHostileTest extends HostileSupport {
             "SELECT 'x;'; BEGIN",
         };
         for (String sql : txLeaks) {
-            long pidA;
-            try (Connection a = ds.getConnection()) {
-                pidA = pgPid(a);
+            pgAThenB(ds, a -> {
                 run(a, sql);
                 run(a, "INSERT INTO " + table + " VALUES (1)");
-            }
-            try (Connection b = ds.getConnection()) {
-                assertThat(pgPid(b)).isEqualTo(pidA);
+            }, b -> {
                 if (!str(b, "SELECT now() = statement_timestamp()").equals("f")) {
                     failures.add(sql + " -> B inside a transaction");
                 }
-            }
+            });
             if (pgRows() != 0) {
                 failures.add(sql + " -> A's uncommitted insert committed");
                 pgAdmin("DELETE FROM " + table);
@@ -111,14 +101,9 @@ class PostgresHostileTest extends HostileSupport {
     void pgDriverSideAutosaveLeaksAndChangesWhatBCommits() throws SQLException {
         pgTable();
         LoomPoolDataSource ds = pg(1);
-        long pidA;
-        try (Connection a = ds.getConnection()) {
-            pidA = pgPid(a);
+        pgAThenNewB(ds, "a connection whose driver object was handed out is closed, not reused", a -> {
             a.unwrap(org.postgresql.PGConnection.class).setAutosave(org.postgresql.jdbc.AutoSave.ALWAYS);
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(pgPid(b)).as("a connection whose driver object was handed out is closed, not reused")
-                    .isNotEqualTo(pidA);
+        }, b -> {
             b.setAutoCommit(false);
             run(b, "INSERT INTO " + table + " VALUES (1)");
             assertThatThrownBy(() -> run(b, "INSERT INTO " + table + " VALUES (1)")).isInstanceOf(SQLException.class);
@@ -132,7 +117,7 @@ class PostgresHostileTest extends HostileSupport {
             } catch (SQLException expected) {
                 // pgjdbc reports the rolled-back commit
             }
-        }
+        });
         assertThat(pgRows()).as("fresh pgjdbc: the aborted transaction commits nothing").isZero();
     }
 
@@ -165,19 +150,15 @@ class PostgresHostileTest extends HostileSupport {
     @Test
     void pgNotificationsForAAreDeliveredToB() throws SQLException {
         LoomPoolDataSource ds = pg(1);
-        long pidA;
-        try (Connection a = ds.getConnection()) {
-            pidA = pgPid(a);
+        pgAThenB(ds, a -> {
             run(a, "LISTEN atk_chan");
             pgAdmin("NOTIFY atk_chan, 'payload-for-A-only'");
             num(a, "SELECT 1"); // the notification arrives with this reply
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(pgPid(b)).isEqualTo(pidA);
+        }, b -> {
             org.postgresql.PGNotification[] n = b.unwrap(org.postgresql.PGConnection.class).getNotifications();
             assertThat(n == null ? List.of() : List.of(n).stream().map(x -> x.getParameter()).toList())
                     .as("B receives A's notification").isEmpty();
-        }
+        });
     }
 
     /** CREATE TABLE pg_temp.x and a second way to name the temp schema. */
@@ -191,19 +172,13 @@ class PostgresHostileTest extends HostileSupport {
             "SELECT 1 AS x INTO TEMPORARY TABLE atk_t1",
         };
         for (String sql : sqls) {
-            long pidA;
-            try (Connection a = ds.getConnection()) {
-                pidA = pgPid(a);
-                run(a, sql);
-            }
-            try (Connection b = ds.getConnection()) {
-                assertThat(pgPid(b)).isEqualTo(pidA);
+            pgAThenB(ds, a -> run(a, sql), b -> {
                 if (num(b, "SELECT count(*) FROM pg_class WHERE relname = 'atk_t1' AND relpersistence = 't' "
                         + "AND pg_table_is_visible(oid)") != 0) {
                     failures.add(sql);
                     run(b, "DROP TABLE pg_temp.atk_t1");
                 }
-            }
+            });
         }
         assertThat(failures).isEmpty();
     }
@@ -251,20 +226,15 @@ class PostgresHostileTest extends HostileSupport {
     @Test
     void pgSqlThroughTheUnwrappedConnectionLeaksItsSessionState() throws SQLException {
         LoomPoolDataSource ds = pg(1);
-        long pidA;
-        try (Connection a = ds.getConnection()) {
-            pidA = pgPid(a);
+        pgAThenNewB(ds, "a connection whose driver object was handed out is closed, not reused", a -> {
             Connection raw = (Connection) a.unwrap(org.postgresql.PGConnection.class);
             run(raw, "SET search_path TO evil_schema");
             run(raw, "SELECT pg_advisory_lock(515151)");
-        }
-        try (Connection b = ds.getConnection()) {
-            assertThat(pgPid(b)).as("a connection whose driver object was handed out is closed, not reused")
-                    .isNotEqualTo(pidA);
+        }, b -> {
             assertThat(str(b, "SHOW search_path") + " / locks "
                     + num(b, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 515151"))
                     .isEqualTo("\"$user\", public / locks 0");
-        }
+        });
     }
 
     /**

@@ -6,12 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -54,37 +48,17 @@ class PostgresStatementValuesTest extends HostileSupport {
     void manyBorrowersInsertingThenReadingLastvalOrCurrvalEachReadTheirOwnId(int maxSize) throws Exception {
         serialTable();
         LoomPoolDataSource ds = pg(maxSize);
-        int threads = 6;
-        int rounds = 15;
-        ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
-        CountDownLatch start = new CountDownLatch(1);
-        List<CompletableFuture<Void>> all = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            int thread = t;
-            all.add(CompletableFuture.runAsync(() -> {
-                try {
-                    start.await();
-                    for (int r = 0; r < rounds; r++) {
-                        long v = thread * 1000L + r;
-                        try (Connection c = ds.getConnection()) {
-                            run(c, "INSERT INTO " + table + " (v) VALUES (" + v + ")");
-                            String read = r % 2 == 0 ? "SELECT lastval()" : "SELECT currval('" + table + "_id_seq')";
-                            long id = num(c, read);
-                            long mine = num(c, "SELECT v FROM " + table + " WHERE id = " + id);
-                            if (mine != v) {
-                                wrong.add(read + " gave the id of " + mine + ", not of " + v);
-                            }
-                        }
-                    }
-                } catch (Exception e) {
-                    wrong.add(e.toString());
-                }
-            }, runnable -> new Thread(runnable).start()));
-        }
-        start.countDown();
-        CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
-        assertThat(wrong).isEmpty();
-        assertThat(pgRows()).isEqualTo((long) threads * rounds);
+        assertThat(borrowersAtOnce(ds, (c, thread, round, wrong) -> {
+            long v = thread * 1000L + round;
+            run(c, "INSERT INTO " + table + " (v) VALUES (" + v + ")");
+            String read = round % 2 == 0 ? "SELECT lastval()" : "SELECT currval('" + table + "_id_seq')";
+            long id = num(c, read);
+            long mine = num(c, "SELECT v FROM " + table + " WHERE id = " + id);
+            if (mine != v) {
+                wrong.add(read + " gave the id of " + mine + ", not of " + v);
+            }
+        })).isEmpty();
+        assertThat(pgRows()).isEqualTo((long) BORROWERS * ROUNDS);
     }
 
     @Test
@@ -137,34 +111,8 @@ class PostgresStatementValuesTest extends HostileSupport {
         LoomPoolDataSource ds = pg(2);
         try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
             long pidA = pgPid(a);
-            CompletableFuture<Long> slept = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return num(b, "SELECT 7 FROM pg_sleep(1.5) /* " + tag + " */");
-                } catch (SQLException e) {
-                    return -1L; // cancelled
-                }
-            }, runnable -> new Thread(runnable).start());
-            awaitRunning("pg_sleep(1.5) /* " + tag);
-            try {
-                run(a, "SELECT pg_cancel_backend(" + pidA + ")");
-            } catch (SQLException cancelledItself) {
-                // on its own backend the cancel may interrupt the cancelling statement: that is A's business
-            }
-            assertThat(slept.get(10, TimeUnit.SECONDS)).as("B's query ran to its end").isEqualTo(7);
-            assertThat(a.unwrap(LoomConnection.class).pinReasons()).contains(PinReason.EXPLICIT);
+            bRunsOnWhileAStopsItsOwnQuery(TestDatabase.POSTGRES, a, b, "SELECT 7 FROM pg_sleep(1.5) /* " + tag + " */",
+                    "pg_sleep(1.5) /* " + tag, 7, "SELECT pg_cancel_backend(" + pidA + ")");
         }
-    }
-
-    private void awaitRunning(String text) throws SQLException, InterruptedException {
-        try (Connection admin = TestDatabase.POSTGRES.admin()) {
-            for (int i = 0; i < 500; i++) {
-                if (num(admin, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%"
-                        + text.replace("(", "_").replace(")", "_") + "%' AND pid <> pg_backend_pid()") > 0) {
-                    return;
-                }
-                Thread.sleep(10);
-            }
-        }
-        throw new AssertionError("the query never ran: " + text);
     }
 }
