@@ -41,7 +41,7 @@ class ForeignStatementCloseTest extends HostileSupport {
             }
         }, "worker-A");
         worker.start();
-        MariaDbStaleWireTest.eventually("A's report runs", () -> running.test(marker + "_" + tag));
+        HostileSupport.eventually("A's report runs", () -> running.test(marker + "_" + tag));
         idle.close(); // another thread closes a statement that runs nothing
         worker.join(15_000);
         a.close();

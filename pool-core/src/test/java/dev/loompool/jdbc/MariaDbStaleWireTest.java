@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.HostileSupport.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -24,12 +25,12 @@ class MariaDbStaleWireTest extends StaleWireSupport {
     /** Inside a transaction begun by SQL, an error leaves the transaction open: A keeps the connection. */
     @Test
     void aFailedStatementInsideATransactionStillPins() throws Exception {
-        mariaTable();
+        hostile.mariaTable();
         LoomPoolDataSource ds = one(Duration.ofSeconds(1));
         try (Connection a = ds.getConnection()) {
             run(a, "START TRANSACTION");
-            run(a, "INSERT INTO " + table + " (v) VALUES (1)");
-            assertThatThrownBy(() -> run(a, "SELECT * FROM missing_table_" + tag)).isInstanceOf(SQLException.class);
+            run(a, "INSERT INTO " + hostile.table + " (v) VALUES (1)");
+            assertThatThrownBy(() -> run(a, "SELECT * FROM missing_table_" + hostile.tag)).isInstanceOf(SQLException.class);
             assertThat(a.unwrap(LoomConnection.class).isBound()).isTrue();
             try (Connection b = ds.getConnection()) {
                 assertThatThrownBy(() -> run(b, "SELECT 1")).as("B waits: A's transaction holds the only connection")
@@ -38,7 +39,7 @@ class MariaDbStaleWireTest extends StaleWireSupport {
             run(a, "COMMIT");
             assertThat(a.unwrap(LoomConnection.class).isBound()).isFalse();
         }
-        assertThat(mariaRows()).isEqualTo(1);
+        assertThat(hostile.mariaRows()).isEqualTo(1);
     }
 
     /** A watchdog closes A's handle during {@code SELECT SLEEP(2); START TRANSACTION}: B's autocommit insert commits. */
@@ -50,14 +51,14 @@ class MariaDbStaleWireTest extends StaleWireSupport {
     /** Statement.close() on another thread while its query runs: the connection is not lent meanwhile. */
     @Test
     void aForeignStatementCloseDoesNotLendTheConnectionWhileItsQueryRuns() throws Exception {
-        mariaTable();
+        hostile.mariaTable();
         LoomPoolDataSource ds = one(Duration.ofSeconds(10));
         Connection a = ds.getConnection();
         Thread owner = foreignStatementCloseWhileItSleeps(a, "SELECT SLEEP(2)");
         AtomicLong bRows = new AtomicLong(-1);
         Thread b = new Thread(() -> {
             try (Connection c = ds.getConnection()) {
-                run(c, "INSERT INTO " + table + " (v) VALUES (2)");
+                run(c, "INSERT INTO " + hostile.table + " (v) VALUES (2)");
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
@@ -68,7 +69,7 @@ class MariaDbStaleWireTest extends StaleWireSupport {
         a.close();
         b.join(15_000);
         assertThat(bRows.get()).as("B ran").isZero();
-        assertThat(mariaRows()).as("B's autocommit insert is committed").isEqualTo(1);
+        assertThat(hostile.mariaRows()).as("B's autocommit insert is committed").isEqualTo(1);
     }
 
     /**
@@ -78,18 +79,18 @@ class MariaDbStaleWireTest extends StaleWireSupport {
      */
     @Test
     void mysqlConnectorJAnErrorAfterATransactionBeganInTheSameTextDoesNotLendTheTransaction() throws Exception {
-        mariaTable();
+        hostile.mariaTable();
         LoomPoolDataSource ds = one(Duration.ofSeconds(3));
         ds.setJdbcUrl(TestDatabase.MARIADB.url().replace("jdbc:mariadb:", "jdbc:mysql:") + "&allowMultiQueries=true");
         try (Connection a = ds.getConnection()) {
-            assertThatThrownBy(() -> run(a, "START TRANSACTION; INSERT INTO " + table + " (v) VALUES (1); SELECT * FROM missing_"
-                    + tag)).isInstanceOf(SQLException.class);
+            assertThatThrownBy(() -> run(a, "START TRANSACTION; INSERT INTO " + hostile.table + " (v) VALUES (1); SELECT * FROM missing_"
+                    + hostile.tag)).isInstanceOf(SQLException.class);
         }
         try (Connection b = ds.getConnection()) {
-            run(b, "INSERT INTO " + table + " (v) VALUES (2)");
+            run(b, "INSERT INTO " + hostile.table + " (v) VALUES (2)");
         }
         try (Connection admin = TestDatabase.MARIADB.admin()) {
-            assertThat(str(admin, "SELECT coalesce(group_concat(v ORDER BY v), 'none') FROM " + table))
+            assertThat(str(admin, "SELECT coalesce(group_concat(v ORDER BY v), 'none') FROM " + hostile.table))
                     .as("A's insert rolled back, B's committed").isEqualTo("2");
         }
     }
@@ -103,7 +104,7 @@ class MariaDbStaleWireTest extends StaleWireSupport {
     @Test
     void mysqlConnectorJAutocommitTurnedOffBySqlTheClassifierMissesDoesNotHoldTheNextBorrowersWrites()
             throws Exception {
-        mariaTable();
+        hostile.mariaTable();
         LoomPoolDataSource ds = one(Duration.ofSeconds(3));
         ds.setJdbcUrl(TestDatabase.MARIADB.url().replace("jdbc:mariadb:", "jdbc:mysql:"));
         long idA;
@@ -115,11 +116,11 @@ class MariaDbStaleWireTest extends StaleWireSupport {
         }
         String bSaw;
         try (Connection b = ds.getConnection()) {
-            run(b, "INSERT INTO " + table + " (v) VALUES (1)");
-            run(b, "INSERT INTO " + table + " (v) VALUES (2)");
+            run(b, "INSERT INTO " + hostile.table + " (v) VALUES (1)");
+            run(b, "INSERT INTO " + hostile.table + " (v) VALUES (2)");
             bSaw = "B on " + (myIdUnpinned(b) == idA ? "A's connection" : "a new connection") + " saw @@autocommit "
                     + str(b, "SELECT @@autocommit");
         }
-        assertThat(mariaRows()).as("%s; of B's 2 autocommitted inserts, committed", bSaw).isEqualTo(2);
+        assertThat(hostile.mariaRows()).as("%s; of B's 2 autocommitted inserts, committed", bSaw).isEqualTo(2);
     }
 }

@@ -35,7 +35,7 @@ class PoolCloseAbortTest extends HostileSupport {
         long pid = pgPid(a);
         try {
             ds.close();
-            MariaDbStaleWireTest.eventually("A's backend ended", () -> {
+            HostileSupport.eventually("A's backend ended", () -> {
                 try {
                     return sessions(pid) == 0;
                 } catch (SQLException e) {
@@ -60,7 +60,7 @@ class PoolCloseAbortTest extends HostileSupport {
         long id = myId(a);
         try {
             ds.close();
-            MariaDbStaleWireTest.eventually("A's connection ended", () -> {
+            HostileSupport.eventually("A's connection ended", () -> {
                 try {
                     return mariaSessions(id) == 0;
                 } catch (SQLException e) {
@@ -90,7 +90,7 @@ class PoolCloseAbortTest extends HostileSupport {
             }
         });
         owner.start();
-        MariaDbStaleWireTest.eventually("A sleeps", () -> {
+        HostileSupport.eventually("A sleeps", () -> {
             try (Connection c = TestDatabase.POSTGRES.admin()) {
                 return num(c, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND pid = " + pid) == 1;
             } catch (SQLException e) {
@@ -101,7 +101,7 @@ class PoolCloseAbortTest extends HostileSupport {
             ds.close();
             owner.join(10_000);
             assertThat(pgRows()).as("A's autocommit insert finished within the grace").isEqualTo(1);
-            MariaDbStaleWireTest.eventually("A's backend ended", () -> {
+            HostileSupport.eventually("A's backend ended", () -> {
                 try {
                     return sessions(pid) == 0;
                 } catch (SQLException e) {

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.HostileSupport.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,6 +10,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,12 +19,19 @@ import org.junit.jupiter.api.Test;
  * ending A's work while A's backend sleeps in a statement. The cases alike on both databases are
  * here, and run in each subclass.
  */
-abstract class StaleWireSupport extends HostileSupport {
+abstract class StaleWireSupport {
 
+    /** The hostile probes' pools, tables and queries, held rather than inherited (two levels at most). */
+    final HostileSupport hostile = new HostileSupport() { };
     private final TestDatabase db;
 
     StaleWireSupport(TestDatabase db) {
         this.db = db;
+    }
+
+    @AfterEach
+    void cleanup() throws SQLException {
+        hostile.cleanup();
     }
 
     /** A failure A provokes on its handle {@code c}, whose backend is {@code id}. */
@@ -33,7 +42,7 @@ abstract class StaleWireSupport extends HostileSupport {
 
     /** A pool of one connection, whose borrowers wait up to {@code acquire} for it. */
     LoomPoolDataSource one(Duration acquire) {
-        LoomPoolDataSource ds = db == TestDatabase.POSTGRES ? pg(1) : maria(1);
+        LoomPoolDataSource ds = db == TestDatabase.POSTGRES ? hostile.pg(1) : hostile.maria(1);
         ds.setAcquireTimeout(acquire);
         return ds;
     }
@@ -54,21 +63,21 @@ abstract class StaleWireSupport extends HostileSupport {
 
     private void table() throws SQLException {
         if (db == TestDatabase.POSTGRES) {
-            pgTable();
+            hostile.pgTable();
         } else {
-            mariaTable();
+            hostile.mariaTable();
         }
     }
 
     /** The rows committed in the test table, as an independent session sees them. */
     long rows() throws SQLException {
-        return db == TestDatabase.POSTGRES ? pgRows() : mariaRows();
+        return db == TestDatabase.POSTGRES ? hostile.pgRows() : hostile.mariaRows();
     }
 
     @Test
     void aFailedStatementLeavesNoTransactionPinOnAnIdleHandle() throws Exception {
         idleHandleAfterAnErrorDoesNotKeepTheConnection((a, id) ->
-                assertThatThrownBy(() -> run(a, "SELECT * FROM missing_table_" + tag)).isInstanceOf(SQLException.class));
+                assertThatThrownBy(() -> run(a, "SELECT * FROM missing_table_" + hostile.tag)).isInstanceOf(SQLException.class));
     }
 
     @Test
@@ -90,8 +99,8 @@ abstract class StaleWireSupport extends HostileSupport {
         table();
         LoomPoolDataSource ds = one(Duration.ofSeconds(10));
         String insertSleeping = db == TestDatabase.POSTGRES
-                ? "INSERT INTO " + table + " SELECT 1 FROM pg_sleep(2)"
-                : "INSERT INTO " + table + " (v) SELECT 1 FROM (SELECT SLEEP(2)) s";
+                ? "INSERT INTO " + hostile.table + " SELECT 1 FROM pg_sleep(2)"
+                : "INSERT INTO " + hostile.table + " (v) SELECT 1 FROM (SELECT SLEEP(2)) s";
         Thread owner = watchdogClosesAWhileItSleeps(ds, false, insertSleeping, "A's insert sleeps");
         owner.join(15_000);
         assertThat(owner.isAlive()).as("A's insert ended").isFalse();
@@ -111,7 +120,7 @@ abstract class StaleWireSupport extends HostileSupport {
         LoomPoolDataSource ds = one(Duration.ofSeconds(10));
         Thread owner = watchdogClosesAWhileItSleeps(ds, true, sleepThenBegin, "A sleeps");
         try (Connection b = ds.getConnection()) {
-            run(b, insertOf(db, 2));
+            run(b, hostile.insertOf(db, 2));
         }
         owner.join(15_000);
         assertThat(rows()).as("B's autocommit insert is committed").isEqualTo(1);

@@ -68,7 +68,7 @@ class WatchdogCloseTest extends HostileSupport {
         String marker = "wd1_" + tag;
         Thread t = owner(a, "INSERT INTO " + table + " (v) SELECT 1 FROM (SELECT SLEEP(2) AS " + marker + ") s",
                 new AtomicReference<>());
-        MariaDbStaleWireTest.eventually("A's insert sleeps", () -> mariaRunning(marker));
+        HostileSupport.eventually("A's insert sleeps", () -> mariaRunning(marker));
         if (!a.isClosed()) { // the watchdog
             a.close();
         }
@@ -88,7 +88,7 @@ class WatchdogCloseTest extends HostileSupport {
         String marker = "wd1p_" + tag;
         Thread t = owner(a, "INSERT INTO " + table + " (v) SELECT 1 FROM (SELECT SLEEP(2) AS " + marker + ") s",
                 new AtomicReference<>());
-        MariaDbStaleWireTest.eventually("A's insert sleeps", () -> mariaRunning(marker));
+        HostileSupport.eventually("A's insert sleeps", () -> mariaRunning(marker));
         if (!a.isClosed()) {
             a.close();
         }
@@ -108,7 +108,7 @@ class WatchdogCloseTest extends HostileSupport {
         Connection a = ds.getConnection();
         String marker = "wd3_" + tag;
         Thread t = owner(a, "SELECT SLEEP(2) AS " + marker + "; START TRANSACTION", new AtomicReference<>());
-        MariaDbStaleWireTest.eventually("A sleeps", () -> mariaRunning(marker));
+        HostileSupport.eventually("A sleeps", () -> mariaRunning(marker));
         if (!a.isClosed()) { // the watchdog
             a.close();
         }
@@ -137,7 +137,7 @@ class WatchdogCloseTest extends HostileSupport {
             }
         }, "owner-A");
         t.start();
-        MariaDbStaleWireTest.eventually("A sleeps", () -> mariaRunning(marker));
+        HostileSupport.eventually("A sleeps", () -> mariaRunning(marker));
         if (!st.isClosed()) { // another thread
             st.close();
         }
