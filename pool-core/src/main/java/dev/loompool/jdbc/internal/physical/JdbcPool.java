@@ -84,7 +84,7 @@ public final class JdbcPool {
     private final int minSize;
     private final String acquireTimeoutText;
     /** The room above's watch over this pool's connections and their holders (the reclaimer). */
-    final Watcher watcher;
+    public final Watcher watcher;
     /** {@link #close()} began: a handle that lost its connection to it says "closed", not "reclaimed". */
     public volatile boolean closed;
     /**
