@@ -3,7 +3,10 @@ package dev.loompool.jdbc.internal.physical;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
-/** Looks up the VarHandles through which the hot path reads and writes a field without a fence. */
+/**
+ * Looks up the VarHandles through which the hot path reads and writes a field without a fence: for
+ * the physical connections here, and the handles of the room above.
+ */
 public final class Fields {
 
     private Fields() {
