@@ -41,6 +41,8 @@ import java.util.Set;
 public final class DelegateGenerator {
 
     private static final String PACKAGE = "dev.loompool.jdbc.internal";
+    /** The room below the handles (docs/ARCHITECTURE.md): its types are named in full, the leaves import nothing. */
+    private static final String PHYSICAL = "dev.loompool.jdbc.internal.physical.";
     /**
      * Objects that live on the physical connection that made them: handing one out pins, and wraps
      * it (LentObject: it refuses once its binding ended). The metadata ones query it lazily in pgjdbc.
@@ -85,7 +87,7 @@ public final class DelegateGenerator {
     /** Each call binds a physical connection, calls it, and reports the call done. */
     private static void writeConnection(Path dir) throws IOException {
         JdbcMethods out = leaf("DelegatingConnection", "LogicalConnection", Connection.class);
-        out.constructor("JdbcPool pool", "super(pool);");
+        out.constructor(PHYSICAL + "JdbcPool pool", "super(pool);");
         for (Method m : JdbcMethods.of(Connection.class)) {
             if (HANDWRITTEN_CONNECTION.contains(JdbcMethods.signature(m))) {
                 continue;
@@ -200,7 +202,7 @@ public final class DelegateGenerator {
     private static void writeLent(Path dir, String name, Class<?> iface) throws IOException {
         JdbcMethods out = new JdbcMethods(PACKAGE, name, "final class " + name + " extends LentObject<"
                 + iface.getName() + "> implements " + iface.getName(), "DelegateGenerator");
-        out.constructor(iface.getName() + " delegate, LogicalConnection handle, PhysicalConnection physical, long binding",
+        out.constructor(iface.getName() + " delegate, LogicalConnection handle, " + PHYSICAL + "PhysicalConnection physical, long binding",
                 "super(delegate, handle, physical, binding, \"" + iface.getSimpleName() + "\");");
         for (Method m : JdbcMethods.of(iface)) {
             String sig = JdbcMethods.signature(m);

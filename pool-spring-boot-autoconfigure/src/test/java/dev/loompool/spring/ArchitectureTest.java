@@ -77,11 +77,11 @@ class ArchitectureTest {
 
     /**
      * The JDBC engine's rooms, lowest first (docs/ARCHITECTURE.md): the SQL classifier, then what
-     * loompool knows of each driver, then the pool and the handles. A room uses the rooms below it
-     * and never one above.
+     * loompool knows of each driver, then the pool of physical connections, then the handles. A
+     * room uses the rooms below it and never one above.
      */
     private static final List<String> ROOMS = List.of("dev.loompool.jdbc.internal.sql", "dev.loompool.jdbc.internal.driver",
-            "dev.loompool.jdbc.internal");
+            "dev.loompool.jdbc.internal.physical", "dev.loompool.jdbc.internal");
 
     private static JavaClasses main;
 

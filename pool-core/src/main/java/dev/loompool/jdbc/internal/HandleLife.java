@@ -1,5 +1,10 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.physical.Fields;
+import dev.loompool.jdbc.internal.physical.ForeignRelease;
+import dev.loompool.jdbc.internal.physical.Holder;
+import dev.loompool.jdbc.internal.physical.JdbcPool;
+import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import dev.loompool.jdbc.LoomConnection;
 import dev.loompool.jdbc.PinReason;
 import java.lang.invoke.MethodHandles;
@@ -26,7 +31,7 @@ import java.util.concurrent.locks.LockSupport;
  * thread that starts using it changes the owner by compare-and-set too, so exactly one of them
  * wins: a reclaim never starts under a call, and a call never starts under a reclaim.
  */
-abstract class HandleLife {
+abstract class HandleLife implements Holder {
 
     private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", HandleStage.class);
     private static final VarHandle OWNER = Fields.varHandle(MethodHandles.lookup(), "owner", Object.class);

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import java.sql.Array;
 import java.sql.ResultSet;
 import java.sql.SQLException;

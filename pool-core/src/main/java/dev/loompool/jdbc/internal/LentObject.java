@@ -1,5 +1,6 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import java.sql.SQLException;
 import java.sql.Wrapper;
 
@@ -47,7 +48,7 @@ abstract class LentObject<T> {
         if (!live()) {
             throw Lent.gone(poolName, kind);
         }
-        LogicalConnection h = physical.holder();
+        LogicalConnection h = (LogicalConnection) physical.holder();
         if (h != null) {
             h.touchOwner();
         }
@@ -63,7 +64,7 @@ abstract class LentObject<T> {
 
     /** Every SQLException from the driver passes here (after a check that passed): a lost connection is dropped. */
     final SQLException error(SQLException e) {
-        LogicalConnection h = live() ? physical.holder() : null;
+        LogicalConnection h = live() ? (LogicalConnection) physical.holder() : null;
         return h == null ? e : h.error(e);
     }
 
@@ -96,7 +97,7 @@ abstract class LentObject<T> {
             return iface.cast(this);
         }
         check();
-        LogicalConnection h = physical.holder();
+        LogicalConnection h = (LogicalConnection) physical.holder();
         if (h == null) {
             throw Lent.gone(poolName, kind);
         }

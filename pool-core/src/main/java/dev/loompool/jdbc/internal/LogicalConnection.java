@@ -1,5 +1,7 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.physical.JdbcPool;
+import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import dev.loompool.jdbc.internal.driver.Attr;
 import dev.loompool.jdbc.internal.driver.BrokenConnections;
 import dev.loompool.jdbc.internal.driver.Settings;
@@ -397,10 +399,21 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     public final void setReadOnly(boolean readOnly) throws SQLException {
         PhysicalConnection p = physical;
         if (!readOnly && p != null && p.home != pool) { // writes must not follow onto the replica it holds
-            throw Replicas.stillBound(this, p);
+            throw stillBound(p);
         }
         HandleSettings.chosen(this).readOnly = readOnly;
         HandleSettings.changed(this, Attr.READ_ONLY);
+    }
+
+    /**
+     * {@code setReadOnly(false)} on a handle that holds a replica's connection {@code p} (an open
+     * statement, result set or transaction pins it): the writes that follow would run there.
+     */
+    private SQLException stillBound(PhysicalConnection p) {
+        return new SQLException("pool '" + pool.name + "': setReadOnly(false) while this handle holds a connection of "
+                + "the replica pool '" + p.home.name + "' (pinned by " + pinReasons() + "); close its statements and "
+                + "result sets, or end its transaction, first: what follows would run on the replica ("
+                + p.home.pool.stats() + ")", "25000");
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import dev.loompool.jdbc.internal.sql.SqlEffect;
 import java.sql.Connection;
 import java.sql.ResultSet;

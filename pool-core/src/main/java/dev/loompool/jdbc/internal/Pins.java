@@ -1,5 +1,7 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.physical.PhysicalConnection;
+import dev.loompool.jdbc.internal.physical.PinTimes;
 import dev.loompool.jdbc.internal.sql.SqlEffect;
 import dev.loompool.jdbc.PinReason;
 import dev.loompool.jdbc.ReleaseMode;

@@ -1,5 +1,12 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.physical.ConnectionState;
+import dev.loompool.jdbc.internal.physical.Holder;
+import dev.loompool.jdbc.internal.physical.JdbcPool;
+import dev.loompool.jdbc.internal.physical.OwnerExit;
+import dev.loompool.jdbc.internal.physical.PhysicalConnection;
+import dev.loompool.jdbc.internal.physical.Watcher;
+import java.lang.ref.Reference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,17 +32,13 @@ import org.slf4j.LoggerFactory;
  *     and a watched handle the collector found dropped is counted down.</li>
  * </ul>
  */
-final class Reclaimer {
+final class Reclaimer implements Watcher {
 
     private static final Logger log = LoggerFactory.getLogger(Reclaimer.class);
     static final long PERIOD_MILLIS = 500;
     private static final long PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(PERIOD_MILLIS);
     /** Scans run, over all pools: lets tests wait for a scan instead of sleeping. */
     static final AtomicLong scans = new AtomicLong();
-
-    /** A lent connection whose handle's last user was seen ended: in which binding, which thread, when. */
-    record OwnerExit(long binding, Thread owner, long seenAt) {
-    }
 
     private final JdbcPool pool;
     private final ScheduledExecutorService executor;
@@ -55,11 +58,13 @@ final class Reclaimer {
         executor.scheduleWithFixedDelay(this::scan, PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
     }
 
-    void stop() {
+    @Override
+    public void stop() {
         executor.shutdownNow();
     }
 
-    void scan() {
+    @Override
+    public void scan() {
         scanning.lock();
         try {
             scanNumber++;
@@ -99,7 +104,7 @@ final class Reclaimer {
             }
             return;
         }
-        LogicalConnection handle = p.holder();
+        LogicalConnection handle = (LogicalConnection) p.holder();
         if (handle == null) {
             return;
         }
@@ -239,7 +244,7 @@ final class Reclaimer {
 
     private void reclaimUnreachable(PhysicalConnection p, long binding) {
         Throwable from = p.boundFrom;
-        HandleWatch watch = p.holderWatch(); // before the release: the next binder overwrites it
+        HandleWatch watch = (HandleWatch) p.holderWatch(); // before the release: the next binder overwrites it
         if (pool.release(p, binding)) { // only if that very binding still holds it
             if (watch != null && watch.countDown()) {
                 pool.openHandles.decrement();
@@ -258,7 +263,8 @@ final class Reclaimer {
      * after the one that took it in.
      */
     private void pollWatches() {
-        for (HandleWatch w; (w = pool.watches.poll()) != null; ) {
+        for (Reference<? extends Holder> r; (r = pool.watches.poll()) != null; ) {
+            HandleWatch w = (HandleWatch) r; // the handles' watches: this room makes them
             w.takenInAtScan = scanNumber;
             watches.add(w);
         }

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import dev.loompool.jdbc.PinReason;
 import java.sql.Connection;
 import java.sql.ParameterMetaData;

@@ -1,5 +1,8 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.physical.JdbcPool;
+import dev.loompool.jdbc.internal.physical.PhysicalConnection;
+import dev.loompool.jdbc.internal.physical.ReadOnlyPool;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.internal.driver.Secrets;
 import dev.loompool.Pool;
@@ -129,7 +132,7 @@ public final class StartedPool {
                 if (c.binding() == 0) {
                     continue; // idle: its holder is only the note of the last one
                 }
-                LogicalConnection h = c.holder();
+                LogicalConnection h = (LogicalConnection) c.holder();
                 if (h != null) {
                     handles.add(new HandleInfo(h.ownerThread().getName(), Duration.ofNanos(now - c.handedOutAt),
                             h.pinReasons()));

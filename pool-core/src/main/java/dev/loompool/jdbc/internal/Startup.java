@@ -1,5 +1,8 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.physical.ConnectionFactory;
+import dev.loompool.jdbc.internal.physical.JdbcPool;
+import dev.loompool.jdbc.internal.physical.Replicas;
 import dev.loompool.jdbc.internal.driver.Attr;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.internal.driver.Secrets;
@@ -64,7 +67,7 @@ final class Startup {
             }
         }
         JdbcPool primary = new JdbcPool(ds, factory(ds, url, clock, new SqlClassifier(SqlDialect.OTHER)), clock,
-                listeners, ds.getPoolName(), ds.getMinSize(), ds.getMaxSize(), null);
+                listeners, ds.getPoolName(), ds.getMinSize(), ds.getMaxSize(), null, Reclaimer::new);
         if (ds.getReplicas().isEmpty()) {
             return primary;
         }
@@ -77,7 +80,7 @@ final class Startup {
                 // the primary's classifier: statements are classified with it wherever they run, and
                 // a replica's returns refresh its table as the primary's do
                 replicas.add(new JdbcPool(ds, factory(ds, replicaUrl, clock, primary.classifier), clock, replicaListeners.apply(i),
-                        ds.getPoolName() + "-replica-" + (i + 1), min, max, primary));
+                        ds.getPoolName() + "-replica-" + (i + 1), min, max, primary, Reclaimer::new));
             }
         } catch (SQLException | RuntimeException e) {
             replicas.forEach(JdbcPool::close);

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.physical.JdbcPool;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.internal.sql.SqlClassifier;
 import dev.loompool.jdbc.internal.sql.SqlEffect;

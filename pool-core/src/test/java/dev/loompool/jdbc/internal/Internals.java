@@ -1,5 +1,6 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import dev.loompool.jdbc.internal.driver.BrokenConnections;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.LoomConnection;
@@ -100,7 +101,7 @@ public final class Internals {
      */
     public static void lookAtOwner(Object connection, long binding) {
         PhysicalConnection p = (PhysicalConnection) connection;
-        p.home.reclaimer.lookAtOwner(p, binding, p.holder(), p.home.clock.nanoTime());
+        ((Reclaimer) p.home.watcher).lookAtOwner(p, binding, (LogicalConnection) p.holder(), p.home.clock.nanoTime());
     }
 
     /** A handle's watch, which counts the handle down once, whoever ends it. */

@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.physical;
 
 import dev.loompool.jdbc.PinReason;
 import dev.loompool.jdbc.PinTime;
@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
  * cycle reads no clock, allocates nothing and makes no atomic operation more.
  * A replica's pool shares its primary's.
  */
-final class PinTimes {
+public final class PinTimes {
 
     private static final PinReason[] REASONS = PinReason.values();
     /** The reasons sampled as the binding's length: a bit on the connection, no clock. */
@@ -35,15 +35,15 @@ final class PinTimes {
         }
     }
 
-    static int bit(PinReason r) {
+    public static int bit(PinReason r) {
         return 1 << r.ordinal();
     }
 
-    static boolean lazy(PinReason r) {
+    public static boolean lazy(PinReason r) {
         return (LAZY & bit(r)) != 0;
     }
 
-    void record(PinReason r, long nanos) {
+    public void record(PinReason r, long nanos) {
         record(r.ordinal(), nanos);
     }
 
@@ -117,7 +117,7 @@ final class PinTimes {
     }
 
     /** The sums so far: the shared ones and those of the connections of {@code pools} still open. */
-    Map<PinReason, PinTime> snapshot(Iterable<JdbcPool> pools) {
+    public Map<PinReason, PinTime> snapshot(Iterable<JdbcPool> pools) {
         long[] n = new long[REASONS.length];
         long[] total = new long[REASONS.length];
         long[] longest = new long[REASONS.length];

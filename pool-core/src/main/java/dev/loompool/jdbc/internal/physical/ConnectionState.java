@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.physical;
 
 /**
  * What a physical connection is fit for, from fit to unfit. It only ever moves towards unfit,
@@ -6,7 +6,7 @@ package dev.loompool.jdbc.internal;
  * was lent are given up with the handle. The holder and the housekeeper both move it, so each
  * move is a compare-and-set.
  */
-enum ConnectionState {
+public enum ConnectionState {
     /** Reused once reset. */
     HEALTHY,
     /**
@@ -34,7 +34,7 @@ enum ConnectionState {
     BROKEN;
 
     /** Whether the application may still reach into it through the driver's objects. */
-    boolean lent() {
+    public boolean lent() {
         return this == LENDING_DRIVER_OBJECTS || this == EXPOSED;
     }
 }

@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.physical;
 
 import dev.loompool.jdbc.internal.driver.Attr;
 import dev.loompool.jdbc.internal.driver.FunctionCatalog;
@@ -26,7 +26,7 @@ import java.util.function.Supplier;
  * {@code Driver.connect}, because drivers mutate what they are given, and the credentials are
  * asked for every time, so that a rotated password takes effect on the next connection.
  */
-final class ConnectionFactory {
+public final class ConnectionFactory {
 
     private static final Logger log = LoggerFactory.getLogger(ConnectionFactory.class);
 
@@ -50,7 +50,7 @@ final class ConnectionFactory {
     /** The credentials of the last connect, whose password a later failure may show. */
     private volatile Credentials lastCredentials;
 
-    ConnectionFactory(Driver driver, String url, Properties properties, Supplier<Credentials> credentials,
+    public ConnectionFactory(Driver driver, String url, Properties properties, Supplier<Credentials> credentials,
             Settings configured, String initSql, long maxLifetimeNanos, PoolClock clock, SqlClassifier classifier) {
         this.classifier = classifier;
         this.driver = driver;
@@ -115,7 +115,7 @@ final class ConnectionFactory {
     }
 
     /** The secrets to mask out of a failure: the URL's, the properties', and the password last connected with. */
-    Secrets secrets() {
+    public Secrets secrets() {
         return secrets(null);
     }
 
@@ -185,7 +185,7 @@ final class ConnectionFactory {
     }
 
     /** The defaults of the first connection made, or null before any. */
-    Settings learnedDefaults() {
+    public Settings learnedDefaults() {
         return learned;
     }
 

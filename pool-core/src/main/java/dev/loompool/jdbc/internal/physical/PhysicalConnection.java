@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.physical;
 
 import dev.loompool.jdbc.internal.driver.Attr;
 import dev.loompool.jdbc.internal.driver.Settings;
@@ -6,6 +6,7 @@ import dev.loompool.jdbc.internal.driver.WireState;
 import dev.loompool.engine.Entry;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.lang.ref.Reference;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -18,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>The mutable fields belong to the thread that holds the connection; the housekeeper reads the
  * volatile ones, and touches the rest only once the holder is gone.
  */
-final class PhysicalConnection {
+public final class PhysicalConnection {
 
     private static final VarHandle HOLDER = Fields.varHandle(MethodHandles.lookup(), "holder", Object.class);
     private static final VarHandle BINDING = Fields.varHandle(MethodHandles.lookup(), "binding", long.class);
@@ -28,70 +29,70 @@ final class PhysicalConnection {
     /** Connections made in this JVM: each one's binding numbers start at its id, shifted (4 billion binds each). */
     private static final AtomicInteger IDS = new AtomicInteger();
 
-    final Connection raw;
+    public final Connection raw;
     /** The pool it belongs to (the primary's or a replica's), which it goes back to; set once, before it is first lent. */
-    JdbcPool home;
+    public JdbcPool home;
     /** Its entry in {@code home}'s generic pool, the token it goes back with; set when first lent. */
     Entry<PhysicalConnection> entry;
     /** How to read from the driver whether the server has a transaction open on {@link #raw}. */
     final WireState wire;
     /** {@code wire.readable()}, kept here: the release path asks it several times a cycle. */
-    final boolean wireReadable;
+    public final boolean wireReadable;
     final long createdAt;
     /** When max lifetime (with jitter) retires it; Long.MAX_VALUE never. */
     final long expiresAt;
     /** What a returned connection is reset to: the pool's defaults as this connection took them. */
-    Settings defaults;
+    public Settings defaults;
     /** What is set on the connection now; {@code marked} holds the attributes that differ from defaults. */
-    Settings current;
+    public Settings current;
 
     long lastReturnedAt;
     /** When the pool last handed it out (fresh connections: when made); the bind time of its handle. */
-    long handedOutAt;
+    public long handedOutAt;
     /** The pin reasons timed on this binding ({@link PinTimes}), by ordinal, and when each started. */
-    int pinsTimed;
-    final long[] pinSince = new long[dev.loompool.jdbc.PinReason.values().length];
+    public int pinsTimed;
+    public final long[] pinSince = new long[dev.loompool.jdbc.PinReason.values().length];
     /** The per-statement pin reasons (and RELEASE_MODE) that held on this binding: a bit each, no clock. */
-    int pinsSeen;
+    public int pinsSeen;
     /** Their samples, summed here by the holder ({@link PinTimes.Local}). */
     final PinTimes.Local pinLocal = new PinTimes.Local();
     /** SQL left session state: reset (or destroy) before reuse. */
-    boolean sessionDirty;
+    public boolean sessionDirty;
     /**
      * For a driver whose transaction state cannot be read: a transaction may be open (autoCommit
      * off, or SQL BEGIN) since the last commit or rollback.
      */
-    boolean transactionDirty;
+    public boolean transactionDirty;
     /**
-     * The binding number of the last statement a handle ran on it, with {@link StatementValues#KEPT}
+     * The binding number of the last statement a handle ran on it, with the handle's {@code KEPT} bit
      * set if a statement of that binding left a value for a later one; 0 for none. Here rather than
      * in the handle, which is allocated on every getConnection (P6): a binding is one handle's, so
      * its number says whose the statement was. Plain: written and read by the holder only.
      */
-    long lastStatement;
+    public long lastStatement;
     /**
      * The binding whose statement last left a value on the session ({@code nextval}, an
      * {@code INSERT}), 0 for none or once discarded: SQL the pool cannot read (a function) could
-     * read it there for another binding ({@link StatementValues#discardOthers}). Holder only.
+     * read it there for another binding (the handle's {@code StatementValues.discardOthers}). Holder only.
      */
-    long valuesLeftBy;
+    public long valuesLeftBy;
     /**
      * The binding whose {@link dev.loompool.jdbc.PinReason#EXPLICIT} pin is only for arrays the
      * handle made ({@code createArrayOf}), 0 for none: it ends when the handle's next statement runs
-     * ({@link Pins#arraysBound}). Holder only.
+     * (the handle's {@code Pins.arraysBound}). Holder only.
      */
-    long arraysMadeBy;
+    public long arraysMadeBy;
     /** SQL that may change the catalog ran on it: the function table is read when it comes back. Holder only. */
-    boolean ranDdl;
+    public boolean ranDdl;
     /**
      * The driver's reading of the transaction state may not be current: a driver error since the
      * last confirmation, where an error leaves it stale ({@link WireState#staleAfterErrors()}).
      * Unknown means kept, until a round trip that reports the status confirms it
      * ({@link #confirmWire()}); only a release after an error pays it. Plain: the holder's own.
      */
-    boolean wireUnknown;
+    public boolean wireUnknown;
     /** What SQL left that no reset removes (a loaded library): retired on return, not reused; else null. */
-    String unresettable;
+    public String unresettable;
     /**
      * The thread that runs this binding's SQL: the binder, then whichever thread ran a statement
      * last. A close from any other thread (a watchdog, even one that asked {@code isClosed()} first
@@ -129,10 +130,11 @@ final class PhysicalConnection {
      */
     private long bindings;
     /**
-     * The handle holding it: strongly at first, because most bindings last microseconds and a
-     * {@code WeakReference} per bind would cost the hot path an allocation; through the handle's
-     * {@link HandleWatch} (weakly) once the housekeeper has seen the same binding at two scans, so
-     * that a handle dropped without close can be collected and found out.
+     * The handle holding it ({@link Holder}): strongly at first, because most bindings last
+     * microseconds and a {@code WeakReference} per bind would cost the hot path an allocation;
+     * through the handle's watch, a {@link Reference} to it (weakly), once the housekeeper has seen
+     * the same binding at two scans, so that a handle dropped without close can be collected and
+     * found out.
      *
      * <p>It stays when the connection goes back: it is also the note of the last holder, which may
      * have let go of the connection and been dropped without close. The next binder overwrites it,
@@ -146,13 +148,13 @@ final class PhysicalConnection {
     @SuppressWarnings("unused") // accessed through HOLDER, and plainly by the binder
     private Object holder;
     /** The housekeeper's own note: the last holder it saw at its last scan while idle. */
-    Object seenAtLastScan;
+    public Object seenAtLastScan;
     /** The housekeeper's own note: the binding it saw at its last scan while lent, else 0. */
-    long bindingSeenAtLastScan;
+    public long bindingSeenAtLastScan;
     /** The housekeeper's own note: the lent connection's handle's last user was seen ended. */
-    Reclaimer.OwnerExit ownerExit;
-    volatile Throwable boundFrom;
-    volatile boolean leakReported;
+    public OwnerExit ownerExit;
+    public volatile Throwable boundFrom;
+    public volatile boolean leakReported;
 
     PhysicalConnection(Connection raw, WireState wire, Settings defaults, long createdAt, long expiresAt) {
         this.raw = raw;
@@ -172,7 +174,7 @@ final class PhysicalConnection {
      * cannot say. A reading left stale by an error is confirmed first, and counts as open if it
      * cannot be.
      */
-    boolean serverTransactionOpen() {
+    public boolean serverTransactionOpen() {
         return wireReadable && (wireUnknown && !confirmWire() || wire.transactionOpen(raw, current.autoCommit));
     }
 
@@ -186,7 +188,7 @@ final class PhysicalConnection {
     }
 
     /** A driver error: the transaction state is unknown until a reply that carries it. */
-    void driverError() {
+    public void driverError() {
         if (wireReadable && wire.staleAfterErrors()) {
             wireUnknown = true;
         }
@@ -225,7 +227,7 @@ final class PhysicalConnection {
      * Sets attribute {@code a} to the handle's value if it differs, and remembers it. Once SQL
      * changed the session, what the pool last set may no longer be what the server has: set it anyway.
      */
-    void apply(Settings wanted, Attr a) throws SQLException {
+    public void apply(Settings wanted, Attr a) throws SQLException {
         if (sessionDirty || !current.same(wanted, a)) {
             wanted.applyTo(raw, a);
             current.copyFrom(wanted, a);
@@ -233,12 +235,12 @@ final class PhysicalConnection {
         }
     }
 
-    ConnectionState state() {
+    public ConnectionState state() {
         return state;
     }
 
     /** A driver exception said the connection is gone. */
-    void markBroken() {
+    public void markBroken() {
         moveTo(ConnectionState.BROKEN);
     }
 
@@ -253,12 +255,12 @@ final class PhysicalConnection {
     }
 
     /** The driver's own connection or state was handed out. */
-    void markExposed() {
+    public void markExposed() {
         moveTo(ConnectionState.EXPOSED);
     }
 
     /** A LOB, array or struct of the driver's was handed out. */
-    void markLendingDriverObjects() {
+    public void markLendingDriverObjects() {
         moveTo(ConnectionState.LENDING_DRIVER_OBJECTS);
     }
 
@@ -285,7 +287,7 @@ final class PhysicalConnection {
      *
      * @return its last holder: a handle, a handle's watch, or null
      */
-    Object bind(LogicalConnection handle, Throwable from) {
+    public Object bind(Holder handle, Throwable from) {
         Object last = holder;
         holder = handle;
         runner = Thread.currentThread();
@@ -298,7 +300,7 @@ final class PhysicalConnection {
     }
 
     /** A statement runs on the calling thread: it becomes the runner (a plain read when it already is). */
-    void ranOn(Thread t) {
+    public void ranOn(Thread t) {
         if (runner != t) {
             RUNNER.setOpaque(this, t);
         }
@@ -311,7 +313,7 @@ final class PhysicalConnection {
      *
      * @return false if the binding ended (a close on another thread): the call must not reach it
      */
-    boolean enter(long b) {
+    public boolean enter(long b) {
         CALLS.getAndAdd(this, 1);
         if (binding() == b) {
             return true;
@@ -320,7 +322,7 @@ final class PhysicalConnection {
         return false;
     }
 
-    void leave() {
+    public void leave() {
         CALLS.getAndAdd(this, -1);
     }
 
@@ -330,17 +332,17 @@ final class PhysicalConnection {
     }
 
     /** The thread that ran this binding's SQL last, for a closer that ended the binding. */
-    Thread runner() {
+    public Thread runner() {
         return (Thread) RUNNER.getOpaque(this);
     }
 
     /** The number of the binding {@link #bind} just made: for the binder only, which wrote it. */
-    long boundAs() {
+    public long boundAs() {
         return bindings;
     }
 
     /** The binding that holds it while lent, else 0; an acquire read, so the fields bound with it are seen too. */
-    long binding() {
+    public long binding() {
         return (long) BINDING.getAcquire(this);
     }
 
@@ -349,38 +351,38 @@ final class PhysicalConnection {
      * the reclaimer the one it saw, never a later one. Only one caller gets true, and it must give
      * the connection back.
      */
-    boolean unbind(long expected) {
+    public boolean unbind(long expected) {
         return expected != 0 && BINDING.compareAndSet(this, expected, 0L);
     }
 
     /** The handle holding it (while lent; its last holder while idle), or null if none or it was collected. */
-    LogicalConnection holder() {
+    public Holder holder() {
         Object h = HOLDER.getAcquire(this);
-        return h instanceof HandleWatch w ? (LogicalConnection) w.get() : (LogicalConnection) h;
+        return h instanceof Reference<?> w ? (Holder) w.get() : (Holder) h;
     }
 
     /** The holder as kept: a handle, a handle's watch, or null. */
-    Object lastHolder() {
+    public Object lastHolder() {
         return HOLDER.getAcquire(this);
     }
 
     /** The watch through which it holds its handle weakly, or null if it holds it strongly. */
-    HandleWatch holderWatch() {
-        return HOLDER.getAcquire(this) instanceof HandleWatch w ? w : null;
+    public Reference<?> holderWatch() {
+        return HOLDER.getAcquire(this) instanceof Reference<?> w ? w : null;
     }
 
     /** Whether the handle is held weakly and was collected: dropped without close. */
-    boolean holderCollected() {
-        return HOLDER.getAcquire(this) instanceof HandleWatch w && w.get() == null;
+    public boolean holderCollected() {
+        return HOLDER.getAcquire(this) instanceof Reference<?> w && w.get() == null;
     }
 
     /** From now on holds {@code handle} weakly through its {@code watch}, unless it let go of the connection meanwhile. */
-    void holdWeakly(LogicalConnection handle, HandleWatch watch) {
+    public void holdWeakly(Holder handle, Reference<? extends Holder> watch) {
         HOLDER.compareAndSet(this, handle, watch);
     }
 
     /** Drops the note of a last holder, unless a newer holder replaced it meanwhile. */
-    void forgetHolder(Object last) {
+    public void forgetHolder(Object last) {
         HOLDER.compareAndSet(this, last, null);
     }
 

@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.physical;
 
 /**
  * Thrown by the release check to drop a connection that is healthy but done (max lifetime

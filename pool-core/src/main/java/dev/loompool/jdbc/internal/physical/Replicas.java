@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.physical;
 
 import java.sql.SQLException;
 import java.util.List;
@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * replica that cannot give a connection (down, its breaker open, none free within the acquire
  * timeout) passes the work to the next one, and then to the primary unless the user said to fail.
  */
-final class Replicas {
+public final class Replicas {
 
     private static final Logger log = LoggerFactory.getLogger(Replicas.class);
 
@@ -21,17 +21,17 @@ final class Replicas {
     /** Where the next unit of work starts looking; wraps around, taken modulo the count. */
     private final AtomicInteger next = new AtomicInteger();
 
-    Replicas(List<JdbcPool> pools, boolean fallbackToPrimary) {
+    public Replicas(List<JdbcPool> pools, boolean fallbackToPrimary) {
         this.pools = List.copyOf(pools);
         this.fallbackToPrimary = fallbackToPrimary;
     }
 
-    List<JdbcPool> pools() {
+    public List<JdbcPool> pools() {
         return pools;
     }
 
     /** A connection of a replica, or of {@code primary} when none has one and fallback is on. */
-    PhysicalConnection acquire(JdbcPool primary) throws SQLException {
+    public PhysicalConnection acquire(JdbcPool primary) throws SQLException {
         int start = next.getAndIncrement();
         SQLException failure = null;
         for (int i = 0; i < pools.size(); i++) {
@@ -55,17 +55,6 @@ final class Replicas {
         log.debug("pool '{}': no replica could give a connection, read-only work goes to the primary ({})",
                 primary.name, failure.getMessage());
         return primary.acquire();
-    }
-
-    /**
-     * {@code setReadOnly(false)} on a handle that holds a replica's connection {@code p} (an open
-     * statement, result set or transaction pins it): the writes that follow would run there.
-     */
-    static SQLException stillBound(LogicalConnection h, PhysicalConnection p) {
-        return new SQLException("pool '" + h.pool.name + "': setReadOnly(false) while this handle holds a connection of "
-                + "the replica pool '" + p.home.name + "' (pinned by " + h.pinReasons() + "); close its statements and "
-                + "result sets, or end its transaction, first: what follows would run on the replica ("
-                + p.home.pool.stats() + ")", "25000");
     }
 
     void close() {

@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.physical;
 
 import java.sql.SQLException;
 import java.util.ArrayList;

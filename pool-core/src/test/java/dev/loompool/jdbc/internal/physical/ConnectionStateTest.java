@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.physical;
 
 import dev.loompool.jdbc.internal.driver.Settings;
 import dev.loompool.jdbc.internal.driver.WireState;

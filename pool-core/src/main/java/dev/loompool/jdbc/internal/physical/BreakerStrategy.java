@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.physical;
 
 import dev.loompool.CircuitBreakerStrategy;
 import dev.loompool.Pool;

@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.physical;
 
 import java.sql.SQLException;
 import java.util.concurrent.CompletableFuture;
@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * state from the wire"), bounded by validationTimeout: a statement that does not finish in time
  * has its connection aborted, and the connection is never reused.
  */
-final class ForeignRelease {
+public final class ForeignRelease {
 
     private ForeignRelease() {
     }
@@ -25,7 +25,7 @@ final class ForeignRelease {
      * driver's reading of the transaction state. If that fails or takes too long, {@code p} is
      * aborted and marked broken: the release check then retires it instead of reusing it.
      */
-    static void settle(PhysicalConnection p) {
+    public static void settle(PhysicalConnection p) {
         int seconds = p.home.validationSeconds;
         AtomicBoolean over = new AtomicBoolean();
         // isValid bounds its own round trip, not its wait for the driver's lock: the timer bounds that.

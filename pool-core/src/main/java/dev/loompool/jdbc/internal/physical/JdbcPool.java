@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.physical;
 
 import dev.loompool.jdbc.internal.driver.BrokenConnections;
 import dev.loompool.jdbc.internal.driver.FunctionCatalog;
@@ -21,6 +21,7 @@ import dev.loompool.jdbc.BindObserver;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.ReleaseMode;
 import dev.loompool.jdbc.ServerPooler;
+import java.lang.ref.Reference;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
@@ -32,6 +33,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,48 +41,52 @@ import org.slf4j.LoggerFactory;
  * A started {@link LoomPoolDataSource}: the generic pool of {@link PhysicalConnection}s with the
  * JDBC callbacks (connect, validate, reset, destroy) and the error mapping of DESIGN.md §4.
  */
-final class JdbcPool {
+public final class JdbcPool {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcPool.class);
     /** A connection idle for less than this is handed out without a round trip to validate it. */
     private static final long TRUST_IDLE_NANOS = 500_000_000L;
 
-    final String name;
-    final ReleaseMode releaseMode;
-    final BindObserver bindObserver;
-    final PoolClock clock;
-    final long leakThresholdNanos;
-    final ConnectionFactory factory;
+    public final String name;
+    public final ReleaseMode releaseMode;
+    public final BindObserver bindObserver;
+    public final PoolClock clock;
+    public final long leakThresholdNanos;
+    public final ConnectionFactory factory;
     /** Reads SQL by the rules of this pool's database. */
-    final SqlClassifier classifier;
+    public final SqlClassifier classifier;
     /** Lent without a Lease object per acquire: a connection's binding number does the lease's work (P6). */
-    final DirectPool<PhysicalConnection> pool;
+    public final DirectPool<PhysicalConnection> pool;
     /** Every physical connection alive: what the reclaimer scans, a registration per connect, not per handle. */
-    final Set<PhysicalConnection> connections = ConcurrentHashMap.newKeySet();
+    public final Set<PhysicalConnection> connections = ConcurrentHashMap.newKeySet();
     // The handles' counts: a replica's pool shares its primary's, since a handle binds to either.
     /** Handles that have used a connection and have not ended: see {@link LoomPoolDataSource#getOpenHandles()}. */
-    final LongAdder openHandles;
+    public final LongAdder openHandles;
     /** How long each pin reason held a connection; shared with the replicas. */
-    final PinTimes pinTimes;
-    /** Watches set since the housekeeper's last scan, which takes them in (one per handle, set rarely). */
-    final ConcurrentLinkedQueue<HandleWatch> watches;
-    final boolean reclaimOnOwnerExit;
-    final AtomicLong reclaimed;
-    final AtomicLong leaksReported;
+    public final PinTimes pinTimes;
+    /**
+     * Watches set since the housekeeper's last scan, which takes them in (one per handle, set
+     * rarely): the handles' weak references to themselves, which the room above makes and reads.
+     */
+    public final ConcurrentLinkedQueue<Reference<? extends Holder>> watches;
+    public final boolean reclaimOnOwnerExit;
+    public final AtomicLong reclaimed;
+    public final AtomicLong leaksReported;
     /** Behind a pooler in transaction mode: session state is refused, and never reset (TransactionPooling). */
-    final boolean transactionPooler;
+    public final boolean transactionPooler;
     /** The handles' readOnly unless they set it: true routes them to the replicas. */
-    final boolean readOnlyByDefault;
+    public final boolean readOnlyByDefault;
     /** The read replicas' pools, on the primary's; null without replicas, and on a replica's own. */
-    Replicas replicas;
-    final int validationSeconds;
+    public Replicas replicas;
+    public final int validationSeconds;
     private final int handOutValidationSeconds;
     private final long idleTimeoutNanos;
     private final int minSize;
     private final String acquireTimeoutText;
-    final Reclaimer reclaimer;
+    /** The room above's watch over this pool's connections and their holders (the reclaimer). */
+    public final Watcher watcher;
     /** {@link #close()} began: a handle that lost its connection to it says "closed", not "reclaimed". */
-    volatile boolean closed;
+    public volatile boolean closed;
     /**
      * When a connection was last found broken: an idle one returned before that is not trusted on
      * its recent use, but validated when handed out (DESIGN.md §7: a restart or failover kills them
@@ -92,10 +98,11 @@ final class JdbcPool {
 
     /**
      * A primary's pool ({@code primary} null), or a replica's, named {@code name}, which shares the
-     * primary's handle counts.
+     * primary's handle counts; {@code watcher} makes its {@link #watcher}, started once the pool is.
      */
-    JdbcPool(LoomPoolDataSource config, ConnectionFactory factory, PoolClock clock, List<PoolListener> listeners,
-            String name, int minSize, int maxSize, JdbcPool primary) throws SQLException {
+    public JdbcPool(LoomPoolDataSource config, ConnectionFactory factory, PoolClock clock, List<PoolListener> listeners,
+            String name, int minSize, int maxSize, JdbcPool primary, Function<JdbcPool, Watcher> watcher)
+            throws SQLException {
         this.name = name;
         this.openHandles = primary == null ? new LongAdder() : primary.openHandles;
         this.pinTimes = primary == null ? new PinTimes() : primary.pinTimes;
@@ -141,7 +148,7 @@ final class JdbcPool {
                     + e.getCause().getMessage(), e.getCause() instanceof SQLException s ? s.getSQLState() : "08001",
                     e.getCause()));
         }
-        this.reclaimer = new Reclaimer(this);
+        this.watcher = watcher.apply(this);
     }
 
     // ---- callbacks of the generic pool ---------------------------------------------------------
@@ -309,7 +316,7 @@ final class JdbcPool {
     // ---- used by the handles -------------------------------------------------------------------
 
     /** A connection for a handle to bind; it goes back through {@link #release} once bound, else {@link #putBack}. */
-    PhysicalConnection acquire() throws SQLException {
+    public PhysicalConnection acquire() throws SQLException {
         try {
             Entry<PhysicalConnection> e = pool.take();
             PhysicalConnection p = e.resource();
@@ -353,7 +360,7 @@ final class JdbcPool {
      *
      * @return false if somebody else (the handle, or the reclaimer) ended that binding already
      */
-    boolean release(PhysicalConnection p, long binding) {
+    public boolean release(PhysicalConnection p, long binding) {
         return p.unbind(binding) && giveBack(p);
     }
 
@@ -365,7 +372,7 @@ final class JdbcPool {
      * checked at once, and if the database is really gone the connects that follow fail and open
      * the breaker: only they are evidence that it is unreachable.
      */
-    boolean giveBack(PhysicalConnection p) {
+    public boolean giveBack(PhysicalConnection p) {
         if (p.callsUnderWay()) {
             // Its binding ended (a close or a release on one thread) while another thread's commit(),
             // rollback() or setter is under way on it: that call must not land in the next borrower's session.
@@ -383,7 +390,7 @@ final class JdbcPool {
     }
 
     /** Gives back {@code p}, acquired and never bound (or unbound by the caller): the release check resets it. */
-    void putBack(PhysicalConnection p) {
+    public void putBack(PhysicalConnection p) {
         pool.giveBack(p.entry);
     }
 
@@ -395,7 +402,7 @@ final class JdbcPool {
      *
      * @return how many connections were marked; each is closed now or at its next check
      */
-    int evictIdle() {
+    public int evictIdle() {
         int marked = 0;
         for (PhysicalConnection p : connections) {
             if (p.binding() == 0) {
@@ -428,20 +435,20 @@ final class JdbcPool {
     }
 
     /** One reclaimer scan now (for tests). */
-    void scanNow() {
-        reclaimer.scan();
+    public void scanNow() {
+        watcher.scan();
     }
 
-    SQLException closed(Throwable cause) {
+    public SQLException closed(Throwable cause) {
         return new SQLException("pool '" + name + "' is closed", "08003", cause);
     }
 
-    void close() {
+    public void close() {
         closed = true;
         if (replicas != null) {
             replicas.close();
         }
-        reclaimer.stop();
+        watcher.stop();
         try {
             pool.close();
         } catch (PoolException e) {

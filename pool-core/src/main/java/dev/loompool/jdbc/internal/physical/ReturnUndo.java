@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.physical;
 
 import dev.loompool.jdbc.internal.driver.Attr;
 import dev.loompool.jdbc.internal.driver.SessionReset;

@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.physical;
 
 import dev.loompool.CircuitBreakerState;
 import dev.loompool.Lease;
@@ -13,11 +13,11 @@ import java.util.Optional;
  * What {@link LoomPoolDataSource#getPool()} returns: the pool's stats and circuit breaker, and no
  * way to take a connection around the handles, which would skip binding, reset and accounting.
  */
-final class ReadOnlyPool implements Pool<Object> {
+public final class ReadOnlyPool implements Pool<Object> {
 
     private final Pool<PhysicalConnection> pool;
 
-    ReadOnlyPool(Pool<PhysicalConnection> pool) {
+    public ReadOnlyPool(Pool<PhysicalConnection> pool) {
         this.pool = pool;
     }
 

@@ -1,0 +1,13 @@
+package dev.loompool.jdbc.internal.physical;
+
+/**
+ * What a room above runs over a pool's connections and their holders (the reclaimer): made by
+ * whoever makes the pool, and stopped by the pool as it closes, before its connections are closed.
+ */
+public interface Watcher {
+
+    /** One scan now, as the periodic one would (for tests). */
+    void scan();
+
+    void stop();
+}
