@@ -1,12 +1,9 @@
 package dev.loompool.jdbc.internal.physical;
 
 import dev.loompool.jdbc.internal.driver.BrokenConnections;
-import dev.loompool.jdbc.internal.driver.FunctionCatalog;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.internal.sql.SqlClassifier;
-import dev.loompool.jdbc.internal.sql.SqlFunctions;
 import dev.loompool.AcquireTimeoutException;
-import dev.loompool.CircuitBreakerState;
 import dev.loompool.CircuitBreakerStrategy;
 import dev.loompool.Lease;
 import dev.loompool.Pool;
@@ -24,7 +21,6 @@ import dev.loompool.jdbc.ServerPooler;
 import java.lang.ref.Reference;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -39,13 +35,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A started {@link LoomPoolDataSource}: the generic pool of {@link PhysicalConnection}s with the
- * JDBC callbacks (connect, validate, reset, destroy) and the error mapping of DESIGN.md §4.
+ * JDBC callbacks (connect, validate, reset, destroy) and the error mapping of DESIGN.md §4. The
+ * checks of an idle connection, and the read of the function table, are {@link IdleChecks}.
  */
 public final class JdbcPool {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcPool.class);
-    /** A connection idle for less than this is handed out without a round trip to validate it. */
-    private static final long TRUST_IDLE_NANOS = 500_000_000L;
 
     public final String name;
     public final ReleaseMode releaseMode;
@@ -79,9 +74,9 @@ public final class JdbcPool {
     /** The read replicas' pools, on the primary's; null without replicas, and on a replica's own. */
     public Replicas replicas;
     public final int validationSeconds;
-    private final int handOutValidationSeconds;
-    private final long idleTimeoutNanos;
-    private final int minSize;
+    final int handOutValidationSeconds;
+    final long idleTimeoutNanos;
+    final int minSize;
     private final String acquireTimeoutText;
     /** The room above's watch over this pool's connections and their holders (the reclaimer). */
     public final Watcher watcher;
@@ -94,7 +89,7 @@ public final class JdbcPool {
      * every hand-out: whoever notes it gives the connection back through the pool before the next
      * hand-out of it, and the pool's own hand-off publishes the note; a late read costs one more trust.
      */
-    private long suspectSince;
+    long suspectSince;
 
     /**
      * A primary's pool ({@code primary} null), or a replica's, named {@code name}, which shares the
@@ -119,7 +114,7 @@ public final class JdbcPool {
         this.leakThresholdNanos = config.getLeakDetectionThreshold().toNanos();
         this.reclaimOnOwnerExit = config.isReclaimOnOwnerExit();
         this.validationSeconds = (int) Math.max(1, config.getValidationTimeout().toSeconds());
-        this.handOutValidationSeconds = handOutValidationSeconds(validationSeconds, config.getAcquireTimeout());
+        this.handOutValidationSeconds = IdleChecks.handOutValidationSeconds(validationSeconds, config.getAcquireTimeout());
         this.idleTimeoutNanos = config.getIdleTimeout().toNanos();
         this.minSize = minSize;
         this.acquireTimeoutText = config.getAcquireTimeout().toMillis() + " ms";
@@ -132,9 +127,9 @@ public final class JdbcPool {
                 .healthcheckInterval(config.getHealthcheckInterval())
                 .clock(clock)
                 .destructor(this::destroy)
-                .beforeAcquire(this::validBeforeHandOut)
+                .beforeAcquire(p -> IdleChecks.validBeforeHandOut(this, p))
                 .beforeRelease(this::reset)
-                .healthcheck(this::healthyWhileIdle);
+                .healthcheck(p -> IdleChecks.healthyWhileIdle(this, p));
         listeners.forEach(builder::listener);
         if (config.getCircuitBreakerFailureThreshold() > 0) {
             builder.circuitBreakerStrategy(new BreakerStrategy(CircuitBreakerStrategy.consecutiveFailures(
@@ -169,71 +164,6 @@ public final class JdbcPool {
         } catch (SQLException e) {
             throw factory.secrets().mask(e);
         }
-    }
-
-    private boolean expired(PhysicalConnection p) {
-        return clock.nanoTime() - p.expiresAt >= 0;
-    }
-
-    /** One clock reading serves the lifetime check, the idle check, and the handle's bind time. */
-    private boolean validBeforeHandOut(PhysicalConnection p) throws SQLException {
-        long now = clock.nanoTime();
-        p.handedOutAt = now;
-        if (now - p.expiresAt >= 0) {
-            return false;
-        }
-        // While the circuit is not ACTIVE, validate even a fresh one: the hand-out may be the probe.
-        if (now - p.lastReturnedAt < TRUST_IDLE_NANOS && p.lastReturnedAt - suspectSince > 0
-                && pool.state() == CircuitBreakerState.ACTIVE) {
-            return true;
-        }
-        if (p.raw.isValid(handOutValidationSeconds)) {
-            if (classifier.refreshDue(now)) { // after a quiet while: the first statement gets a current catalog
-                try {
-                    readFunctions(p, now);
-                } catch (Retired broken) {
-                    return false;
-                }
-            }
-            return true;
-        }
-        suspectSince = now;
-        return false;
-    }
-
-    /**
-     * A caller waits for the validation of the idle connection it is handed: no longer than its
-     * acquire timeout, in the whole seconds {@code isValid} takes. A connection that fails it is
-     * replaced by a connect on the caller's slot, within what is left of the caller's deadline.
-     */
-    static int handOutValidationSeconds(int validationSeconds, Duration acquireTimeout) {
-        if (acquireTimeout.isZero()) {
-            return validationSeconds;
-        }
-        long acquireSeconds = Math.max(1, (acquireTimeout.toMillis() + 999) / 1000);
-        return (int) Math.min(validationSeconds, acquireSeconds);
-    }
-
-    private boolean healthyWhileIdle(PhysicalConnection p) throws SQLException {
-        if (expired(p) || p.state() == ConnectionState.EVICTED) {
-            return false;
-        }
-        if (idleTimeoutNanos > 0 && clock.nanoTime() - p.lastReturnedAt > idleTimeoutNanos
-                && pool.stats().total() > minSize) {
-            return false;
-        }
-        if (!p.raw.isValid(validationSeconds)) { // the keepalive
-            return false;
-        }
-        long now = clock.nanoTime();
-        if (classifier.refreshDue(now)) { // an idle pool keeps its catalog current too
-            try {
-                readFunctions(p, now);
-            } catch (Retired broken) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
@@ -287,30 +217,10 @@ public final class JdbcPool {
         boolean ranDdl = p.ranDdl;
         p.ranDdl = false;
         if (ranDdl ? classifier.refreshForced() : classifier.refreshDue(now)) {
-            readFunctions(p, now);
+            IdleChecks.readFunctions(this, p, now);
         }
         p.lastReturnedAt = now;
         return true;
-    }
-
-    /**
-     * Reads the function table again on a connection just reset (DESIGN.md §4: after DDL through the
-     * pool, and every minute). A failure keeps the old table and tries again later; the connection
-     * goes on as the reset left it, or is retired if the read broke it.
-     */
-    private void readFunctions(PhysicalConnection p, long now) throws Retired {
-        SqlFunctions read = null;
-        try {
-            read = FunctionCatalog.read(p.raw, classifier.dialect());
-        } catch (SQLException e) {
-            log.warn("pool '{}': could not read the catalog of functions and views again, keeping the last one "
-                    + "(SQLState {}: {})", name, e.getSQLState(), factory.secrets().mask(JdbcUrls.redact(e.getMessage())));
-            if (BrokenConnections.lost(p.raw, e, validationSeconds)) {
-                throw new Retired("broken while the catalog was read: " + e.getSQLState());
-            }
-        } finally {
-            classifier.refreshDone(now, read);
-        }
     }
 
     // ---- used by the handles -------------------------------------------------------------------
