@@ -62,7 +62,7 @@ abstract class HandleLife implements Holder {
     private long binding;
     /** It has used a connection, and so counts in the pool's open handles until it ends. */
     private boolean counted;
-    /** The reclaimer took its connection from under it: the next call settles that (reclaimedUnderUse). */
+    /** The reclaimer took its connection from under it: the next call settles that (HandleEnds.reclaimedUnderUse). */
     private boolean lost;
     // What keeps the physical connection, read and written by the rules in Pins (the pin table in
     // one place): fields here rather than an object of their own, one allocation less per getConnection.
