@@ -62,7 +62,7 @@ abstract class HandleLife implements Holder {
     private long binding;
     /** It has used a connection, and so counts in the pool's open handles until it ends. */
     private boolean counted;
-    /** The reclaimer took its connection from under it: the next call settles that (reclaimedUnderUse). */
+    /** The reclaimer took its connection from under it: the next call settles that (HandleEnds.reclaimedUnderUse). */
     private boolean lost;
     // What keeps the physical connection, read and written by the rules in Pins (the pin table in
     // one place): fields here rather than an object of their own, one allocation less per getConnection.
@@ -112,7 +112,7 @@ abstract class HandleLife implements Holder {
         if (OWNER.getOpaque(this) != me) {
             HandleState ended = takeOver(me);
             if (ended != null) {
-                throw endedError(ended);
+                throw HandleEnds.endedError(this, ended);
             }
         }
     }
@@ -222,7 +222,10 @@ abstract class HandleLife implements Holder {
         return true;
     }
 
-    /** The number of the binding that holds {@link #physical}, for the handle's own thread while bound. */
+    /**
+     * The number of the binding that holds {@link #physical}, for the handle's own thread while
+     * bound, and for an abort, which ends that binding only if it still is the connection's.
+     */
     final long heldBinding() {
         return binding;
     }
@@ -242,33 +245,12 @@ abstract class HandleLife implements Holder {
     final void ensureOpen() throws SQLException {
         Object s = STATE.getOpaque(this);
         if (!open(s)) {
-            throw endedError((HandleState) s);
+            throw HandleEnds.endedError(this, (HandleState) s);
         }
         if (lost) {
-            throw reclaimedUnderUse();
+            throw HandleEnds.reclaimedUnderUse(this);
         }
         touchOwner();
-    }
-
-    private SQLException endedError(HandleState s) {
-        return s == HandleState.RECLAIMED
-                ? new SQLException("connection was reclaimed: its owner thread " + ownerThread().getName() + " ended and "
-                        + "no other thread used it for " + Reclaimer.PERIOD_MILLIS + " ms (pool '" + pool.name
-                        + "' has reclaimOnOwnerExit on); its transaction was rolled back", "08003")
-                : new SQLException("connection is closed", "08003");
-    }
-
-    /**
-     * The reclaimer took the connection as this handle let go of it: the handle ends as reclaimed.
-     * Or the pool's close took it (and aborted it): the handle ends as closed.
-     */
-    private SQLException reclaimedUnderUse() {
-        HandleState how = pool.closed ? HandleState.CLOSED : HandleState.RECLAIMED;
-        Object was = end(how);
-        if (open(was)) {
-            finish(was); // its connection is the reclaimer's; the rest of the handle is for this thread to close
-        }
-        return endedError(how);
     }
 
     final boolean isOpen() {
@@ -279,7 +261,7 @@ abstract class HandleLife implements Holder {
      * Whether a stage read from STATE is open. The hot path reads the stage as an Object and
      * compares identities: a cast to the sealed interface would cost every call a type check.
      */
-    private static boolean open(Object stage) {
+    static boolean open(Object stage) {
         return stage == HandleState.OPEN || stage instanceof HandleWatch;
     }
 
@@ -347,7 +329,7 @@ abstract class HandleLife implements Holder {
      * Moves an open handle (plain or under watch) to {@code target}: what it was (OPEN or its
      * watch), or the ended state it already had, in which case another caller ended it.
      */
-    private Object end(HandleState target) {
+    final Object end(HandleState target) {
         Object s;
         do {
             s = STATE.getAcquire(this);
@@ -359,7 +341,7 @@ abstract class HandleLife implements Holder {
     }
 
     /** What ending the handle leaves to do but return its connection; {@code was}: OPEN or its watch. */
-    private void finish(Object was) {
+    final void finish(Object was) {
         dropPins();
         countDown(was);
     }
@@ -379,26 +361,12 @@ abstract class HandleLife implements Holder {
     }
 
     public final void abort(Executor executor) throws SQLException {
-        Object was = end(HandleState.CLOSED);
-        if (!open(was)) {
-            return;
-        }
-        PhysicalConnection p = (PhysicalConnection) PHYSICAL.getAcquire(this);
-        boolean ours = p != null && p.unbind(binding); // else the reclaimer took it, and it may be another's now
-        try {
-            if (ours) {
-                p.markBroken(); // an aborted connection is never reused
-                p.raw.abort(executor);
-            }
-        } finally {
-            finish(was);
-            if (p != null) {
-                physical = null;
-            }
-            if (ours) {
-                p.home.giveBack(p);
-            }
-        }
+        HandleEnds.abort(this, executor);
+    }
+
+    /** The connection bound now, as another thread reads it (an abort): published by {@link #hold}. */
+    final PhysicalConnection boundNow() {
+        return (PhysicalConnection) PHYSICAL.getAcquire(this);
     }
 
     /** {@link LoomConnection#isBound()}. */

@@ -4,6 +4,7 @@ import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import dev.loompool.jdbc.internal.driver.Attr;
 import dev.loompool.jdbc.internal.driver.Settings;
 import java.sql.SQLException;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 /**
@@ -47,6 +48,68 @@ final class HandleSettings {
             }
         }
     }
+
+    // ---- the handle's setters -------------------------------------------------------------------------
+
+    static void setTransactionIsolation(LogicalConnection h, int level) throws SQLException {
+        if (h.pool.transactionPooler) {
+            checkBehindPooler(h, Attr.ISOLATION, w -> w.isolation = level, "setTransactionIsolation(" + level + ")");
+        }
+        chosen(h).isolation = level;
+        changed(h, Attr.ISOLATION);
+    }
+
+    static void setReadOnly(LogicalConnection h, boolean readOnly) throws SQLException {
+        PhysicalConnection p = h.physical;
+        if (!readOnly && p != null && p.home != h.pool) { // writes must not follow onto the replica it holds
+            throw stillBound(h, p);
+        }
+        chosen(h).readOnly = readOnly;
+        changed(h, Attr.READ_ONLY);
+    }
+
+    /**
+     * {@code setReadOnly(false)} on a handle that holds a replica's connection {@code p} (an open
+     * statement, result set or transaction pins it): the writes that follow would run there.
+     */
+    private static SQLException stillBound(LogicalConnection h, PhysicalConnection p) {
+        return new SQLException("pool '" + h.pool.name + "': setReadOnly(false) while this handle holds a connection of "
+                + "the replica pool '" + p.home.name + "' (pinned by " + h.pinReasons() + "); close its statements and "
+                + "result sets, or end its transaction, first: what follows would run on the replica ("
+                + p.home.pool.stats() + ")", "25000");
+    }
+
+    /** Whether this unit of work goes to a replica: the handle's readOnly, else the pool's default. */
+    static boolean readOnlyWork(LogicalConnection h) {
+        return h.own != null && h.own.marked.contains(Attr.READ_ONLY) ? h.own.readOnly : h.pool.readOnlyByDefault;
+    }
+
+    static void setCatalog(LogicalConnection h, String catalog) throws SQLException {
+        chosen(h).catalog = catalog;
+        changed(h, Attr.CATALOG);
+    }
+
+    static void setSchema(LogicalConnection h, String schema) throws SQLException {
+        if (h.pool.transactionPooler) {
+            checkBehindPooler(h, Attr.SCHEMA, w -> w.schema = schema, "setSchema(" + schema + ")");
+        }
+        chosen(h).schema = schema;
+        changed(h, Attr.SCHEMA);
+    }
+
+    static void setHoldability(LogicalConnection h, int holdability) throws SQLException {
+        chosen(h).holdability = holdability;
+        changed(h, Attr.HOLDABILITY);
+    }
+
+    static void setNetworkTimeout(LogicalConnection h, Executor executor, int milliseconds) throws SQLException {
+        Settings s = chosen(h);
+        s.networkTimeout = milliseconds;
+        s.networkExecutor = executor;
+        changed(h, Attr.NETWORK_TIMEOUT);
+    }
+
+    // ---- what the setters and getters share -----------------------------------------------------------
 
     /**
      * Behind a pooler in transaction mode, a setting the driver sends as session SQL may only

@@ -103,7 +103,7 @@ abstract class LentObject<T> {
         }
         try {
             Wrapper raw = (Wrapper) delegate;
-            return h.exposed(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+            return SessionCalls.exposed(h, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
         } catch (SQLException e) {
             throw error(e);
         }

@@ -17,7 +17,6 @@ import java.sql.SQLClientInfoException;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
-import java.util.EnumSet;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -59,7 +58,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
             throw new SQLException("pool '" + pool.name + "': the connection broke inside a transaction, "
                     + "which is lost; call rollback() before going on", "08003");
         }
-        p = pool.replicas != null && readOnlyWork() ? pool.replicas.acquire(pool) : pool.acquire();
+        p = pool.replicas != null && HandleSettings.readOnlyWork(this) ? pool.replicas.acquire(pool) : pool.acquire();
         if (!isOpen()) { // a watchdog's abort or a close on another thread ended it while this call waited
             p.home.putBack(p);
             throw new SQLException("pool '" + pool.name + "': the connection was closed while this call waited for "
@@ -94,11 +93,6 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
             pool.bindObserver.bound(this);
         }
         return p.raw;
-    }
-
-    /** Whether this unit of work goes to a replica: the handle's readOnly, else the pool's default. */
-    private boolean readOnlyWork() {
-        return own != null && own.marked.contains(Attr.READ_ONLY) ? own.readOnly : pool.readOnlyByDefault;
     }
 
     /** After every bound call: the handle releases the physical connection if nothing pins it. */
@@ -136,36 +130,9 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     void beforeSql(SqlEffect e, String sql) throws SQLException {
         PhysicalConnection p = physical;
         if (p == null || p.binding() != heldBinding()) {
-            throw statementOutlived();
+            throw StatementChecks.outlived(this);
         }
         Pins.beforeSql(this, p, e, sql);
-    }
-
-    /**
-     * A statement of this handle whose connection went back: the handle was closed by another
-     * thread while the statement was made, or since. HY010 (function sequence error), not 08003:
-     * nothing about the connection, which may be another borrower's now, is broken or to be checked.
-     */
-    final SQLException statementOutlived() {
-        return new SQLException("pool '" + pool.name + "': the connection handle of this statement was closed "
-                + "(on another thread, while or after the statement was made) and its physical connection went back "
-                + "to the pool, where another borrower may have it; the statement is closed. Close a connection only "
-                + "after the statements made on it are done", "HY010");
-    }
-
-    /**
-     * After the driver made a statement, already tracked: if a close on another thread ended the
-     * binding meanwhile, that close could not see it, and its connection may be the next
-     * borrower's. It is closed, not handed out. Two loads on the prepare path, no write.
-     */
-    private void refuseIfLetGo(LogicalStatement<?> s) throws SQLException {
-        PhysicalConnection p = physical;
-        if (p != null && p.binding() == heldBinding()) {
-            return;
-        }
-        s.closeQuietly();
-        Pins.untrack(this, s);
-        throw statementOutlived();
     }
 
     void afterSql(SqlEffect e) {
@@ -199,7 +166,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     final Statement wrapStatement(Statement s) throws SQLException {
         DelegatingStatement wrapped = new DelegatingStatement(this, s, SqlEffect.NONE);
         track(wrapped);
-        refuseIfLetGo(wrapped);
+        StatementChecks.refuseIfLetGo(this, wrapped);
         return wrapped;
     }
 
@@ -207,49 +174,25 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         // Classified before the wrapper is allocated, not as a constructor argument (which runs after
         // the allocation): then nothing that may allocate comes between the allocation and the
         // constructor's stores, and the JIT writes them without GC barriers. On every prepare (P1).
-        SqlEffect effect = behindPooler(classifier().classify(sql), sql, s);
+        SqlEffect effect = StatementChecks.behindPooler(this, classifier().classify(sql), sql, s);
         DelegatingPreparedStatement wrapped = new DelegatingPreparedStatement(this, s, effect);
         if (effect.values != 0) {
             wrapped.sql = sql; // for the message should a read be refused
         }
         track(wrapped);
-        refuseIfLetGo(wrapped);
+        StatementChecks.refuseIfLetGo(this, wrapped);
         return wrapped;
     }
 
     final CallableStatement wrapCallable(CallableStatement s, String sql) throws SQLException {
-        SqlEffect effect = behindPooler(classifier().classify(sql), sql, s); // before the allocation, as in wrapPrepared
+        SqlEffect effect = StatementChecks.behindPooler(this, classifier().classify(sql), sql, s); // before the allocation, as in wrapPrepared
         DelegatingCallableStatement wrapped = new DelegatingCallableStatement(this, s, effect);
         if (effect.values != 0) {
             wrapped.sql = sql;
         }
         track(wrapped);
-        refuseIfLetGo(wrapped);
+        StatementChecks.refuseIfLetGo(this, wrapped);
         return wrapped;
-    }
-
-    /**
-     * Session SQL, and a read of an earlier statement's value, behind a pooler in transaction mode
-     * is refused when prepared (the driver's statement {@code s} is closed); the common statement
-     * pays one flag test.
-     */
-    final SqlEffect behindPooler(SqlEffect effect, String sql, Statement s) throws SQLException {
-        if (effect.session) {
-            unresettable(sql);
-        }
-        return (effect.session || effect.readsPrevious()) && pool.transactionPooler
-                ? TransactionPooling.check(this, effect, sql, s) : effect;
-    }
-
-    /** Session SQL that leaves what no reset removes: the connection will be retired, not reused. */
-    private void unresettable(String sql) {
-        PhysicalConnection p = physical;
-        if (classifier().noteCatalogChange(sql) && p != null) {
-            p.ranDdl = true;
-        }
-        if (p != null && classifier().unresettable(sql)) {
-            p.unresettable = "SQL that may leave what no session reset removes (a LOAD of a library, a dblink connection, an extension)";
-        }
     }
 
     /**
@@ -262,34 +205,9 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         return new DelegatingDatabaseMetaData(this);
     }
 
-    /**
-     * A driver object that may still talk to the connection is handed out (a LOB, array, SQLXML,
-     * struct): the connection is pinned until close (an array: until the next statement runs,
-     * {@link Pins#arrayMade}), then reset and reused. It is wrapped, so that
-     * it refuses once the handle let go of this binding (DESIGN.md §4, "Objects that outlive their
-     * handle refuse").
-     */
+    /** A driver object that may still talk to the connection is handed out: {@link SessionCalls#pinned}. */
     final <T> T pinned(T value) throws SQLException {
-        if (value == null) {
-            return null;
-        }
-        PhysicalConnection p = physical;
-        if (value instanceof java.sql.Array && p != null) {
-            Pins.arrayMade(this, p);
-        } else {
-            p = SessionCalls.lend(this);
-        }
-        p.markLendingDriverObjects();
-        return Lent.wrap(this, p, heldBinding(), value, false);
-    }
-
-    /**
-     * The driver's own object is handed out (an {@code unwrap} to a driver type): SQL and settings
-     * through it bypass the pool, so the connection is pinned until close and then closed, not reused.
-     */
-    final <T> T exposed(T value) throws SQLException {
-        SessionCalls.lend(this).markExposed();
-        return value;
+        return SessionCalls.pinned(this, value);
     }
 
     // ---- transactions ------------------------------------------------------------------------------
@@ -311,60 +229,30 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final boolean getAutoCommit() throws SQLException {
-        boolean autoCommit = HandleSettings.view(this, Attr.AUTO_COMMIT).autoCommit;
-        if (!autoCommit && physical == null && !lostTransaction) {
-            // Autocommit off: the handle is in a transaction from its first use, and this is how
-            // DataSourceTransactionManager begins one on such a pool (it asks, and sets nothing).
-            // A transaction lost with its connection is not begun again: rollback() first.
-            TransactionCalls.beginsHere(this);
-        }
-        return autoCommit;
-    }
-
-    // ---- session state a setter leaves -------------------------------------------------------------
-
-    /** Something changed the session behind the handle: pin until close, and reset before reuse. */
-    final void sessionChanged() {
-        Pins.add(this, PinReason.SESSION_STATE);
-        physical.sessionDirty = true;
+        return TransactionCalls.getAutoCommit(this);
     }
 
     // ---- LoomConnection -----------------------------------------------------------------------------
 
-    // A reclaimed handle has no pins left to change (its next JDBC call says why).
-
     @Override
     public final void pin() {
-        if (touchOwnerQuietly()) {
-            Pins.add(this, PinReason.EXPLICIT);
-        }
+        PinCalls.pin(this);
     }
 
     /** Ends the pin of {@link #pin()} only: a driver object lent out keeps its pin until close. */
     @Override
     public final void unpin() {
-        if (touchOwnerQuietly()) {
-            PhysicalConnection p = physical;
-            if (p == null || !p.state().lent()) {
-                Pins.remove(this, PinReason.EXPLICIT);
-            }
-            done();
-        }
+        PinCalls.unpin(this);
     }
 
     @Override
     public final void beginFrameworkTransaction() {
-        if (touchOwnerQuietly()) {
-            Pins.add(this, PinReason.FRAMEWORK_TRANSACTION);
-        }
+        PinCalls.beginFrameworkTransaction(this);
     }
 
     @Override
     public final void endFrameworkTransaction() {
-        if (touchOwnerQuietly()) {
-            Pins.remove(this, PinReason.FRAMEWORK_TRANSACTION);
-            done();
-        }
+        PinCalls.endFrameworkTransaction(this);
     }
 
     /** How many statements and metadata result sets are open. */
@@ -374,20 +262,14 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final Set<PinReason> pinReasons() {
-        PhysicalConnection p = physical;
-        return p == null ? EnumSet.noneOf(PinReason.class) : Pins.reasons(this, p, pool.releaseMode);
+        return PinCalls.pinReasons(this);
     }
-
 
     // ---- settings: remembered, applied if bound, replayed on every later binding ------------------
 
     @Override
     public final void setTransactionIsolation(int level) throws SQLException {
-        if (pool.transactionPooler) {
-            HandleSettings.checkBehindPooler(this, Attr.ISOLATION, w -> w.isolation = level, "setTransactionIsolation(" + level + ")");
-        }
-        HandleSettings.chosen(this).isolation = level;
-        HandleSettings.changed(this, Attr.ISOLATION);
+        HandleSettings.setTransactionIsolation(this, level);
     }
 
     @Override
@@ -397,23 +279,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final void setReadOnly(boolean readOnly) throws SQLException {
-        PhysicalConnection p = physical;
-        if (!readOnly && p != null && p.home != pool) { // writes must not follow onto the replica it holds
-            throw stillBound(p);
-        }
-        HandleSettings.chosen(this).readOnly = readOnly;
-        HandleSettings.changed(this, Attr.READ_ONLY);
-    }
-
-    /**
-     * {@code setReadOnly(false)} on a handle that holds a replica's connection {@code p} (an open
-     * statement, result set or transaction pins it): the writes that follow would run there.
-     */
-    private SQLException stillBound(PhysicalConnection p) {
-        return new SQLException("pool '" + pool.name + "': setReadOnly(false) while this handle holds a connection of "
-                + "the replica pool '" + p.home.name + "' (pinned by " + pinReasons() + "); close its statements and "
-                + "result sets, or end its transaction, first: what follows would run on the replica ("
-                + p.home.pool.stats() + ")", "25000");
+        HandleSettings.setReadOnly(this, readOnly);
     }
 
     @Override
@@ -423,8 +289,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final void setCatalog(String catalog) throws SQLException {
-        HandleSettings.chosen(this).catalog = catalog;
-        HandleSettings.changed(this, Attr.CATALOG);
+        HandleSettings.setCatalog(this, catalog);
     }
 
     @Override
@@ -434,11 +299,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final void setSchema(String schema) throws SQLException {
-        if (pool.transactionPooler) {
-            HandleSettings.checkBehindPooler(this, Attr.SCHEMA, w -> w.schema = schema, "setSchema(" + schema + ")");
-        }
-        HandleSettings.chosen(this).schema = schema;
-        HandleSettings.changed(this, Attr.SCHEMA);
+        HandleSettings.setSchema(this, schema);
     }
 
     @Override
@@ -448,8 +309,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final void setHoldability(int holdability) throws SQLException {
-        HandleSettings.chosen(this).holdability = holdability;
-        HandleSettings.changed(this, Attr.HOLDABILITY);
+        HandleSettings.setHoldability(this, holdability);
     }
 
     @Override
@@ -459,10 +319,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
-        Settings s = HandleSettings.chosen(this);
-        s.networkTimeout = milliseconds;
-        s.networkExecutor = executor;
-        HandleSettings.changed(this, Attr.NETWORK_TIMEOUT);
+        HandleSettings.setNetworkTimeout(this, executor, milliseconds);
     }
 
     @Override
@@ -474,18 +331,12 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final SQLWarning getWarnings() throws SQLException {
-        ensureOpen();
-        PhysicalConnection p = physical;
-        return p == null ? null : p.raw.getWarnings();
+        return SessionCalls.getWarnings(this);
     }
 
     @Override
     public final void clearWarnings() throws SQLException {
-        ensureOpen();
-        PhysicalConnection p = physical;
-        if (p != null) {
-            p.raw.clearWarnings();
-        }
+        SessionCalls.clearWarnings(this);
     }
 
     @Override

@@ -74,7 +74,7 @@ abstract class LogicalDatabaseMetaData extends ResultSetOwner implements Databas
         }
         try {
             DatabaseMetaData raw = meta();
-            return handle.exposed(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+            return SessionCalls.exposed(handle, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
         } catch (SQLException e) {
             throw error(e);
         } finally {

@@ -147,7 +147,7 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
         }
         PhysicalConnection p = handle.physical;
         if (p == null || p.binding() != handle.heldBinding()) {
-            throw handle.statementOutlived();
+            throw StatementChecks.outlived(handle);
         }
         try {
             delegate.cancel();
@@ -190,7 +190,7 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
 
     /** Before SQL text runs: a BEGIN or a SET pins at once, even if it then fails. */
     final SqlEffect sqlBefore(String sql) throws SQLException {
-        return applyBefore(handle.behindPooler(handle.classifier().classify(sql), sql, null), sql);
+        return applyBefore(StatementChecks.behindPooler(handle, handle.classifier().classify(sql), sql, null), sql);
     }
 
     /**

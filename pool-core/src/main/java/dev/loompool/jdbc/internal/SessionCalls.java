@@ -7,6 +7,7 @@ import java.sql.ParameterMetaData;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLClientInfoException;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.sql.Wrapper;
 import java.util.Map;
@@ -49,7 +50,7 @@ final class SessionCalls {
         Connection raw = h.bind();
         try {
             // Whoever holds the driver's object relies on this physical connection: pin it.
-            return h.exposed(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+            return exposed(h, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
         } catch (SQLException e) {
             throw h.error(e);
         } finally {
@@ -75,7 +76,7 @@ final class SessionCalls {
             throw TransactionPooling.refusedUnwrap(h.pool, iface);
         }
         try {
-            return h.exposed(iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+            return exposed(h, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
         } catch (SQLException e) {
             throw h.error(e);
         }
@@ -92,6 +93,50 @@ final class SessionCalls {
 
     private static String kind(Wrapper self) {
         return self instanceof java.sql.ResultSet ? "result set" : "statement";
+    }
+
+    static SQLWarning getWarnings(LogicalConnection h) throws SQLException {
+        h.ensureOpen();
+        PhysicalConnection p = h.physical;
+        return p == null ? null : p.raw.getWarnings();
+    }
+
+    static void clearWarnings(LogicalConnection h) throws SQLException {
+        h.ensureOpen();
+        PhysicalConnection p = h.physical;
+        if (p != null) {
+            p.raw.clearWarnings();
+        }
+    }
+
+    /**
+     * A driver object that may still talk to the connection is handed out (a LOB, array, SQLXML,
+     * struct): the connection is pinned until close (an array: until the next statement runs,
+     * {@link Pins#arrayMade}), then reset and reused. It is wrapped, so that
+     * it refuses once the handle let go of this binding (DESIGN.md §4, "Objects that outlive their
+     * handle refuse").
+     */
+    static <T> T pinned(LogicalConnection h, T value) throws SQLException {
+        if (value == null) {
+            return null;
+        }
+        PhysicalConnection p = h.physical;
+        if (value instanceof java.sql.Array && p != null) {
+            Pins.arrayMade(h, p);
+        } else {
+            p = lend(h);
+        }
+        p.markLendingDriverObjects();
+        return Lent.wrap(h, p, h.heldBinding(), value, false);
+    }
+
+    /**
+     * The driver's own object is handed out (an {@code unwrap} to a driver type): SQL and settings
+     * through it bypass the pool, so the connection is pinned until close and then closed, not reused.
+     */
+    static <T> T exposed(LogicalConnection h, T value) throws SQLException {
+        lend(h).markExposed();
+        return value;
     }
 
     /**
@@ -140,7 +185,7 @@ final class SessionCalls {
             throw refused(h);
         }
         if (exposes) {
-            return h.exposed(value);
+            return exposed(h, value);
         }
         if (resultSet) {
             @SuppressWarnings("unchecked")
@@ -174,7 +219,7 @@ final class SessionCalls {
     static <T> T liveAs(LogicalConnection h, ResultSetOwner owner, T value, Class<?> type, boolean ownerClosed)
             throws SQLException {
         T wrapped = live(h, owner, value, ownerClosed);
-        return wrapped == null || type == null || type.isInstance(wrapped) ? wrapped : h.exposed(value);
+        return wrapped == null || type == null || type.isInstance(wrapped) ? wrapped : exposed(h, value);
     }
 
     /** Copies of what the driver keeps live (pgjdbc's type map and client info): changes go through the setters. */
@@ -208,11 +253,17 @@ final class SessionCalls {
     static void setTypeMap(LogicalConnection h, Map<String, Class<?>> map) throws SQLException {
         try {
             h.bind().setTypeMap(map);
-            h.sessionChanged();
-            h.exposed(map); // the driver keeps it, where no session reset reaches
+            sessionChanged(h);
+            exposed(h, map); // the driver keeps it, where no session reset reaches
         } catch (SQLException e) {
             throw h.error(e);
         }
+    }
+
+    /** Something changed the session behind the handle: pin until close, and reset before reuse. */
+    private static void sessionChanged(LogicalConnection h) {
+        Pins.add(h, PinReason.SESSION_STATE);
+        h.physical.sessionDirty = true;
     }
 
     @FunctionalInterface
@@ -224,8 +275,8 @@ final class SessionCalls {
     static void clientInfo(LogicalConnection h, ClientInfoCall call) throws SQLClientInfoException {
         try {
             call.apply(h.bind());
-            h.sessionChanged();
-            h.exposed(call);
+            sessionChanged(h);
+            exposed(h, call);
         } catch (SQLClientInfoException e) {
             throw e;
         } catch (SQLException e) {

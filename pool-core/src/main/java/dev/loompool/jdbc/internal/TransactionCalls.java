@@ -86,6 +86,17 @@ final class TransactionCalls {
         }
     }
 
+    static boolean getAutoCommit(LogicalConnection h) throws SQLException {
+        boolean autoCommit = HandleSettings.view(h, Attr.AUTO_COMMIT).autoCommit;
+        if (!autoCommit && h.physical == null && !h.lostTransaction) {
+            // Autocommit off: the handle is in a transaction from its first use, and this is how
+            // DataSourceTransactionManager begins one on such a pool (it asks, and sets nothing).
+            // A transaction lost with its connection is not begun again: rollback() first.
+            beginsHere(h);
+        }
+        return autoCommit;
+    }
+
     /**
      * A transaction begins on an unbound handle ({@code setAutoCommit(false)}, or the first use of
      * a handle whose autocommit is off): its physical connection is bound now, within the acquire
