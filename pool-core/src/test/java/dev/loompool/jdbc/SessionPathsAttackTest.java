@@ -143,6 +143,47 @@ class SessionPathsAttackTest extends HostileSupport {
         assertThat(pgIds()).isEqualTo("1,100");
     }
 
+    /**
+     * MariaDB: isolation set inside a transaction (the server takes it for the next one): the
+     * getter, the level the next transaction runs at, and what was committed, as on the plain
+     * driver; B gets the default back.
+     */
+    @Test
+    void isolationSetInsideTransactionOnMariaDbAnswersAsThePlainDriver() throws SQLException {
+        mariaTable();
+        String plain;
+        try (Connection c = TestDatabase.MARIADB.admin()) {
+            plain = mariaIsolationInsideTransaction(c, 1);
+        }
+        LoomPoolDataSource ds = maria(1);
+        try (Connection a = ds.getConnection()) {
+            assertThat(mariaIsolationInsideTransaction(a, 1)).isEqualTo(plain);
+        }
+        try (Connection b = ds.getConnection()) {
+            assertThat(b.getTransactionIsolation()).isEqualTo(Connection.TRANSACTION_REPEATABLE_READ);
+            assertThat(str(b, "SELECT @@tx_isolation")).isEqualTo("REPEATABLE-READ");
+        }
+        assertThat(mariaValues()).isEqualTo("1,1");
+    }
+
+    private String mariaIsolationInsideTransaction(Connection c, int v) throws SQLException {
+        c.setAutoCommit(false);
+        run(c, insertOf(TestDatabase.MARIADB, v));
+        String story;
+        try {
+            c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+            story = "set;";
+        } catch (SQLException e) {
+            story = "refused;";
+        }
+        story += "getter=" + c.getTransactionIsolation() + ";";
+        c.commit();
+        story += "after commit getter=" + c.getTransactionIsolation() + ";server=" + str(c, "SELECT @@tx_isolation");
+        c.commit();
+        c.setAutoCommit(true);
+        return story;
+    }
+
     /** In a transaction that inserts {@code id}: setTransactionIsolation(SERIALIZABLE), then commit. Refused? */
     private boolean isolationInsideTransaction(Connection c, int id) throws SQLException {
         c.setAutoCommit(false);
