@@ -93,6 +93,13 @@ final class HandleSettings {
         if (h.pool.transactionPooler) {
             checkBehindPooler(h, Attr.SCHEMA, w -> w.schema = schema, "setSchema(" + schema + ")");
         }
+        if (defaults(h).schema == null) {
+            // The driver reports no schema (MariaDB, MySQL Connector/J): it ignores setSchema, as
+            // JDBC lets a driver without schemas do. The handle does not remember a choice that
+            // nothing applies, or getSchema() would name a schema the SQL does not run in.
+            h.ensureOpen();
+            return;
+        }
         chosen(h).schema = schema;
         changed(h, Attr.SCHEMA);
     }
