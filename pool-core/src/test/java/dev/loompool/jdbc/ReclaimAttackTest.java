@@ -171,4 +171,75 @@ class ReclaimAttackTest extends HostileSupport {
         other.commit();
         other.setAutoCommit(true);
     }
+
+    /**
+     * A keeps a LOB (a Blob of a large object: it talks to its connection later) and drops its
+     * handle mid-transaction. The LOB does not hold the handle, so the handle is collected and the
+     * connection reclaimed; B then reads its own large object on the same backend. A's late calls
+     * on its Blob must refuse, and its free() must not close a descriptor of B's session.
+     */
+    @Test
+    void pgALobKeptAfterItsHandleWasDroppedRefusesOnceReclaimedAndNeverTouchesB() throws Exception {
+        pgAdmin("CREATE TABLE " + table + " (id int PRIMARY KEY, lo oid)");
+        pgCleanup.add("SELECT lo_unlink(lo) FROM " + table); // before the drop: the large objects outlive the table
+        pgCleanup.add("DROP TABLE IF EXISTS " + table);
+        pgAdmin("INSERT INTO " + table + " VALUES (1, lo_from_bytea(0, 'AAAA')), (2, lo_from_bytea(0, 'BBBB'))");
+        LoomPoolDataSource ds = pg(1);
+        java.sql.Blob blobA = onThreadThatEnds(() -> {
+            Connection a = ds.getConnection();
+            a.setAutoCommit(false);
+            try (Statement st = a.createStatement(); ResultSet rs = st.executeQuery("SELECT lo FROM " + table + " WHERE id = 1")) {
+                rs.next();
+                java.sql.Blob b = rs.getBlob(1);
+                assertThat(new String(b.getBytes(1, 4), java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("AAAA");
+                return b; // the handle is dropped here, never closed; the Blob is kept
+            }
+        });
+        gcUntil("A's dropped handle is reclaimed", () -> ds.getReclaimedConnections() == 1);
+        try (Connection b = ds.getConnection()) {
+            b.setAutoCommit(false);
+            try (Statement st = b.createStatement(); ResultSet rs = st.executeQuery("SELECT lo FROM " + table + " WHERE id = 2")) {
+                rs.next();
+                java.sql.Blob blobB = rs.getBlob(1);
+                assertThat(new String(blobB.getBytes(1, 4), java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("BBBB");
+                assertThatThrownBy(() -> blobA.getBytes(1, 4)).as("A's Blob after the reclaim").isInstanceOf(SQLException.class);
+                assertThatThrownBy(blobA::length).isInstanceOf(SQLException.class);
+                assertThatThrownBy(() -> blobA.setBytes(1, new byte[] {'X'})).isInstanceOf(SQLException.class);
+                blobA.free(); // nothing to do: it must not close B's descriptor
+                assertThat(new String(blobB.getBytes(1, 4), java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("BBBB");
+                blobB.free();
+            }
+            b.commit();
+        }
+        try (Connection admin = TestDatabase.POSTGRES.admin()) {
+            assertThat(str(admin, "SELECT string_agg(convert_from(lo_get(lo), 'UTF8'), ',' ORDER BY id) FROM " + table))
+                    .isEqualTo("AAAA,BBBB");
+        }
+        System.gc();
+        awaitScans(3);
+        assertThat(ds.getOpenHandles()).isZero();
+    }
+
+    /**
+     * The pool closes while A is in a transaction. A's commit afterwards must not report success
+     * (the server rolled the transaction back), and the count must not go below zero as A's
+     * handle closes late.
+     */
+    @Test
+    void pgACommitAfterThePoolClosedNeverReportsSuccess() throws Exception {
+        pgTable();
+        LoomPoolDataSource ds = pg(2);
+        Connection a = ds.getConnection();
+        try {
+            a.setAutoCommit(false);
+            run(a, "INSERT INTO " + table + " VALUES (1)");
+            ds.close();
+            assertThatThrownBy(a::commit).as("A's commit after the pool closed").isInstanceOf(SQLException.class);
+            assertThatThrownBy(() -> a.setAutoCommit(true)).isInstanceOf(SQLException.class);
+        } finally {
+            a.close();
+        }
+        assertThat(ds.getOpenHandles()).isGreaterThanOrEqualTo(0);
+        assertThat(pgRows()).as("A committed nothing").isZero();
+    }
 }
