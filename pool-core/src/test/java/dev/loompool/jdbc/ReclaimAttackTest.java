@@ -242,4 +242,27 @@ class ReclaimAttackTest extends HostileSupport {
         assertThat(ds.getOpenHandles()).isGreaterThanOrEqualTo(0);
         assertThat(pgRows()).as("A committed nothing").isZero();
     }
+
+    /**
+     * leakDetectionThreshold is a warning, never a reclaim: A's live thread holds a transaction far
+     * past a tiny threshold, with reclaimOnOwnerExit on, across several scans; it then commits
+     * whole, and B sees both rows.
+     */
+    @Test
+    void pgALiveOwnerPastTheLeakThresholdKeepsItsTransactionWhole() throws Exception {
+        pgTable();
+        LoomPoolDataSource ds = pg(1);
+        ds.setReclaimOnOwnerExit(true);
+        ds.setLeakDetectionThreshold(java.time.Duration.ofMillis(1));
+        try (Connection a = ds.getConnection()) {
+            a.setAutoCommit(false);
+            run(a, "INSERT INTO " + table + " VALUES (1)");
+            awaitScans(4);
+            run(a, "INSERT INTO " + table + " VALUES (2)");
+            a.commit();
+        }
+        assertThat(ds.getReclaimedConnections()).isZero();
+        assertThat(pgIds()).isEqualTo("1,2");
+        assertThat(ds.getOpenHandles()).isZero();
+    }
 }
