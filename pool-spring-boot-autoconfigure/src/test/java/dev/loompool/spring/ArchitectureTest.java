@@ -235,8 +235,27 @@ class ArchitectureTest {
      */
     @Test
     void noHierarchyIsDeeperThanTwoHandWrittenLevels() {
+        assertThat(deeperThanTwo(main)).isEmpty();
+        assertThat(main.stream().filter(ArchitectureTest::generated))
+                .as("the generated leaves").hasSizeGreaterThanOrEqualTo(6)
+                .allMatch(c -> c.getModifiers().contains(JavaModifier.FINAL), "are final");
+    }
+
+    /**
+     * The test suites keep the same limit: pool-core's (its test-jar is on this module's class
+     * path) and this module's. A support class is held, or a suite parameterized, not inherited.
+     */
+    @Test
+    void noTestHierarchyIsDeeperThanTwoLevels() {
+        JavaClasses all = new ClassFileImporter().importPackages("dev.loompool");
+        List<String> tests = deeperThanTwo(all).stream().filter(c -> !main.contain(c.substring(0, c.indexOf(' ')))).toList();
+        assertThat(all.stream().filter(c -> !main.contain(c.getName())).count()).as("test classes seen").isGreaterThan(100);
+        assertThat(tests).isEmpty();
+    }
+
+    private static List<String> deeperThanTwo(JavaClasses classes) {
         List<String> deep = new ArrayList<>();
-        for (JavaClass c : main) {
+        for (JavaClass c : classes) {
             int levels = 0;
             for (Optional<JavaClass> k = Optional.of(c); k.isPresent() && isOurs(k.get()); k = k.get().getRawSuperclass()) {
                 levels += generated(k.get()) ? 0 : 1;
@@ -245,10 +264,7 @@ class ArchitectureTest {
                 deep.add(c.getName() + " (" + levels + " levels)");
             }
         }
-        assertThat(deep).isEmpty();
-        assertThat(main.stream().filter(ArchitectureTest::generated))
-                .as("the generated leaves").hasSizeGreaterThanOrEqualTo(6)
-                .allMatch(c -> c.getModifiers().contains(JavaModifier.FINAL), "are final");
+        return deep;
     }
 
     /** No abstract class calls an abstract method of its own: a rule lives where it is read. */
