@@ -1,6 +1,8 @@
 package dev.loompool.jdbc;
 
 import dev.loompool.Pool;
+import dev.loompool.PoolClock;
+import dev.loompool.PoolListener;
 import dev.loompool.jdbc.internal.StartedPool;
 import java.io.Closeable;
 import java.io.PrintWriter;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -32,8 +35,46 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
     private volatile boolean closed;
     private PrintWriter logWriter;
     private int loginTimeout;
+    /** The clock, listeners and bind observer: set before start, not bean properties a binder sets. */
+    private final PoolHooks hooks = new PoolHooks();
 
     public LoomPoolDataSource() {
+    }
+
+    /** Alias of {@link #setJdbcUrl}, the name Spring's {@code DataSourceBuilder} uses. */
+    public void setUrl(String url) {
+        setJdbcUrl(url);
+    }
+
+    public String getUrl() {
+        return getJdbcUrl();
+    }
+
+    /** Told whenever a handle binds a physical connection; see {@link BindObserver}. */
+    public void setBindObserver(BindObserver bindObserver) {
+        hooks.bindObserver = check.beforeStart(bindObserver);
+    }
+
+    public BindObserver getBindObserver() {
+        return hooks.bindObserver;
+    }
+
+    /** Adds a listener to the underlying pool's events (for metrics). */
+    public void addPoolListener(PoolListener listener) {
+        hooks.primaryListeners.add(check.beforeStart(listener));
+    }
+
+    /**
+     * Adds a listener to each replica's pool (for its metrics): {@code forReplica} is asked at
+     * start, once per replica, with that pool's name ({@code <poolName>-replica-N}).
+     */
+    public void addReplicaPoolListeners(Function<String, PoolListener> forReplica) {
+        hooks.replicaListeners.add(check.beforeStart(forReplica));
+    }
+
+    /** For tests: the clock that times idle, lifetime, leaks and the breaker. */
+    final void setClock(PoolClock clock) {
+        hooks.clock = check.beforeStart(clock);
     }
 
     /** Starts the pool if it is not started: validates the settings and opens {@code minSize} connections. */
@@ -52,7 +93,6 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 throw new SQLException("LoomPoolDataSource '" + getPoolName() + "' is closed", "08003");
             }
             if (running == null) {
-                PoolHooks hooks = hooks();
                 StartedPool started = StartedPool.start(this, hooks.clock, hooks.primaryListeners,
                         i -> hooks.replicaListeners(getPoolName(), i));
                 freeze(); // before the pool is published: nobody sees it running while settings still change
