@@ -232,4 +232,29 @@ class PgBouncerIsolationTest {
             assertEquals("1", one(c, "SELECT 1"), "at the default, autocommit runs");
         }
     }
+
+    /**
+     * A transaction begun by something other than a statement of the handle (a metadata query, a
+     * savepoint) before its first statement: PostgreSQL refuses the late SET TRANSACTION (25001),
+     * so the caller sees an error instead of a transaction at a weaker level. The next one is whole.
+     */
+    @Test
+    void aTransactionBegunBeforeTheFirstStatementFailsLoudlyRatherThanRunWeaker() throws Exception {
+        try (LoomPoolDataSource ds = pool(single, 1); Connection c = ds.getConnection()) {
+            c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+            c.setAutoCommit(false);
+            try (ResultSet rs = c.getMetaData().getTables(null, "public", "pgbiso_ledger", null)) {
+                assertTrue(rs.next(), "the metadata query ran, and began the transaction");
+            }
+            assertEquals("25001", assertThrows(SQLException.class, () -> one(c, "SELECT 1")).getSQLState());
+            c.rollback();
+            assertEquals("serializable", one(c, "SHOW transaction_isolation"), "the next transaction");
+            c.rollback();
+            c.setSavepoint();
+            assertEquals("25001", assertThrows(SQLException.class, () -> one(c, "SELECT 1")).getSQLState());
+            c.rollback();
+            assertEquals("serializable", one(c, "SHOW transaction_isolation"));
+            c.rollback();
+        }
+    }
 }
