@@ -67,7 +67,9 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         if (own != null) {
             try {
                 for (Attr a : own.marked) {
-                    p.apply(own, a);
+                    if (a != Attr.ISOLATION || !pool.transactionPooler) { // else sent per transaction: TransactionIsolation
+                        p.apply(own, a);
+                    }
                 }
             } catch (SQLException e) {
                 if (BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
@@ -132,7 +134,11 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         if (p == null || p.binding() != heldBinding()) {
             throw StatementChecks.outlived(this);
         }
-        Pins.beforeSql(this, p, e, sql);
+        if (own != null && pool.transactionPooler) {
+            TransactionIsolation.beforeSql(this, p, e, sql); // the pins, and the isolation sent per transaction
+        } else {
+            Pins.beforeSql(this, p, e, sql);
+        }
     }
 
     void afterSql(SqlEffect e) {
@@ -274,7 +280,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final int getTransactionIsolation() throws SQLException {
-        return HandleSettings.view(this, Attr.ISOLATION).isolation;
+        return TransactionIsolation.get(this);
     }
 
     @Override

@@ -141,6 +141,7 @@ final class Pins {
         if (!p.serverTransactionOpen()) {
             remove(h, PinReason.TRANSACTION);
             p.transactionDirty = false;
+            p.isolationSentIn = 0; // the next transaction is sent its own (TransactionIsolation)
         }
     }
 

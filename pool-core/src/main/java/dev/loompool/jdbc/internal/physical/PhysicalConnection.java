@@ -91,6 +91,8 @@ public final class PhysicalConnection {
      * ({@link #confirmWire()}); only a release after an error pays it. Plain: the holder's own.
      */
     public boolean wireUnknown;
+    /** The binding whose transaction open now was sent its handle's isolation behind a pooler, else 0. Holder only. */
+    public long isolationSentIn;
     /** What SQL left that no reset removes (a loaded library): retired on return, not reused; else null. */
     public String unresettable;
     /**
