@@ -79,7 +79,11 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         hooks.clock = check.beforeStart(clock);
     }
 
-    /** Starts the pool if it is not started: validates the settings and opens {@code minSize} connections. */
+    /**
+     * Starts the pool if it is not started: validates the settings and opens {@code minSize} connections.
+     *
+     * @throws IllegalStateException with registerMbeans, when another pool in this JVM holds this pool's MBean name
+     */
     public void start() throws SQLException {
         pool();
     }
