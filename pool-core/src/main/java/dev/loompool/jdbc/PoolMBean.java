@@ -62,18 +62,15 @@ final class PoolMBean implements LoomPoolMXBean {
         }
     }
 
-    /** The name quoted only when it holds a character an ObjectName value cannot (a comma, colon, quote…). */
+    /**
+     * The name quoted only when it holds a character an unquoted ObjectName value cannot (JMX's
+     * ObjectName grammar: comma, equals, colon, quote, line break; star and question mark would
+     * make it a pattern), so that a plain name reads plainly: {@code name=orders}.
+     */
     static ObjectName objectName(String poolName) {
-        String value = poolName;
+        boolean plain = poolName.chars().noneMatch(ch -> ",=:\"*?\n".indexOf(ch) >= 0);
         try {
-            if (!new ObjectName("dev.loompool:type=Pool,name=" + value).getKeyProperty("name").equals(poolName)) {
-                value = ObjectName.quote(poolName);
-            }
-        } catch (JMException e) {
-            value = ObjectName.quote(poolName);
-        }
-        try {
-            return new ObjectName("dev.loompool:type=Pool,name=" + value);
+            return new ObjectName("dev.loompool:type=Pool,name=" + (plain ? poolName : ObjectName.quote(poolName)));
         } catch (JMException e) {
             throw new IllegalStateException("pool '" + poolName + "': no JMX name can be made of it", e);
         }
