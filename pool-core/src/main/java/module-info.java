@@ -8,6 +8,8 @@ module dev.loompool {
     requires org.slf4j;
     // CachedRowSet: the disconnected rows of an array's getResultSet() (LentArray)
     requires java.sql.rowset;
+    // the pool's MXBean (LoomPoolMXBean), registered when registerMbeans is set
+    requires java.management;
     // @Generated on the generated JDBC wrappers: source retention, needed at compile time only
     requires static java.compiler;
 

@@ -377,7 +377,10 @@ public abstract class DataSourceSettings {
         return pinWarningThreshold;
     }
 
-    /** Register the pool's MBean, {@code dev.loompool:type=Pool,name=<poolName>}, at start. Default false. */
+    /**
+     * Register the pool's {@link LoomPoolMXBean} as {@code dev.loompool:type=Pool,name=<poolName>} at start,
+     * until close; a name another pool in this JVM holds fails the start. Default false.
+     */
     public void setRegisterMbeans(boolean registerMbeans) {
         this.registerMbeans = check.beforeStart(registerMbeans);
     }

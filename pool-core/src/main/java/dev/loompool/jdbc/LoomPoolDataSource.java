@@ -33,6 +33,8 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
     private final ReentrantLock startLock = new ReentrantLock();
     private volatile StartedPool running;
     private volatile boolean closed;
+    /** The registered MXBean while registerMbeans is set and the pool runs; guarded by startLock. */
+    private PoolMBean mbean;
     private PrintWriter logWriter;
     private int loginTimeout;
     /** The clock, listeners and bind observer: set before start, not bean properties a binder sets. */
@@ -77,7 +79,11 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         hooks.clock = check.beforeStart(clock);
     }
 
-    /** Starts the pool if it is not started: validates the settings and opens {@code minSize} connections. */
+    /**
+     * Starts the pool if it is not started: validates the settings and opens {@code minSize} connections.
+     *
+     * @throws IllegalStateException with registerMbeans, when another pool in this JVM holds this pool's MBean name
+     */
     public void start() throws SQLException {
         pool();
     }
@@ -93,8 +99,16 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 throw new SQLException("LoomPoolDataSource '" + getPoolName() + "' is closed", "08003");
             }
             if (running == null) {
-                StartedPool started = StartedPool.start(this, hooks.clock, hooks.primaryListeners,
-                        i -> hooks.replicaListeners(getPoolName(), i));
+                // Registered first: a name another pool holds fails the start before a connection opens.
+                mbean = isRegisterMbeans() ? PoolMBean.register(this) : null;
+                StartedPool started;
+                try {
+                    started = StartedPool.start(this, hooks.clock, hooks.primaryListeners,
+                            i -> hooks.replicaListeners(getPoolName(), i));
+                } catch (SQLException | RuntimeException | Error e) {
+                    unregisterMBean();
+                    throw e;
+                }
                 freeze(); // before the pool is published: nobody sees it running while settings still change
                 running = started;
                 log.info("loompool '{}' started: {}, min-size {}, max-size {}, release mode {}{}{}", getPoolName(),
@@ -250,6 +264,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
             }
             closed = true;
             freeze();
+            unregisterMBean();
         } finally {
             startLock.unlock();
         }
@@ -257,6 +272,14 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         if (p != null) {
             p.close();
             log.info("loompool '{}' closed", getPoolName());
+        }
+    }
+
+    /** Under startLock. */
+    private void unregisterMBean() {
+        if (mbean != null) {
+            mbean.unregister();
+            mbean = null;
         }
     }
 

@@ -66,6 +66,7 @@ class ArchitectureTest {
             Map.entry("dev.loompool.jdbc.Credentials", "user: setCredentialsSupplier, for rotation"),
             Map.entry("dev.loompool.jdbc.HandleInfo", "user: LoomPoolDataSource.getBoundHandles()"),
             Map.entry("dev.loompool.jdbc.PinTime", "user: LoomPoolDataSource.getPinTimes(), the pin-duration meters"),
+            Map.entry("dev.loompool.jdbc.LoomPoolMXBean", "user: the pool's JMX view (registerMbeans); JMX introspects public interfaces only"),
             Map.entry("dev.loompool.jdbc.BindObserver", "framework SPI: pin for a framework's transaction")));
 
     /** The public types of the engines: each is the one door its API enters the engine through. */
@@ -105,7 +106,8 @@ class ArchitectureTest {
         classes().that().resideInAPackage("dev.loompool.jdbc..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("dev.loompool", "dev.loompool.engine",
                         "dev.loompool.jdbc..", "java..", "javax.sql..", "javax.naming..", "org.slf4j..",
-                        "javax.xml.transform..") // SQLXML's Source and Result: the pool wraps the driver's SQLXML
+                        "javax.xml.transform..", // SQLXML's Source and Result: the pool wraps the driver's SQLXML
+                        "javax.management..") // the pool's MXBean (PoolMBean), registered when registerMbeans is set
                 .check(main);
     }
 

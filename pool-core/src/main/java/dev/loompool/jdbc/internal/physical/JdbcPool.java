@@ -246,8 +246,8 @@ public final class JdbcPool {
         } catch (ServiceUnavailableException e) {
             if (e.heldByHand()) {
                 throw new SQLTransientConnectionException("pool '" + name + "': failing fast, the circuit breaker was "
-                        + "set INACTIVE by hand (the loompool endpoint, or Pool.deactivate()) and stays so until it is set "
-                        + "ACTIVE or RECOVERING (" + e.stats() + ")", null, e);
+                        + "set INACTIVE by hand (the loompool endpoint, the MBean's deactivatePool, or Pool.deactivate()) "
+                        + "and stays so until it is set ACTIVE or RECOVERING (" + e.stats() + ")", null, e);
             }
             throw new SQLTransientConnectionException("pool '" + name + "': failing fast, the circuit breaker is "
                     + e.state() + " after repeated connection failures (" + e.stats() + ")", null, e);
