@@ -82,7 +82,6 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
     /**
      * Starts the pool if it is not started: validates the settings and opens {@code minSize} connections.
      *
-     * @throws IllegalStateException with registerMbeans, when another pool in this JVM holds this pool's MBean name
      */
     public void start() throws SQLException {
         pool();
@@ -99,7 +98,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 throw new SQLException("LoomPoolDataSource '" + getPoolName() + "' is closed", "08003");
             }
             if (running == null) {
-                // Registered first: a name another pool holds fails the start before a connection opens.
+                // Registered first, so that a start that fails takes it away again with what it opened.
                 mbean = isRegisterMbeans() ? PoolMBean.register(this) : null;
                 StartedPool started;
                 try {

@@ -29,10 +29,10 @@ final class PoolMBean implements LoomPoolMXBean {
     }
 
     /**
-     * Registers {@code ds}'s MXBean under {@code dev.loompool:type=Pool,name=<poolName>}.
-     *
-     * @throws IllegalStateException when that name is taken: another pool of this name runs in
-     *     this JVM, and showing it (or holding its breaker) under this pool's name would mislead
+     * Registers {@code ds}'s MXBean under {@code dev.loompool:type=Pool,name=<poolName>}, or, when
+     * another pool of this name holds it in this JVM, logs one WARN and returns null: the pool runs
+     * without an MBean rather than fail a start (cached Spring test contexts share a JVM and a pool
+     * name), and the other pool's MBean stays its own.
      */
     static PoolMBean register(LoomPoolDataSource ds) {
         String poolName = ds.getPoolName();
@@ -42,9 +42,9 @@ final class PoolMBean implements LoomPoolMXBean {
             // StandardMBean: the introspection needs the public interface only, not a public class
             server().registerMBean(new StandardMBean(bean, LoomPoolMXBean.class, true), name);
         } catch (InstanceAlreadyExistsException e) {
-            throw new IllegalStateException("pool '" + poolName + "': the JMX name " + name + " is taken by another pool "
-                    + "of this name in this JVM; give each pool its own name (setPoolName, loompool.pool-name) or set "
-                    + "registerMbeans (loompool.register-mbeans) to false", e);
+            log.warn("pool '{}' runs without an MBean: the JMX name {} is taken by another pool of this name in this "
+                    + "JVM; give each pool its own name (setPoolName, loompool.pool-name)", poolName, name);
+            return null;
         } catch (JMException e) {
             throw new IllegalStateException("pool '" + poolName + "': could not register its MBean " + name, e);
         }

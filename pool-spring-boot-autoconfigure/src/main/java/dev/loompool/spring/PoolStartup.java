@@ -19,13 +19,6 @@ final class PoolStartup {
             ds.start();
         } catch (IllegalArgumentException e) {
             throw new LoomPoolStartupException("Invalid data source configuration: " + e.getMessage(), action(e), e);
-        } catch (IllegalStateException e) {
-            if (!(e.getCause() instanceof javax.management.InstanceAlreadyExistsException)) {
-                throw e;
-            }
-            throw new LoomPoolStartupException("loompool could not start: " + e.getMessage(),
-                    "Give each pool its own loompool.pool-name (application contexts that live side by side in one "
-                            + "JVM, as cached test contexts do, count too), or set loompool.register-mbeans=false.", e);
         } catch (SQLException e) {
             throw new LoomPoolStartupException("loompool could not start: " + e.getMessage(),
                     "Check that the database is running and reachable at that URL, and that "
