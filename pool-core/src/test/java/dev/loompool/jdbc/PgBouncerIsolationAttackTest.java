@@ -212,6 +212,74 @@ class PgBouncerIsolationAttackTest {
         assertTrue(iso.isEmpty() || iso.equals("serializable"), "A's INSERT after COMMIT; BEGIN ran at " + iso);
     }
 
+    /**
+     * The same "COMMIT; BEGIN" on two handles at SERIALIZABLE, then the classic write skew (two
+     * doctors on call, each takes one off): the plain driver fails the second commit with 40001;
+     * behind the pool both commit, and nobody is on call.
+     */
+    @Test
+    void commitAndBeginInOneTextAllowsAWriteSkew() throws Exception {
+        assertEquals("40001", skewAfterCommitBegin(direct(), direct()), "the plain driver, direct");
+        try (PgBouncer pair = PgBouncer.start(host, port, db, 2); LoomPoolDataSource ds = pool(pair, "")) {
+            ds.setMaxSize(2);
+            assertEquals("40001", skewAfterCommitBegin(ds.getConnection(), ds.getConnection()),
+                    "behind the pool: the write skew SERIALIZABLE forbids");
+        }
+    }
+
+    private static String skewAfterCommitBegin(Connection a, Connection b) throws SQLException {
+        try (a; b; Connection admin = TestDatabase.POSTGRES.admin(); Statement reset = admin.createStatement()) {
+            reset.execute("DROP TABLE IF EXISTS atkpgb_oncall");
+            reset.execute("CREATE TABLE atkpgb_oncall (doctor int PRIMARY KEY, on_call boolean)");
+            reset.execute("INSERT INTO atkpgb_oncall VALUES (1, true), (2, true)");
+            for (Connection c : new Connection[] {a, b}) {
+                c.setTransactionIsolation(SER);
+                c.setAutoCommit(false);
+                one(c, "SELECT 1");
+                try (Statement s = c.createStatement()) {
+                    s.execute("COMMIT; BEGIN");
+                }
+            }
+            assertEquals("2", one(a, "SELECT count(*) FROM atkpgb_oncall WHERE on_call"));
+            assertEquals("2", one(b, "SELECT count(*) FROM atkpgb_oncall WHERE on_call"));
+            try (Statement sa = a.createStatement(); Statement sb = b.createStatement()) {
+                sa.executeUpdate("UPDATE atkpgb_oncall SET on_call = false WHERE doctor = 1");
+                sb.executeUpdate("UPDATE atkpgb_oncall SET on_call = false WHERE doctor = 2");
+                a.commit();
+                b.commit();
+            } catch (SQLException e) {
+                b.rollback();
+                return e.getSQLState();
+            }
+            return "committed, on call: " + one(admin, "SELECT count(*) FROM atkpgb_oncall WHERE on_call");
+        }
+    }
+
+    /** The updatable result set's insertRow after the commit: a row pgjdbc inserts on its own. */
+    @Test
+    void updatableResultSetInsertRowAfterCommit() throws Exception {
+        try (LoomPoolDataSource ds = pool(single, ""); Connection c = ds.getConnection();
+                Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE,
+                        ResultSet.HOLD_CURSORS_OVER_COMMIT)) {
+            c.setTransactionIsolation(SER);
+            c.setAutoCommit(false);
+            try (ResultSet rs = s.executeQuery("SELECT id, v FROM atkpgb_acct")) {
+                c.commit();
+                rs.moveToInsertRow();
+                rs.updateInt("id", 2);
+                rs.updateInt("v", 9);
+                rs.insertRow();
+                c.commit();
+            } catch (SQLException refused) {
+                c.rollback();
+            }
+        }
+        try (Connection admin = TestDatabase.POSTGRES.admin()) {
+            String iso = one(admin, "SELECT coalesce(max(iso), '') FROM atkpgb_acct WHERE id = 2");
+            assertTrue(iso.isEmpty() || iso.equals("serializable"), "the row inserted after the commit: " + iso);
+        }
+    }
+
     /** A batch whose middle statement is COMMIT: what follows it runs in a new transaction. */
     @Test
     void batchWithCommitInTheMiddle() throws Exception {
@@ -306,6 +374,8 @@ class PgBouncerIsolationAttackTest {
                         Connection a = ds.getConnection()) {
                     busy.setAutoCommit(false);
                     assertEquals(s1, one(busy, "SELECT pg_backend_pid()"), "busy holds S1");
+                    // What Spring's DataSourceUtils reads before it decides to call setTransactionIsolation
+                    System.out.println("atkpgb leaked default: getTransactionIsolation() before = " + a.getTransactionIsolation());
                     a.setTransactionIsolation(SER);
                     a.setAutoCommit(false);
                     String pid = one(a, "SELECT pg_backend_pid()");
@@ -401,6 +471,15 @@ class PgBouncerIsolationAttackTest {
                 try (ResultSet rs = cs.executeQuery()) {
                     assertTrue(rs.next());
                     assertEquals("repeatable read", rs.getString(1));
+                }
+            }
+            a.commit();
+            try (Statement s = a.createStatement()) {
+                assertTrue(s.execute("SELECT 1; SHOW transaction_isolation"));
+                assertTrue(s.getMoreResults());
+                try (ResultSet rs = s.getResultSet()) {
+                    rs.next();
+                    assertEquals("repeatable read", rs.getString(1), "a multi-statement text as the first");
                 }
             }
             a.commit();
