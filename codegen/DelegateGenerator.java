@@ -65,6 +65,10 @@ public final class DelegateGenerator {
     private static final Set<String> HANDWRITTEN_STATEMENT = Set.of("close[]", "isClosed[]", "closeOnCompletion[]", "cancel[]",
             "unwrap[class java.lang.Class]", "isWrapperFor[class java.lang.Class]");
 
+    /** The updatable result set's calls that send SQL of the driver's own: LogicalResultSet runs the statement hook first. */
+    private static final Set<String> HANDWRITTEN_RESULT_SET = Set.of("updateRow[]", "insertRow[]", "deleteRow[]",
+            "refreshRow[]");
+
     public static void main(String[] args) throws IOException {
         Path dir = Path.of(args[0], PACKAGE.split("\\."));
         Files.createDirectories(dir);
@@ -134,15 +138,20 @@ public final class DelegateGenerator {
             String body;
             if (runsSql(m)) {
                 // What the SQL does to the handle's pins: before it runs, and after it succeeded.
+                // A batch is checked as a whole behind a pooler: what follows a COMMIT in it (LogicalStatement.batch*).
+                boolean batch = m.getName().equals("addBatch") || m.getName().endsWith("Batch") && m.getParameterCount() == 0;
                 String before = m.getParameterCount() > 0 && m.getParameterTypes()[0] == String.class
-                        ? "dev.loompool.jdbc.internal.sql.SqlEffect effect = sqlBefore(" + m.getParameters()[0].getName() + ");"
-                        : "dev.loompool.jdbc.internal.sql.SqlEffect effect = sqlBefore();";
+                        ? "dev.loompool.jdbc.internal.sql.SqlEffect effect = " + (batch ? "batchBefore(" : "sqlBefore(")
+                                + m.getParameters()[0].getName() + ");"
+                        : "dev.loompool.jdbc.internal.sql.SqlEffect effect = " + (batch ? "batchRun();" : "sqlBefore();");
                 String result = r == ResultSet.class ? "wrap(" + call + ")" : call;
                 // A batched COMMIT has not run yet when it is added: only the BEGIN side applies.
                 String after = m.getName().equals("addBatch") ? "" : "\n            sqlAfter(effect);";
                 body = before + "\n            "
                         + (r == void.class ? result + ";" : r.getTypeName() + " result = " + result + ";")
                         + after + (r == void.class ? "" : "\n            return result;");
+            } else if (m.getName().equals("clearBatch")) {
+                body = "batchCleared();\n            " + call + ";";
             } else if (r == ResultSet.class) {
                 body = "return wrap(" + call + ");";
             } else if (r == Connection.class) {
@@ -159,8 +168,8 @@ public final class DelegateGenerator {
         JdbcMethods out = leaf("DelegatingResultSet", "LogicalResultSet", ResultSet.class);
         out.constructor("java.sql.ResultSet delegate, ResultSetOwner owner", "super(delegate, owner);");
         for (Method m : JdbcMethods.of(ResultSet.class)) {
-            if (HANDWRITTEN_STATEMENT.contains(JdbcMethods.signature(m))) {
-                continue; // close() and isClosed()
+            if (HANDWRITTEN_STATEMENT.contains(JdbcMethods.signature(m)) || HANDWRITTEN_RESULT_SET.contains(JdbcMethods.signature(m))) {
+                continue; // close() and isClosed(); the row calls that make the driver send SQL of its own
             }
             Class<?> r = m.getReturnType();
             // An update is kept by the driver until updateRow or insertRow (pgjdbc's), when it may use

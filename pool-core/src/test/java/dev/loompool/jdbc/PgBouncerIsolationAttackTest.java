@@ -222,8 +222,10 @@ class PgBouncerIsolationAttackTest {
         assertEquals("40001", skewAfterCommitBegin(direct(), direct()), "the plain driver, direct");
         try (PgBouncer pair = PgBouncer.start(host, port, db, 2); LoomPoolDataSource ds = pool(pair, "")) {
             ds.setMaxSize(2);
-            assertEquals("40001", skewAfterCommitBegin(ds.getConnection(), ds.getConnection()),
-                    "behind the pool: the write skew SERIALIZABLE forbids");
+            String behind = skewAfterCommitBegin(ds.getConnection(), ds.getConnection());
+            // A refusal of the "COMMIT; BEGIN" is as safe as the 40001: nothing ran after it
+            assertTrue(behind.equals("40001") || behind.equals("refused 0A000"),
+                    "behind the pool: the write skew SERIALIZABLE forbids: " + behind);
         }
     }
 
@@ -238,6 +240,9 @@ class PgBouncerIsolationAttackTest {
                 one(c, "SELECT 1");
                 try (Statement s = c.createStatement()) {
                     s.execute("COMMIT; BEGIN");
+                } catch (SQLException refused) {
+                    c.rollback();
+                    return "refused " + refused.getSQLState();
                 }
             }
             assertEquals("2", one(a, "SELECT count(*) FROM atkpgb_oncall WHERE on_call"));
@@ -330,7 +335,8 @@ class PgBouncerIsolationAttackTest {
             } catch (SQLException refused) {
                 poolIso = acctIso();
             }
-            assertTrue(poolIso.equals(":0") || poolIso.equals("serializable:7"),
+            // refused: v is still 0, and iso what the trigger stamped on clean()'s INSERT (read committed)
+            assertTrue(poolIso.endsWith(":0") || poolIso.equals("serializable:7"),
                     "the row pgjdbc updated after the commit, committed: " + poolIso);
         }
     }
@@ -375,7 +381,8 @@ class PgBouncerIsolationAttackTest {
                     busy.setAutoCommit(false);
                     assertEquals(s1, one(busy, "SELECT pg_backend_pid()"), "busy holds S1");
                     // What Spring's DataSourceUtils reads before it decides to call setTransactionIsolation
-                    System.out.println("atkpgb leaked default: getTransactionIsolation() before = " + a.getTransactionIsolation());
+                    assertEquals(Connection.TRANSACTION_READ_COMMITTED, a.getTransactionIsolation(),
+                            "the default a fresh handle reports: the role's, not the one left on S1");
                     a.setTransactionIsolation(SER);
                     a.setAutoCommit(false);
                     String pid = one(a, "SELECT pg_backend_pid()");
@@ -631,7 +638,6 @@ class PgBouncerIsolationAttackTest {
             }
             String iso = written("autosave");
             assertTrue(iso.isEmpty() || iso.equals("serializable"), "written at " + iso + " (" + seen + ")");
-            System.out.println("atkpgb autosave=always: " + seen + " written=" + iso);
         }
     }
 

@@ -134,7 +134,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         if (p == null || p.binding() != heldBinding()) {
             throw StatementChecks.outlived(this);
         }
-        if (own != null && pool.transactionPooler) {
+        if (pool.transactionPooler) {
             TransactionIsolation.beforeSql(this, p, e, sql); // the pins, and the isolation sent per transaction
         } else {
             Pins.beforeSql(this, p, e, sql);
@@ -182,8 +182,8 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         // constructor's stores, and the JIT writes them without GC barriers. On every prepare (P1).
         SqlEffect effect = StatementChecks.behindPooler(this, classifier().classify(sql), sql, s);
         DelegatingPreparedStatement wrapped = new DelegatingPreparedStatement(this, s, effect);
-        if (effect.values != 0) {
-            wrapped.sql = sql; // for the message should a read be refused
+        if (effect.values != 0 || effect.tx != SqlEffect.Tx.SAME) {
+            wrapped.sql = sql; // for the message should a read be refused; read behind a pooler (TransactionIsolation)
         }
         track(wrapped);
         StatementChecks.refuseIfLetGo(this, wrapped);
@@ -193,7 +193,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     final CallableStatement wrapCallable(CallableStatement s, String sql) throws SQLException {
         SqlEffect effect = StatementChecks.behindPooler(this, classifier().classify(sql), sql, s); // before the allocation, as in wrapPrepared
         DelegatingCallableStatement wrapped = new DelegatingCallableStatement(this, s, effect);
-        if (effect.values != 0) {
+        if (effect.values != 0 || effect.tx != SqlEffect.Tx.SAME) {
             wrapped.sql = sql;
         }
         track(wrapped);

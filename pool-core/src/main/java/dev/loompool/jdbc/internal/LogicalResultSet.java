@@ -1,5 +1,6 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.sql.SqlEffect;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -51,6 +52,55 @@ abstract class LogicalResultSet implements ResultSet, Tracked {
     /** {@link #live} for {@code getObject(…, type)}. */
     final <T> T liveAs(T value, Class<?> type) throws SQLException {
         return SessionCalls.liveAs(owner.handle, owner, value, type, owner.ownerClosed());
+    }
+
+    // The updatable result set's row calls: pgjdbc sends an UPDATE, INSERT, DELETE or SELECT of its
+    // own (with its BEGIN after a commit), which passes no statement's hook. Run through the handle's
+    // (LogicalConnection#beforeSql), so that behind a pooler the transaction's isolation goes first.
+
+    @Override
+    public final void updateRow() throws SQLException {
+        rowSql();
+        try {
+            delegate.updateRow();
+        } catch (SQLException e) {
+            throw error(e);
+        }
+    }
+
+    @Override
+    public final void insertRow() throws SQLException {
+        rowSql();
+        try {
+            delegate.insertRow();
+        } catch (SQLException e) {
+            throw error(e);
+        }
+    }
+
+    @Override
+    public final void deleteRow() throws SQLException {
+        rowSql();
+        try {
+            delegate.deleteRow();
+        } catch (SQLException e) {
+            throw error(e);
+        }
+    }
+
+    @Override
+    public final void refreshRow() throws SQLException {
+        rowSql();
+        try {
+            delegate.refreshRow();
+        } catch (SQLException e) {
+            throw error(e);
+        }
+    }
+
+    private void rowSql() throws SQLException {
+        touch();
+        owner.handle.beforeSql(SqlEffect.NONE, null);
     }
 
     @Override

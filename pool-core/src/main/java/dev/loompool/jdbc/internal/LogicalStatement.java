@@ -23,8 +23,13 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
     private final SqlEffect effect;
     /** The catalog it was classified with ({@link SqlClassifier#generation}): a later one may say otherwise. */
     private final int catalog;
-    /** Its SQL, for prepared and callable statements whose effect has value flags: named if refused. */
+    /**
+     * Its SQL, for prepared and callable statements whose effect has value flags (named if refused)
+     * or changes the transaction (read again behind a pooler: {@link TransactionIsolation#beforeSql}).
+     */
     String sql;
+    /** A statement added to its batch ends or begins a transaction: behind a pooler, nothing may follow it. */
+    private boolean batchBoundary;
     private WrapperState state = WrapperState.OPEN;
 
     LogicalStatement(LogicalConnection handle, S delegate, SqlEffect effect) {
@@ -212,6 +217,37 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
         }
         handle.beforeSql(e, sql);
         return e;
+    }
+
+    /**
+     * {@code addBatch(String)}: as any SQL text, and behind a pooler, refused after a statement of
+     * the batch that ends or begins a transaction ({@link TransactionIsolation#batch}).
+     */
+    final SqlEffect batchBefore(String sql) throws SQLException {
+        SqlEffect e = sqlBefore(sql);
+        if (batchBoundary) {
+            TransactionIsolation.batch(handle, sql);
+        }
+        batchBoundary |= e.tx != SqlEffect.Tx.SAME;
+        return e;
+    }
+
+    /**
+     * {@code executeBatch()}: a prepared statement that ends or begins a transaction, run for each
+     * of its parameter sets, is followed by itself: refused behind a pooler, as a text that does so is.
+     */
+    final SqlEffect batchRun() throws SQLException {
+        batchBoundary = false; // the driver empties the batch
+        SqlEffect e = sqlBefore();
+        if (e.tx != SqlEffect.Tx.SAME && sql != null) {
+            TransactionIsolation.batch(handle, sql);
+        }
+        return e;
+    }
+
+    /** {@code clearBatch()}. */
+    final void batchCleared() {
+        batchBoundary = false;
     }
 
     /** After SQL succeeded: a COMMIT or ROLLBACK unpins. */

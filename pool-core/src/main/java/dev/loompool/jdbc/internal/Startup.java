@@ -99,7 +99,8 @@ final class Startup {
             properties = TransactionPooling.withUnnamedStatements(url, properties);
         }
         return new ConnectionFactory(driver(ds.getDriverClassName(), url), url, properties, credentials(ds),
-                configuredDefaults(ds), ds.getConnectionInitSql(), ds.getMaxLifetime().toNanos(), clock, classifier);
+                configuredDefaults(ds), ds.getConnectionInitSql(), ds.getMaxLifetime().toNanos(), clock, classifier,
+                ds.getServerPooler() == ServerPooler.PGBOUNCER_TRANSACTION);
     }
 
     /** The credentials supplier: the configured one, asked at every connect, or the fixed username and password. */

@@ -3,6 +3,7 @@ package dev.loompool.jdbc.internal;
 import dev.loompool.jdbc.internal.driver.Attr;
 import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import dev.loompool.jdbc.internal.sql.SqlEffect;
+import dev.loompool.jdbc.internal.sql.SqlEffect.Tx;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -54,26 +55,41 @@ final class TransactionIsolation {
 
     /** What {@code getTransactionIsolation} answers: the handle's choice, which no session has. */
     static int get(LogicalConnection h) throws SQLException {
-        if (h.pool.transactionPooler && h.own != null && h.own.marked.contains(Attr.ISOLATION)) {
-            h.ensureOpen();
+        if (!h.pool.transactionPooler) {
+            return HandleSettings.view(h, Attr.ISOLATION).isolation;
+        }
+        h.ensureOpen();
+        if (h.own != null && h.own.marked.contains(Attr.ISOLATION)) {
             return h.own.isolation;
         }
-        return HandleSettings.view(h, Attr.ISOLATION).isolation;
+        // Not the driver's SHOW: that reads whichever server connection PgBouncer gives, where another
+        // client may have left SET SESSION CHARACTERISTICS. The default, as the pool read it (reset_val).
+        PhysicalConnection p = h.physical;
+        return p != null ? p.defaults.isolation : HandleSettings.defaults(h).isolation;
     }
 
     /**
-     * Before a statement of a handle behind the pooler that chose settings: the pins as for any
-     * statement ({@link Pins#beforeSql}), and the isolation, if it is not the default, sent first
-     * in a transaction it has not been sent in yet, or refused in autocommit mode.
+     * Before a statement of a handle behind the pooler: the pins as for any statement
+     * ({@link Pins#beforeSql}), and, once the handle chose a level, that level sent first in a
+     * transaction it has not been sent in yet, even the default (another server connection may
+     * have another), or, in autocommit mode, a statement refused if the level is not the default.
+     * A handle that never chose one pays one field test, and no round trip.
      */
     static void beforeSql(LogicalConnection h, PhysicalConnection p, SqlEffect e, String sql) throws SQLException {
-        int level = h.own.isolation;
-        if (!h.own.marked.contains(Attr.ISOLATION) || level == p.defaults.isolation) {
+        if (e.tx != Tx.SAME && sql != null && !p.current.autoCommit && h.classifier().transactionBoundaryThenMore(sql)) {
+            throw TransactionPooling.refusedAfterBoundary(h.pool, sql, "the text");
+        }
+        if (h.own == null || !h.own.marked.contains(Attr.ISOLATION)) {
             Pins.beforeSql(h, p, e, sql);
             return;
         }
+        int level = h.own.isolation;
         if (p.current.autoCommit) {
-            throw TransactionPooling.refusedInAutoCommit(h.pool, sql, name(level), name(p.defaults.isolation));
+            if (level != p.defaults.isolation) {
+                throw TransactionPooling.refusedInAutoCommit(h.pool, sql, name(level), name(p.defaults.isolation));
+            }
+            Pins.beforeSql(h, p, e, sql); // the default: what a statement in autocommit mode runs at
+            return;
         }
         Pins.beforeSql(h, p, e, sql);
         long b = p.boundAs();
@@ -86,6 +102,18 @@ final class TransactionIsolation {
             throw h.error(x);
         }
         p.isolationSentIn = b;
+    }
+
+    /**
+     * A batch behind the pooler in which a statement that ends or begins a transaction is followed
+     * by another ({@code boundaryBefore}), or a prepared one of such a statement run more than
+     * once: refused with autocommit off, as a text that does so is ({@link #beforeSql}).
+     */
+    static void batch(LogicalConnection h, String sql) throws SQLException {
+        PhysicalConnection p = h.physical;
+        if (h.pool.transactionPooler && p != null && !p.current.autoCommit) {
+            throw TransactionPooling.refusedAfterBoundary(h.pool, sql, "the batch");
+        }
     }
 
     /** The SQL name of a JDBC level, null for one PostgreSQL has not. */

@@ -83,6 +83,20 @@ final class TransactionPooling {
     }
 
     /**
+     * With autocommit off, a text or batch in which a statement that ends or begins a transaction
+     * is followed by another: what follows runs in a transaction the pool cannot send the isolation
+     * level in ({@link TransactionIsolation}), at whichever level the server connection has.
+     */
+    static SQLException refusedAfterBoundary(JdbcPool pool, String sql, String where) {
+        return pool.factory.secrets().mask(new SQLException("pool '" + pool.name + "': refused "
+                + (sql != null ? quote(sql) : "the batch") + ": with autocommit off, " + where + " ends or begins a "
+                + "transaction (COMMIT, ROLLBACK, END, ABORT, BEGIN, START TRANSACTION) and then runs another statement, "
+                + "and " + SETTING + ", so the pool sends the transaction isolation as the first statement of each "
+                + "transaction, which it cannot do in the middle of one execute. Send the statements separately "
+                + "(commit(), or the COMMIT on its own, then the next statement) (" + pool.pool.stats() + ")", "0A000"));
+    }
+
+    /**
      * The driver's own object: SQL through it (and through its {@code getConnection()}) bypasses
      * these checks, and closing the pool's connection afterwards does not reset the server
      * session PgBouncer hands on.

@@ -36,6 +36,33 @@ public final class Settings {
         return s;
     }
 
+    /**
+     * PostgreSQL behind a pooler in transaction mode: the isolation level the session resets to
+     * (the server's, the database's or the role's default), not the one it has now, which a client
+     * of the pooler may have changed with {@code SET SESSION CHARACTERISTICS} and left there for
+     * whoever gets that server connection next. pgjdbc's {@code getTransactionIsolation} reads the latter.
+     */
+    public static int resetIsolation(Connection c) throws SQLException {
+        String v;
+        try (java.sql.Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery(
+                "SELECT reset_val FROM pg_settings WHERE name = 'default_transaction_isolation'")) {
+            v = rs.next() ? rs.getString(1) : "";
+        }
+        switch (v) {
+            case "serializable":
+                return Connection.TRANSACTION_SERIALIZABLE;
+            case "repeatable read":
+                return Connection.TRANSACTION_REPEATABLE_READ;
+            case "read uncommitted":
+                return Connection.TRANSACTION_READ_UNCOMMITTED;
+            case "read committed":
+                return Connection.TRANSACTION_READ_COMMITTED;
+            default: // 22023 invalid_parameter_value: a server that reports none of PostgreSQL's four
+                throw new SQLException("default_transaction_isolation resets to '" + v + "', not a level the pool "
+                        + "knows (serializable, repeatable read, read committed, read uncommitted)", "22023");
+        }
+    }
+
     /** Reads attribute {@code a} from {@code c}: what the driver says now. */
     public void readFrom(Connection c, Attr a) throws SQLException {
         switch (a) {

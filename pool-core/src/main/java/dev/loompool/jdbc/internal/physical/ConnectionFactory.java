@@ -37,6 +37,8 @@ public final class ConnectionFactory {
     /** The defaults the user configured; {@code marked} says which. */
     private final Settings configured;
     private final String initSql;
+    /** Behind a pooler in transaction mode: the default isolation is the one sessions reset to (Settings.resetIsolation). */
+    private final boolean behindPooler;
     private final long maxLifetimeNanos;
     private final PoolClock clock;
     private volatile Settings learned;
@@ -51,7 +53,9 @@ public final class ConnectionFactory {
     private volatile Credentials lastCredentials;
 
     public ConnectionFactory(Driver driver, String url, Properties properties, Supplier<Credentials> credentials,
-            Settings configured, String initSql, long maxLifetimeNanos, PoolClock clock, SqlClassifier classifier) {
+            Settings configured, String initSql, long maxLifetimeNanos, PoolClock clock, SqlClassifier classifier,
+            boolean behindPooler) {
+        this.behindPooler = behindPooler;
         this.classifier = classifier;
         this.driver = driver;
         this.url = url;
@@ -135,6 +139,9 @@ public final class ConnectionFactory {
             }
         }
         Settings defaults = Settings.read(raw);
+        if (behindPooler) {
+            defaults.isolation = Settings.resetIsolation(raw);
+        }
         if (!defaults.autoCommit) {
             raw.commit(); // the init SQL must not leave a transaction open for the first borrower
         }

@@ -209,6 +209,41 @@ public final class SqlClassifier {
         return classifyText(sql, Behind.POOLER);
     }
 
+    /**
+     * Whether a statement of the text that ends or begins a transaction ({@code COMMIT},
+     * {@code ROLLBACK}, {@code END}, {@code ABORT}, {@code BEGIN}, {@code START TRANSACTION},
+     * {@code PREPARE TRANSACTION}, {@code AND CHAIN} or not) is followed by another statement of
+     * the same text: what follows runs in a transaction the pool never saw begin. A text not read
+     * every way is taken to do so. Not cached: asked only of a text whose effect changes the transaction.
+     */
+    public boolean transactionBoundaryThenMore(String sql) {
+        SqlReading[] readings = SqlReading.all(sql, dialect);
+        if (readings == null) {
+            return true;
+        }
+        for (SqlReading r : readings) {
+            SqlLexer t = SqlLexer.lex(sql, dialect, r);
+            boolean boundary = false;
+            for (int start = 0; start < t.count(); ) {
+                int end = start;
+                while (end < t.count() && t.kind(end) != SqlLexer.Kind.SEMICOLON) {
+                    end++;
+                }
+                if (end > start) {
+                    if (boundary) {
+                        return true;
+                    }
+                    if (t.is(start, "CREATE") && SqlRules.contains(t, start, end, "BEGIN") || compound(t, start, dialect)) {
+                        break; // a body's statements follow, which do not run now (classify reads them so too)
+                    }
+                    boundary = SqlRules.leading(t, start, end, dialect).tx != Tx.SAME;
+                }
+                start = end + 1;
+            }
+        }
+        return false;
+    }
+
     /** What stands between the pool and the sessions the SQL runs in. */
     private enum Behind {
         NOTHING,
