@@ -225,6 +225,32 @@ class SqlClassifierTest {
         assertThat(pg("SET x = 1; SELECT $$ open")).isEqualTo(SqlEffect.SESSION);
     }
 
+    /** Behind a pooler, what runs after a transaction ends or begins in the same text misses its isolation. */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "COMMIT; INSERT INTO t VALUES (1) | true",
+        "COMMIT; BEGIN | true",
+        "end;select 1 | true",
+        "ROLLBACK AND CHAIN; SELECT 1 | true",
+        "/* x */ abort; -- c\\nSELECT 1 | true",
+        "BEGIN; UPDATE t SET v = 1; COMMIT | true",
+        "START TRANSACTION ISOLATION LEVEL SERIALIZABLE; SELECT 1 | true",
+        "PREPARE TRANSACTION 'x'; SELECT 1 | true",
+        "COMMIT | false",
+        "COMMIT; | false",
+        "COMMIT;; -- only a comment | false",
+        "INSERT INTO t VALUES (1); COMMIT | false",
+        "SELECT 1; SELECT 2 | false",
+        "ROLLBACK TO SAVEPOINT s; SELECT 1 | false",
+        "SELECT 'COMMIT; INSERT' | false",
+        "SELECT $$COMMIT; BEGIN$$, 1 | false",
+        "CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END; | false",
+    })
+    void aStatementAfterATransactionBoundaryInOneTextIsFound(String sql, boolean expected) {
+        assertThat(Classifiers.of(SqlDialect.POSTGRES).transactionBoundaryThenMore(sql.replace("\\n", "\n")))
+                .isEqualTo(expected);
+    }
+
     @Test
     void aRepeatedTextIsClassifiedOnceAndAnswersTheSame() {
         SqlClassifier classifier = Classifiers.of(SqlDialect.POSTGRES);
