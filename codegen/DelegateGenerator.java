@@ -175,8 +175,11 @@ public final class DelegateGenerator {
             // An update is kept by the driver until updateRow or insertRow (pgjdbc's), when it may use
             // a lent object's connection: the wrapper goes in, checked again at that use (Lent.kept).
             String call = "delegate." + driverCall(m, m.getName().startsWith("update") ? "Lent.kept(" : "Lent.driver(");
+            // pgjdbc's first update call (or moveToInsertRow) looks the table's key up with SQL of its own:
+            // the handle's statement hook first, as for updateRow (LogicalResultSet#driverSql)
+            String hook = m.getName().startsWith("update") || m.getName().equals("moveToInsertRow") ? "driverSql();\n        " : "";
             out.touching(m, r == Statement.class ? "return statement();"
-                    : (r == void.class ? "" : "return ") + lent(m, call) + ";");
+                    : hook + (r == void.class ? "" : "return ") + lent(m, call) + ";");
         }
         out.write(dir);
     }

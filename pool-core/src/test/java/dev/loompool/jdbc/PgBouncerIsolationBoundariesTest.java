@@ -185,4 +185,23 @@ class PgBouncerIsolationBoundariesTest {
         }
         assertEquals("serializable:5", acct());
     }
+
+    /** After the commit, pgjdbc looks the key up and updates in a transaction of its own: sent the level first. */
+    @Test
+    void anUpdatableResultSetUpdatedAfterTheCommitWritesAtTheLevelAsked() throws Exception {
+        try (LoomPoolDataSource ds = pool(); Connection a = ds.getConnection();
+                Statement s = a.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE,
+                        ResultSet.HOLD_CURSORS_OVER_COMMIT)) {
+            a.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+            a.setAutoCommit(false);
+            try (ResultSet rs = s.executeQuery("SELECT id, v FROM pgbfix_acct WHERE id = 1")) {
+                a.commit();
+                assertTrue(rs.next());
+                rs.updateInt("v", 7);
+                rs.updateRow();
+                a.commit();
+            }
+        }
+        assertEquals("serializable:7", acct());
+    }
 }

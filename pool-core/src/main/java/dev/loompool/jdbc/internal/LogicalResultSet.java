@@ -55,12 +55,14 @@ abstract class LogicalResultSet implements ResultSet, Tracked {
     }
 
     // The updatable result set's row calls: pgjdbc sends an UPDATE, INSERT, DELETE or SELECT of its
-    // own (with its BEGIN after a commit), which passes no statement's hook. Run through the handle's
+    // own (with its BEGIN after a commit), which passes no statement's hook; so does its first update
+    // call or moveToInsertRow (the table's key looked up; generated). Run through the handle's
     // (LogicalConnection#beforeSql), so that behind a pooler the transaction's isolation goes first.
 
     @Override
     public final void updateRow() throws SQLException {
-        rowSql();
+        touch();
+        driverSql();
         try {
             delegate.updateRow();
         } catch (SQLException e) {
@@ -70,7 +72,8 @@ abstract class LogicalResultSet implements ResultSet, Tracked {
 
     @Override
     public final void insertRow() throws SQLException {
-        rowSql();
+        touch();
+        driverSql();
         try {
             delegate.insertRow();
         } catch (SQLException e) {
@@ -80,7 +83,8 @@ abstract class LogicalResultSet implements ResultSet, Tracked {
 
     @Override
     public final void deleteRow() throws SQLException {
-        rowSql();
+        touch();
+        driverSql();
         try {
             delegate.deleteRow();
         } catch (SQLException e) {
@@ -90,7 +94,8 @@ abstract class LogicalResultSet implements ResultSet, Tracked {
 
     @Override
     public final void refreshRow() throws SQLException {
-        rowSql();
+        touch();
+        driverSql();
         try {
             delegate.refreshRow();
         } catch (SQLException e) {
@@ -98,8 +103,8 @@ abstract class LogicalResultSet implements ResultSet, Tracked {
         }
     }
 
-    private void rowSql() throws SQLException {
-        touch();
+    /** Before a call that makes the driver send SQL of its own; after {@link #touch()}. */
+    final void driverSql() throws SQLException {
         owner.handle.beforeSql(SqlEffect.NONE, null);
     }
 
