@@ -177,7 +177,7 @@ public final class DelegateGenerator {
             String call = "delegate." + driverCall(m, m.getName().startsWith("update") ? "Lent.kept(" : "Lent.driver(");
             // pgjdbc's first update call (or moveToInsertRow) looks the table's key up with SQL of its own:
             // the handle's statement hook first, as for updateRow (LogicalResultSet#driverSql)
-            String hook = m.getName().startsWith("update") || m.getName().equals("moveToInsertRow") ? "driverSql();\n        " : "";
+            String hook = m.getName().startsWith("update") || m.getName().equals("moveToInsertRow") ? "driverSql();\n            " : "";
             out.touching(m, r == Statement.class ? "return statement();"
                     : hook + (r == void.class ? "" : "return ") + lent(m, call) + ";");
         }

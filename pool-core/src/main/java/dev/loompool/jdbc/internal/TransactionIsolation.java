@@ -25,6 +25,12 @@ import java.sql.Statement;
  * <li>A transaction something else began (a metadata query, a savepoint, before any statement
  * of the handle) still gets the {@code SET TRANSACTION}: PostgreSQL refuses it if a query already
  * ran there ({@code 25001}), and the caller sees that error instead of a weaker level.</li>
+ * <li>A transaction begun inside one execute (a text or batch that ends or begins one and then
+ * runs another statement) has no moment to be sent the level in: refused with autocommit off,
+ * whatever the level. The updatable result set's calls that send SQL of pgjdbc's own pass the hook.</li>
+ * <li>The default is the level sessions reset to (driver/Settings#resetIsolation), not one a
+ * client of the pooler left on a server connection; a level the handle chose is sent even when it
+ * is the default, since that server connection may have another.</li>
  * </ul>
  */
 final class TransactionIsolation {
