@@ -103,9 +103,14 @@ abstract class LogicalResultSet implements ResultSet, Tracked {
         }
     }
 
-    /** Before a call that makes the driver send SQL of its own; after {@link #touch()}. */
+    /**
+     * Before a call that may make the driver send SQL of its own; after {@link #touch()}. Behind a
+     * pooler only, where the isolation must go first: elsewhere these calls stay as they were.
+     */
     final void driverSql() throws SQLException {
-        owner.handle.beforeSql(SqlEffect.NONE, null);
+        if (owner.handle.pool.transactionPooler) {
+            owner.handle.beforeSql(SqlEffect.NONE, null);
+        }
     }
 
     @Override
