@@ -175,6 +175,7 @@ final class Circuit {
             outageLog.closed();
             pool.refillIfBelowMin(); // refills were skipped while the circuit was open
         }
+        BreakerTransitionEvent.emit(pool.name(), from, to, heldByHand);
         listener.onStateChanged(from, to);
     }
 }

@@ -100,7 +100,7 @@ final class Reclaimer implements Watcher {
                 // another. Its LOBs and arrays are the pool's wrappers, which refuse once the binding ends.
                 reportExposed(p);
             } else {
-                reclaimUnreachable(p, binding);
+                reclaimUnreachable(p, binding, now);
             }
             return;
         }
@@ -181,7 +181,7 @@ final class Reclaimer implements Watcher {
             reportExposed(p);
             return;
         }
-        reclaimFromEndedOwner(p, seen, handle);
+        reclaimFromEndedOwner(p, seen, handle, now);
     }
 
     private void reportOwnerEnded(PhysicalConnection p, Thread owner) {
@@ -210,12 +210,13 @@ final class Reclaimer implements Watcher {
      * gone and settles by the state. Its open statements and result sets are closed with it: a
      * later call on one is refused as reclaimed, as a call on the handle is.
      */
-    private void reclaimFromEndedOwner(PhysicalConnection p, OwnerExit seen, LogicalConnection handle) {
+    private void reclaimFromEndedOwner(PhysicalConnection p, OwnerExit seen, LogicalConnection handle, long now) {
         HandleLife.Claim claim = handle.claimForReclaim(seen.owner());
         if (claim == null) {
             return; // another thread has just used it
         }
         Throwable from = p.boundFrom; // before the give-back: the next binder overwrites it
+        long boundFor = now - p.handedOutAt;
         boolean reclaimed = false;
         int open = handle.openStatements(); // read under the claim: nobody opens or closes one now
         try {
@@ -234,6 +235,7 @@ final class Reclaimer implements Watcher {
         }
         if (reclaimed) {
             pool.reclaimed.incrementAndGet();
+            ReclaimEvent.emit(pool.name, ReclaimEvent.Reason.OWNER_ENDED, boundFor, seen.owner(), open);
             log.warn("pool '{}': reclaimed a connection whose handle's last user, thread {}, ended without closing "
                     + "it and no other thread used it for {} ms (reclaimOnOwnerExit); its transaction was rolled back"
                     + "{}{}", pool.name, seen.owner().getName(), PERIOD_MILLIS,
@@ -242,14 +244,17 @@ final class Reclaimer implements Watcher {
         }
     }
 
-    private void reclaimUnreachable(PhysicalConnection p, long binding) {
+    private void reclaimUnreachable(PhysicalConnection p, long binding, long now) {
         Throwable from = p.boundFrom;
+        long boundFor = now - p.handedOutAt; // before the release, as the rest: the next binder overwrites them
+        Thread runner = p.runner();
         HandleWatch watch = (HandleWatch) p.holderWatch(); // before the release: the next binder overwrites it
         if (pool.release(p, binding)) { // only if that very binding still holds it
             if (watch != null && watch.countDown()) {
                 pool.openHandles.decrement();
             }
             pool.reclaimed.incrementAndGet();
+            ReclaimEvent.emit(pool.name, ReclaimEvent.Reason.HANDLE_DROPPED, boundFor, runner, 0);
             log.warn("pool '{}': reclaimed a connection whose handle was dropped without close; "
                     + "its transaction was rolled back{}", pool.name,
                     from == null ? " (set leakDetectionThreshold to see where it was taken)" : "", from);

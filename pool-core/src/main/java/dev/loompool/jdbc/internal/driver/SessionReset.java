@@ -208,6 +208,15 @@ public final class SessionReset {
         }
     }
 
+    /** What {@link #reset} runs, for a Flight Recorder event: the wipe, and whether it restores the driver's settings. */
+    public String describe() {
+        if (!supported()) {
+            return "none (this database's sessions cannot be reset)";
+        }
+        String wipe = wipeSql != null ? wipeSql : "COM_RESET_CONNECTION";
+        return restoreSql == null ? wipe : wipe + " + the driver's session settings";
+    }
+
     public boolean supported() {
         return (wipeSql != null || wipeMethod != null) && restoreSql != UNRESTORABLE;
     }

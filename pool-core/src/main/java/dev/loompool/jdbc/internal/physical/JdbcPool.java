@@ -149,7 +149,15 @@ public final class JdbcPool {
     // ---- callbacks of the generic pool ---------------------------------------------------------
 
     private PhysicalConnection connect() throws SQLException {
-        PhysicalConnection p = factory.create();
+        ConnectEvent event = ConnectEvent.start(); // null unless a recording wants it
+        PhysicalConnection p;
+        try {
+            p = factory.create();
+        } catch (SQLException | RuntimeException | Error e) {
+            ConnectEvent.failed(event, name, e, factory.secrets());
+            throw e;
+        }
+        ConnectEvent.ok(event, name);
         p.home = this;
         connections.add(p);
         return p;
@@ -188,9 +196,11 @@ public final class JdbcPool {
                 default -> "the application held the driver's own connection or state";
             });
         }
+        ResetEvent event = null; // a Flight Recorder event, only when there is something to undo and it is recorded
         try {
             boolean transaction = p.transactionMayBeOpen();
             if (transaction || p.sessionDirty || !p.current.marked.isEmpty()) { // else nothing to undo
+                event = ResetEvent.start(p, transaction, factory.sessionReset());
                 // The reset runs on the releasing thread: a network that stopped answering must not
                 // hold it in a ROLLBACK for ever. Bounded by validationTimeout; a timeout loses the
                 // connection, and the server rolls back whatever was open when it goes.
@@ -199,14 +209,22 @@ public final class JdbcPool {
                 p.raw.setNetworkTimeout(Runnable::run, p.current.networkTimeout);
             }
             p.raw.clearWarnings();
+        } catch (Retired r) {
+            ResetEvent.finish(event, name, r);
+            throw r;
         } catch (SQLException e) {
+            Retired retired;
             if (BrokenConnections.lost(p.raw, e, validationSeconds)) {
-                throw new Retired("broken during the reset: " + e.getSQLState());
+                retired = new Retired("broken during the reset: " + e.getSQLState());
+            } else {
+                log.warn("pool '{}': could not reset a returned connection, closing it (SQLState {}: {})", name,
+                        e.getSQLState(), factory.secrets().mask(JdbcUrls.redact(e.getMessage())));
+                retired = new Retired("reset failed: SQLState " + e.getSQLState());
             }
-            log.warn("pool '{}': could not reset a returned connection, closing it (SQLState {}: {})", name,
-                    e.getSQLState(), factory.secrets().mask(JdbcUrls.redact(e.getMessage())));
-            throw new Retired("reset failed");
+            ResetEvent.finish(event, name, retired);
+            throw retired;
         }
+        ResetEvent.finish(event, name, null);
         long now = clock.nanoTime();
         if ((p.pinsTimed | p.pinsSeen) != 0) {
             pinTimes.bindingEnded(p, now); // the per-statement pins: the release check's own clock reading ends them
