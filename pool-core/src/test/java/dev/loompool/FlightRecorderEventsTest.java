@@ -52,8 +52,11 @@ class FlightRecorderEventsTest {
         }
     }
 
-    /** An acquire on a thread of its own: its lease is closed at once, its failure kept. */
-    private static Thread acquiring(Pool<Res> pool, AtomicReference<Throwable> failure) {
+    /**
+     * An acquire on a thread of its own, returned once it is the pool's one waiter: its lease is
+     * closed as soon as it gets one, its failure kept in {@code failure}.
+     */
+    private static Thread queued(Pool<Res> pool, AtomicReference<Throwable> failure) {
         Thread t = new Thread(() -> {
             try (Lease<Res> lease = pool.acquire(Duration.ofSeconds(30))) {
                 lease.resource();
@@ -62,6 +65,7 @@ class FlightRecorderEventsTest {
             }
         }, "jfr-waiter");
         t.start();
+        until("the waiter queues", () -> pool.stats().pending() == 1);
         return t;
     }
 
@@ -86,8 +90,7 @@ class FlightRecorderEventsTest {
             pool.acquire().close(); // no wait: no event
             Lease<Res> held = pool.acquire();
             AtomicReference<Throwable> first = new AtomicReference<>();
-            Thread waiter = acquiring(pool, first);
-            until("the first waiter queues", () -> pool.stats().pending() == 1);
+            Thread waiter = queued(pool, first);
             assertThatThrownBy(() -> pool.acquire(Duration.ofMillis(50))).isInstanceOf(AcquireTimeoutException.class);
             held.close();
             waiter.join();
@@ -106,14 +109,12 @@ class FlightRecorderEventsTest {
             Pool<Res> pool = pool(1, null);
             Lease<Res> held = pool.acquire();
             AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread waiter = acquiring(pool, failure);
-            until("the waiter queues", () -> pool.stats().pending() == 1);
+            Thread waiter = queued(pool, failure);
             held.invalidate(); // its slot goes to the waiter, which creates on it
             waiter.join();
             assertThat(failure.get()).isNull();
             held = pool.acquire();
-            waiter = acquiring(pool, failure);
-            until("the waiter queues", () -> pool.stats().pending() == 1);
+            waiter = queued(pool, failure);
             pool.close();
             waiter.join();
             assertThat(failure.get()).isInstanceOf(PoolClosedException.class);
@@ -128,14 +129,12 @@ class FlightRecorderEventsTest {
             Pool<Res> pool = pool(1, null);
             Lease<Res> held = pool.acquire();
             AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread waiter = acquiring(pool, failure);
-            until("the waiter queues", () -> pool.stats().pending() == 1);
+            Thread waiter = queued(pool, failure);
             pool.deactivate();
             waiter.join();
             assertThat(failure.get()).isInstanceOf(ServiceUnavailableException.class);
             pool.activate();
-            waiter = acquiring(pool, failure);
-            until("the waiter queues", () -> pool.stats().pending() == 1);
+            waiter = queued(pool, failure);
             waiter.interrupt();
             waiter.join();
             assertThat(failure.get()).isInstanceOf(InterruptedException.class);
