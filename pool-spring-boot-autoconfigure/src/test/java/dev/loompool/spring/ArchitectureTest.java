@@ -73,6 +73,8 @@ class ArchitectureTest {
             Map.entry("dev.loompool.engine.PoolSettings", "PoolBuilder.build() hands its settings to the engine"),
             Map.entry("dev.loompool.engine.DirectPool", "the JDBC engine's acquire without a Lease per cycle (P6)"),
             Map.entry("dev.loompool.engine.Entry", "what DirectPool lends: the pool's record of a resource"),
+            Map.entry("dev.loompool.engine.PrewarmPolicy", "the JDBC engine's factory tells the start its "
+                    + "initializationFailTimeout without a public PoolBuilder setting"),
             Map.entry("dev.loompool.jdbc.internal.StartedPool", "LoomPoolDataSource runs its pool through it")));
 
     /**
