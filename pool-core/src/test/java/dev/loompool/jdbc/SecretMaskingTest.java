@@ -162,7 +162,9 @@ class SecretMaskingTest extends StubSupport {
                 });
             }
         });
-        assertThat((Throwable) failure[0]).hasMessage("Incorrect port value : ****@no-such-host.invalid");
+        assertThat((Throwable) failure[0]).hasMessageStartingWith("pool '" + ds.getPoolName() + "'")
+                .hasMessageEndingWith(": Incorrect port value : ****@no-such-host.invalid");
+        assertThat(failure[0].getCause()).hasMessage("Incorrect port value : ****@no-such-host.invalid");
         assertNoSecret(failure[0], log);
         assertThat(creationFailures).hasSize(1);
     }
@@ -305,8 +307,16 @@ class SecretMaskingTest extends StubSupport {
                     failure[0] = catchThrowableOfType(SQLException.class, () -> BindingTest.query(c, "SELECT 1"));
                 }
             });
-            SQLException e = failure[0];
-            assertNoSecret(e, log);
+            SQLException wrapped = failure[0];
+            assertNoSecret(wrapped, log);
+            // the caller's exception names the pool, of the driver's kind, state and code; the driver's is its cause
+            assertThat((Throwable) wrapped).isInstanceOf(SQLNonTransientConnectionException.class)
+                    .hasMessageStartingWith("pool '" + ds.getPoolName() + "'")
+                    .hasMessageEndingWith(": login with password **** refused");
+            assertThat(wrapped.getSQLState()).isEqualTo("08004");
+            assertThat(wrapped.getErrorCode()).isEqualTo(1045);
+            assertThat(Internals.isBroken(wrapped)).isTrue();
+            SQLException e = (SQLException) wrapped.getCause();
             assertThat((Throwable) e).isInstanceOf(SQLNonTransientConnectionException.class)
                     .hasMessage("login with password **** refused");
             assertThat(e.getSQLState()).isEqualTo("08004");
@@ -346,13 +356,14 @@ class SecretMaskingTest extends StubSupport {
     }
 
     @Test
-    void anExceptionWithoutTheSecretReachesTheCallerAsTheDriverThrewIt() throws SQLException {
+    void anExceptionWithoutTheSecretReachesTheCallerAsTheCauseTheDriverThrew() throws SQLException {
         LoomPoolDataSource ds = dataSource();
         ds.setPassword(SECRET);
         SQLException refused = new SQLException("Connection refused", "08001", new IOException("no route"));
         db.failNextConnect(refused);
         try (Connection c = ds.getConnection()) {
-            assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1")).isSameAs(refused);
+            assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1")).hasMessageEndingWith(": Connection refused")
+                    .cause().isSameAs(refused);
         }
     }
 }

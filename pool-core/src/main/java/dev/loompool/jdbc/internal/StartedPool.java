@@ -101,6 +101,11 @@ public final class StartedPool {
         return pool.pool.stats();
     }
 
+    /** The last failed connect's masked message while the pool has never connected; else null. */
+    public String initialConnectError() {
+        return pool.initialConnectError();
+    }
+
     public int openHandles() {
         return (int) pool.openHandles.sum();
     }

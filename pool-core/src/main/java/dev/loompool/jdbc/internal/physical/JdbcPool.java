@@ -78,6 +78,8 @@ public final class JdbcPool {
     final long idleTimeoutNanos;
     final int minSize;
     private final String acquireTimeoutText;
+    /** The factory the generic pool calls: the connect, counted, and the start's policy. */
+    private final Connector connector;
     /** The room above's watch over this pool's connections and their holders (the reclaimer). */
     public final Watcher watcher;
     /** {@link #close()} began: a handle that lost its connection to it says "closed", not "reclaimed". */
@@ -119,7 +121,8 @@ public final class JdbcPool {
         this.minSize = minSize;
         this.acquireTimeoutText = config.getAcquireTimeout().toMillis() + " ms";
         this.suspectSince = clock.nanoTime() - 1; // before every connection this pool makes
-        var builder = Pool.builder(this::connect)
+        this.connector = new Connector(this, config.getInitializationFailTimeout());
+        var builder = Pool.builder(connector)
                 .name(name)
                 .minSize(minSize)
                 .maxSize(maxSize)
@@ -135,20 +138,19 @@ public final class JdbcPool {
             builder.circuitBreakerStrategy(new BreakerStrategy(CircuitBreakerStrategy.consecutiveFailures(
                     config.getCircuitBreakerFailureThreshold(), config.getCircuitBreakerOpenDuration(), clock)));
         }
+        long began = clock.nanoTime();
         try {
             this.pool = (DirectPool<PhysicalConnection>) builder.build(); // every built pool is one
         } catch (PoolException e) { // its cause is what the factory threw, already masked
-            throw factory.secrets().mask(new SQLException("pool '" + name + "': could not open its minSize="
-                    + minSize + " connections to " + JdbcUrls.redact(factory.url()) + ": "
-                    + e.getCause().getMessage(), e.getCause() instanceof SQLException s ? s.getSQLState() : "08001",
-                    e.getCause()));
+            throw ConnectFailures.startFailed(this, config.getInitializationFailTimeout(), connector.attempts.get(),
+                    clock.nanoTime() - began, e.getCause());
         }
         this.watcher = watcher.apply(this);
     }
 
     // ---- callbacks of the generic pool ---------------------------------------------------------
 
-    private PhysicalConnection connect() throws SQLException {
+    PhysicalConnection connect() throws SQLException {
         PhysicalConnection p = factory.create();
         p.home = this;
         connections.add(p);
@@ -255,7 +257,7 @@ public final class JdbcPool {
             throw closed(e);
         } catch (PoolException e) {
             if (e.getCause() instanceof SQLException driver) {
-                throw driver; // a failed connect reaches the caller as the driver said it
+                throw ConnectFailures.connectFailed(this, driver);
             }
             throw new SQLException("pool '" + name + "': could not open a connection", "08001", e.getCause());
         } catch (InterruptedException e) {
@@ -342,6 +344,11 @@ public final class JdbcPool {
             asideFromEviction.forEach(Lease::close);
         }
         return marked;
+    }
+
+    /** Why the pool has no connection yet (masked), until it opens its first; else null. */
+    public String initialConnectError() {
+        return connector.initialError();
     }
 
     /** One reclaimer scan now (for tests). */
