@@ -2,20 +2,12 @@ package dev.loompool.jdbc.internal.physical;
 
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import java.sql.SQLException;
-import java.sql.SQLInvalidAuthorizationSpecException;
-import java.sql.SQLNonTransientConnectionException;
-import java.sql.SQLNonTransientException;
-import java.sql.SQLRecoverableException;
-import java.sql.SQLTimeoutException;
-import java.sql.SQLTransientConnectionException;
-import java.sql.SQLTransientException;
 import java.time.Duration;
 
 /**
- * What a caller gets when connects fail: the start that gave up, and a request whose own connect
- * failed. Both name the pool first, as every runtime error of the pool does, and keep the driver's
- * exception as the cause with its SQLState and vendor code, so that an exception translator (Spring's
- * error codes) reads the driver's verdict.
+ * What a caller gets when connects fail: the start that gave up (an exception naming the pool, the
+ * driver's as its cause, with its SQLState and vendor code), and a request whose own connect failed
+ * (the driver's exception, with the pool named in a suppressed one).
  */
 final class ConnectFailures {
 
@@ -41,39 +33,20 @@ final class ConnectFailures {
     }
 
     /**
-     * A request's connect failed with {@code driver} (masked already): the same kind of exception,
-     * naming the pool and its counts, then the driver's message; the driver's exception is the cause.
-     * Without the pool's name a connect that the driver's own timeout ended says nothing of which pool.
+     * A request's connect failed with {@code driver} (masked already). It reaches the caller as the
+     * driver threw it (DESIGN.md §4: its kind, message, SQLState and code are what callers and
+     * exception translators read), with one suppressed exception that names the pool and its counts,
+     * so that a stack trace in a log says which pool could not connect, also when the driver's own
+     * timeout ended the connect. Added once, however many callers see the same exception.
      */
     static SQLException connectFailed(JdbcPool pool, SQLException driver) {
-        String message = "pool '" + pool.name + "': could not open a connection (" + pool.pool.stats() + "): "
-                + pool.factory.secrets().mask(String.valueOf(driver.getMessage()));
-        return sameKind(driver, message, driver.getSQLState(), driver.getErrorCode());
-    }
-
-    /** The standard JDBC subclass {@code driver} is, or extends: what exception translators read. */
-    private static SQLException sameKind(SQLException driver, String message, String state, int code) {
-        if (driver instanceof SQLInvalidAuthorizationSpecException) {
-            return new SQLInvalidAuthorizationSpecException(message, state, code, driver);
+        String note = "pool '" + pool.name + "': could not open a connection";
+        for (Throwable s : driver.getSuppressed()) {
+            if (String.valueOf(s.getMessage()).startsWith(note)) {
+                return driver;
+            }
         }
-        if (driver instanceof SQLNonTransientConnectionException) {
-            return new SQLNonTransientConnectionException(message, state, code, driver);
-        }
-        if (driver instanceof SQLTransientConnectionException) {
-            return new SQLTransientConnectionException(message, state, code, driver);
-        }
-        if (driver instanceof SQLTimeoutException) {
-            return new SQLTimeoutException(message, state, code, driver);
-        }
-        if (driver instanceof SQLRecoverableException) {
-            return new SQLRecoverableException(message, state, code, driver);
-        }
-        if (driver instanceof SQLNonTransientException) {
-            return new SQLNonTransientException(message, state, code, driver);
-        }
-        if (driver instanceof SQLTransientException) {
-            return new SQLTransientException(message, state, code, driver);
-        }
-        return new SQLException(message, state, code, driver);
+        driver.addSuppressed(new SQLException(note + " (" + pool.pool.stats() + ")", driver.getSQLState()));
+        return driver;
     }
 }
