@@ -14,7 +14,6 @@ import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.ReleaseMode;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntFunction;
@@ -123,7 +122,7 @@ public final class StartedPool {
         pool.scanNow();
     }
 
-    /** The handles that hold a physical connection now. */
+    /** The handles that hold a physical connection now, and why (masked SQL only: {@link PinReport}). */
     public List<HandleInfo> boundHandles() {
         List<HandleInfo> handles = new ArrayList<>();
         long now = pool.clock.nanoTime();
@@ -134,8 +133,7 @@ public final class StartedPool {
                 }
                 LogicalConnection h = (LogicalConnection) c.holder();
                 if (h != null) {
-                    handles.add(new HandleInfo(h.ownerThread().getName(), Duration.ofNanos(now - c.handedOutAt),
-                            h.pinReasons()));
+                    handles.add(PinReport.of(h, c, now));
                 }
             }
         }
