@@ -77,7 +77,7 @@ abstract class LogicalDatabaseMetaData extends ResultSetOwner implements Databas
         }
         try {
             DatabaseMetaData raw = meta();
-            return SessionCalls.exposed(handle, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+            return SessionCalls.unwrapped(handle, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface), iface);
         } catch (SQLException e) {
             throw error(e);
         } finally {

@@ -50,7 +50,7 @@ final class SessionCalls {
         Connection raw = h.bind();
         try {
             // Whoever holds the driver's object relies on this physical connection: pin it.
-            return exposed(h, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+            return unwrapped(h, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface), iface);
         } catch (SQLException e) {
             throw h.error(e);
         } finally {
@@ -76,7 +76,7 @@ final class SessionCalls {
             throw TransactionPooling.refusedUnwrap(h.pool, iface);
         }
         try {
-            return exposed(h, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+            return unwrapped(h, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface), iface);
         } catch (SQLException e) {
             throw h.error(e);
         }
@@ -139,6 +139,15 @@ final class SessionCalls {
         return value;
     }
 
+    /** As {@link #exposed(LogicalConnection, Object)}, for {@code unwrap(iface)}: the pin is said to start there. */
+    static <T> T unwrapped(LogicalConnection h, T value, Class<?> iface) throws SQLException {
+        PhysicalConnection p = h.physical;
+        if (p != null && !Pins.has(h, PinReason.EXPLICIT)) {
+            Pins.add(h, PinReason.EXPLICIT, "unwrap(" + iface.getSimpleName() + ")");
+        }
+        return exposed(h, value);
+    }
+
     /**
      * The connection a driver object is lent from, pinned. A result set read after its statement
      * closed may hand out such an object with nothing bound: refused, pinning nothing.
@@ -164,7 +173,7 @@ final class SessionCalls {
             return "setClientInfo()";
         }
         if (exposed) {
-            return "unwrap(" + value.getClass().getSimpleName() + ")";
+            return "the driver's " + value.getClass().getSimpleName() + " handed out";
         }
         for (Class<?> type : LENT_TYPES) {
             if (type.isInstance(value)) {
