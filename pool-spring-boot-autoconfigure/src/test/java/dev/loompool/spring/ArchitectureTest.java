@@ -105,7 +105,8 @@ class ArchitectureTest {
         classes().that().resideInAPackage("dev.loompool.jdbc..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("dev.loompool", "dev.loompool.engine",
                         "dev.loompool.jdbc..", "java..", "javax.sql..", "javax.naming..", "org.slf4j..",
-                        "javax.xml.transform..") // SQLXML's Source and Result: the pool wraps the driver's SQLXML
+                        "javax.xml.transform..", // SQLXML's Source and Result: the pool wraps the driver's SQLXML
+                        "jdk.jfr") // the Flight Recorder events, beside their emitters
                 .check(main);
     }
 
