@@ -11,11 +11,14 @@ import dev.loompool.PoolListener;
 import dev.loompool.PoolStats;
 import dev.loompool.jdbc.HandleInfo;
 import dev.loompool.jdbc.LoomPoolDataSource;
+import dev.loompool.jdbc.PinReason;
 import dev.loompool.jdbc.ReleaseMode;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.IntFunction;
 
 /**
@@ -105,7 +108,7 @@ public final class StartedPool {
     }
 
     /** How long each pin reason held a connection, primary and replicas together. */
-    public java.util.Map<dev.loompool.jdbc.PinReason, dev.loompool.jdbc.PinTime> pinTimes() {
+    public Map<PinReason, dev.loompool.jdbc.PinTime> pinTimes() {
         return pool.pinTimes.snapshot(pools());
     }
 
@@ -126,6 +129,19 @@ public final class StartedPool {
     public List<HandleInfo> boundHandles() {
         List<HandleInfo> handles = new ArrayList<>();
         long now = pool.clock.nanoTime();
+        forEachBound((h, c) -> handles.add(PinReport.of(h, c, now)));
+        return handles;
+    }
+
+    /**
+     * Adds to {@code counts} each bound connection under every reason that pins it: the reasons only,
+     * for the per-reason gauges a scrape reads, without the masking and stack walks of {@link #boundHandles}.
+     */
+    public void countPinned(Map<PinReason, Integer> counts) {
+        forEachBound((h, c) -> h.pinReasons().forEach(r -> counts.merge(r, 1, Integer::sum)));
+    }
+
+    private void forEachBound(BiConsumer<LogicalConnection, PhysicalConnection> action) {
         for (JdbcPool each : pools()) {
             for (PhysicalConnection c : each.connections) {
                 if (c.binding() == 0) {
@@ -133,11 +149,10 @@ public final class StartedPool {
                 }
                 LogicalConnection h = (LogicalConnection) c.holder();
                 if (h != null) {
-                    handles.add(PinReport.of(h, c, now));
+                    action.accept(h, c);
                 }
             }
         }
-        return handles;
     }
 
     public int evictIdle() {
