@@ -92,9 +92,6 @@ final class Pins {
         if (e.tx == Tx.OPEN || !p.current.autoCommit) {
             transactionBegun(h, p, sql);
         }
-        if (p.pinStartedBy[STATEMENT_INDEX] == CREATE_STATEMENT) { // a plain Statement's pin: its first SQL says more
-            p.pinStartedBy[STATEMENT_INDEX] = sql;
-        }
     }
 
     /**
@@ -261,6 +258,17 @@ final class Pins {
 
     static int statements(HandleLife h) {
         return (h.first == null ? 0 : 1) + (h.more == null ? 0 : h.more.size());
+    }
+
+    /**
+     * A plain {@code Statement} runs {@code sql}: if its creation started the statement pin, its first
+     * SQL names the pin instead. Only the plain statement's path pays the read, not a prepared one's.
+     */
+    static void plainSql(HandleLife h, String sql) {
+        PhysicalConnection p = h.physical;
+        if (p != null && p.pinStartedBy[STATEMENT_INDEX] == CREATE_STATEMENT) {
+            p.pinStartedBy[STATEMENT_INDEX] = sql;
+        }
     }
 
     /** Tracks {@code t}, opened by {@code by} (its SQL, or a label): a reference kept if it starts the pin. */
