@@ -56,14 +56,9 @@ public final class PhysicalConnection {
     public int pinsSeen;
     /** Their samples, summed here by the holder ({@link PinTimes.Local}). */
     final PinTimes.Local pinLocal = new PinTimes.Local();
-    /**
-     * What started each reason held on this binding, by ordinal: the SQL (the very String the
-     * statement ran, never a copy) or a call's label ({@code setAutoCommit(false)}); masked only
-     * when somebody reads it (the endpoint, a pin warning, Flight Recorder). Holder only; others read it as a hint.
-     */
+    /** What started each reason, by ordinal: the SQL run (a reference, masked when read) or a call's label. Holder only. */
     public final String[] pinStartedBy = new String[pinSince.length];
-    /** Flight Recorder's events of the timed reasons, begun as each started; null unless a recording wanted one. */
-    PinEvent[] pinEvents;
+    PinEvent[] pinEvents; // Flight Recorder's, of the timed reasons, begun as each started; null unless recorded
     /** The reclaimer's own note: the binding whose long pin it warned about (once per binding), else 0. */
     public long pinWarnedBinding;
     /** SQL left session state: reset (or destroy) before reuse. */
