@@ -12,6 +12,9 @@ module dev.loompool {
     requires java.management;
     // @Generated on the generated JDBC wrappers: source retention, needed at compile time only
     requires static java.compiler;
+    // Flight Recorder's dev.loompool.Pin event, in the engine's physical room: a module that reads
+    // jdk.jfr may declare events in packages it exports to nobody. Every JDK 17+ has it.
+    requires jdk.jfr;
 
     exports dev.loompool;
     exports dev.loompool.jdbc;

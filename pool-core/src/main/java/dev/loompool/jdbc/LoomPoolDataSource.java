@@ -203,8 +203,9 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         for (PinReason r : PinReason.values()) {
             counts.put(r, 0);
         }
-        for (HandleInfo h : getBoundHandles()) {
-            h.pins().forEach(r -> counts.merge(r, 1, Integer::sum));
+        StartedPool p = running;
+        if (p != null) {
+            p.countPinned(counts);
         }
         return counts;
     }

@@ -109,7 +109,8 @@ class ArchitectureTest {
                 .should().onlyDependOnClassesThat().resideInAnyPackage("dev.loompool", "dev.loompool.engine",
                         "dev.loompool.jdbc..", "java..", "javax.sql..", "javax.naming..", "org.slf4j..",
                         "javax.xml.transform..", // SQLXML's Source and Result: the pool wraps the driver's SQLXML
-                        "javax.management..") // the pool's MXBean (PoolMBean), registered when registerMbeans is set
+                        "javax.management..",  // the pool's MXBean (PoolMBean), registered when registerMbeans is set
+                        "jdk.jfr") // the Flight Recorder events, beside their emitters
                 .check(main);
     }
 

@@ -47,6 +47,8 @@ public final class JdbcPool {
     public final BindObserver bindObserver;
     public final PoolClock clock;
     public final long leakThresholdNanos;
+    /** pinWarningThreshold: a handle pinned by session state or explicitly for longer is logged once; 0 off. */
+    public final long pinWarnNanos;
     public final ConnectionFactory factory;
     /** Reads SQL by the rules of this pool's database. */
     public final SqlClassifier classifier;
@@ -114,6 +116,7 @@ public final class JdbcPool {
         this.factory = factory;
         this.classifier = factory.classifier();
         this.leakThresholdNanos = config.getLeakDetectionThreshold().toNanos();
+        this.pinWarnNanos = config.getPinWarningThreshold().toNanos();
         this.reclaimOnOwnerExit = config.isReclaimOnOwnerExit();
         this.validationSeconds = (int) Math.max(1, config.getValidationTimeout().toSeconds());
         this.handOutValidationSeconds = IdleChecks.handOutValidationSeconds(validationSeconds, config.getAcquireTimeout());
