@@ -211,6 +211,13 @@ public final class JdbcPool {
             log.warn("pool '{}': could not reset a returned connection, closing it (SQLState {}: {})", name,
                     e.getSQLState(), factory.secrets().mask(JdbcUrls.redact(e.getMessage())));
             throw new Retired("reset failed");
+        } catch (RuntimeException e) {
+            // A driver's own fault (MariaDB Connector/J 2.7's reset() threw a NullPointerException) says
+            // nothing about the database: the connection goes, as after a failed reset, and no breaker
+            // failure is counted, else five returns in a row open the circuit on a healthy database.
+            log.warn("pool '{}': the driver failed while resetting a returned connection, closing it ({})", name,
+                    factory.secrets().mask(JdbcUrls.redact(String.valueOf(e))));
+            throw new Retired("reset failed in the driver");
         }
         long now = clock.nanoTime();
         if ((p.pinsTimed | p.pinsSeen) != 0) {
