@@ -8,10 +8,13 @@ module dev.loompool {
     requires org.slf4j;
     // CachedRowSet: the disconnected rows of an array's getResultSet() (LentArray)
     requires java.sql.rowset;
+    // the pool's MXBean (LoomPoolMXBean), registered when registerMbeans is set
+    requires java.management;
     // @Generated on the generated JDBC wrappers: source retention, needed at compile time only
     requires static java.compiler;
-    // Flight Recorder events (dev.loompool.ConnectionWait, ...), in the engines' packages: a module
-    // that reads jdk.jfr may declare events in packages it exports to nobody. Every JDK 17+ has it.
+    // Flight Recorder's events (dev.loompool.ConnectionWait, Connect, Pin, ...), beside their emitters in
+    // the engines' packages: a module that reads jdk.jfr may declare events in packages it exports to
+    // nobody (FlightRecorderModuleTest). Every JDK 17+ has it.
     requires jdk.jfr;
 
     exports dev.loompool;

@@ -44,7 +44,7 @@ final class DefaultPool<T> implements DirectPool<T> {
     final Slots<T> slots;
     final Circuit circuit;
     final OutageLog outageLog;
-    private final Housekeeper<T> housekeeper;
+    final Housekeeper<T> housekeeper;
     /** Runs the creates callers wait for with a deadline, and the validation of idle ones after a failure. */
     final ExecutorService connector;
 

@@ -1,11 +1,8 @@
 package dev.loompool.jdbc;
 
-import dev.loompool.PoolClock;
-import dev.loompool.PoolListener;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -48,11 +45,12 @@ public abstract class DataSourceSettings {
     private String schema;
     private int circuitBreakerFailureThreshold = 5;
     private Duration circuitBreakerOpenDuration = Duration.ofSeconds(5);
-    private BindObserver bindObserver;
-    private final PoolHooks hooks = new PoolHooks();
+    private Duration initializationFailTimeout = Duration.ZERO;
+    private Duration pinWarningThreshold = Duration.ZERO;
+    private boolean registerMbeans;
 
     /** Every setter takes its value through this: refused once the pool has started, or out of range. */
-    private final SettingsCheck check = new SettingsCheck(this::getPoolName);
+    final SettingsCheck check = new SettingsCheck(this::getPoolName);
 
     DataSourceSettings() {
     }
@@ -68,15 +66,6 @@ public abstract class DataSourceSettings {
     }
 
     public String getJdbcUrl() {
-        return jdbcUrl;
-    }
-
-    /** Alias of {@link #setJdbcUrl}, the name Spring's {@code DataSourceBuilder} uses. */
-    public void setUrl(String url) {
-        setJdbcUrl(url);
-    }
-
-    public String getUrl() {
         return jdbcUrl;
     }
 
@@ -364,35 +353,43 @@ public abstract class DataSourceSettings {
         return circuitBreakerOpenDuration;
     }
 
-    /** Told whenever a handle binds a physical connection; see {@link BindObserver}. */
-    public void setBindObserver(BindObserver bindObserver) {
-        this.bindObserver = check.beforeStart(bindObserver);
+    /**
+     * How long {@code start()} keeps trying to open minSize connections before it fails: 0 (default)
+     * fails at the first connect that fails, as HikariCP's default does; a positive duration retries
+     * (100 ms apart, doubling to 1 s) until it has passed (for a database that starts beside the
+     * application), then fails naming the attempts and the last driver error; a negative one never
+     * fails the start: after one failed attempt the pool starts with what it has and opens the rest
+     * in the background, while requests try their own connect and fail fast once the circuit
+     * breaker opens. Each attempt is bounded by the driver's connect timeout (acquireTimeout).
+     */
+    public void setInitializationFailTimeout(Duration initializationFailTimeout) {
+        this.initializationFailTimeout = check.present("initializationFailTimeout", initializationFailTimeout);
     }
 
-    public BindObserver getBindObserver() {
-        return bindObserver;
+    public Duration getInitializationFailTimeout() {
+        return initializationFailTimeout;
     }
 
-    /** Adds a listener to the underlying pool's events (for metrics). */
-    public void addPoolListener(PoolListener listener) {
-        hooks.primaryListeners.add(check.beforeStart(listener));
+    /** Log once, at WARN, a handle pinned by session state or explicitly for longer than this. Default 0 = off. */
+    public void setPinWarningThreshold(Duration pinWarningThreshold) {
+        this.pinWarningThreshold = check.nonNegative("pinWarningThreshold", pinWarningThreshold);
+    }
+
+    public Duration getPinWarningThreshold() {
+        return pinWarningThreshold;
     }
 
     /**
-     * Adds a listener to each replica's pool (for its metrics): {@code forReplica} is asked at
-     * start, once per replica, with that pool's name ({@code <poolName>-replica-N}).
+     * Register the pool's {@link LoomPoolMXBean} as {@code dev.loompool:type=Pool,name=<poolName>} at start,
+     * until close; a name another pool in this JVM holds fails the start. Default false.
      */
-    public void addReplicaPoolListeners(Function<String, PoolListener> forReplica) {
-        hooks.replicaListeners.add(check.beforeStart(forReplica));
+    public void setRegisterMbeans(boolean registerMbeans) {
+        this.registerMbeans = check.beforeStart(registerMbeans);
     }
 
-    /** For tests: the clock that times idle, lifetime, leaks and the breaker. */
-    final void setClock(PoolClock clock) {
-        hooks.clock = check.beforeStart(clock);
+    public boolean isRegisterMbeans() {
+        return registerMbeans;
     }
 
-    /** The clock and listeners, for start. */
-    final PoolHooks hooks() {
-        return hooks;
-    }
+
 }

@@ -1,6 +1,8 @@
 package dev.loompool.jdbc;
 
 import dev.loompool.Pool;
+import dev.loompool.PoolClock;
+import dev.loompool.PoolListener;
 import dev.loompool.jdbc.internal.StartedPool;
 import java.io.Closeable;
 import java.io.PrintWriter;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -30,13 +33,56 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
     private final ReentrantLock startLock = new ReentrantLock();
     private volatile StartedPool running;
     private volatile boolean closed;
+    /** The registered MXBean while registerMbeans is set and the pool runs; guarded by startLock. */
+    private PoolMBean mbean;
     private PrintWriter logWriter;
     private int loginTimeout;
+    /** The clock, listeners and bind observer: set before start, not bean properties a binder sets. */
+    private final PoolHooks hooks = new PoolHooks();
 
     public LoomPoolDataSource() {
     }
 
-    /** Starts the pool if it is not started: validates the settings and opens {@code minSize} connections. */
+    /** Alias of {@link #setJdbcUrl}, the name Spring's {@code DataSourceBuilder} uses. */
+    public void setUrl(String url) {
+        setJdbcUrl(url);
+    }
+
+    public String getUrl() {
+        return getJdbcUrl();
+    }
+
+    /** Told whenever a handle binds a physical connection; see {@link BindObserver}. */
+    public void setBindObserver(BindObserver bindObserver) {
+        hooks.bindObserver = check.beforeStart(bindObserver);
+    }
+
+    public BindObserver getBindObserver() {
+        return hooks.bindObserver;
+    }
+
+    /** Adds a listener to the underlying pool's events (for metrics). */
+    public void addPoolListener(PoolListener listener) {
+        hooks.primaryListeners.add(check.beforeStart(listener));
+    }
+
+    /**
+     * Adds a listener to each replica's pool (for its metrics): {@code forReplica} is asked at
+     * start, once per replica, with that pool's name ({@code <poolName>-replica-N}).
+     */
+    public void addReplicaPoolListeners(Function<String, PoolListener> forReplica) {
+        hooks.replicaListeners.add(check.beforeStart(forReplica));
+    }
+
+    /** For tests: the clock that times idle, lifetime, leaks and the breaker. */
+    final void setClock(PoolClock clock) {
+        hooks.clock = check.beforeStart(clock);
+    }
+
+    /**
+     * Starts the pool if it is not started: validates the settings and opens {@code minSize} connections.
+     *
+     */
     public void start() throws SQLException {
         pool();
     }
@@ -52,9 +98,16 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 throw new SQLException("LoomPoolDataSource '" + getPoolName() + "' is closed", "08003");
             }
             if (running == null) {
-                PoolHooks hooks = hooks();
-                StartedPool started = StartedPool.start(this, hooks.clock, hooks.primaryListeners,
-                        i -> hooks.replicaListeners(getPoolName(), i));
+                // Registered first, so that a start that fails takes it away again with what it opened.
+                mbean = isRegisterMbeans() ? PoolMBean.register(this) : null;
+                StartedPool started;
+                try {
+                    started = StartedPool.start(this, hooks.clock, hooks.primaryListeners,
+                            i -> hooks.replicaListeners(getPoolName(), i));
+                } catch (SQLException | RuntimeException | Error e) {
+                    unregisterMBean();
+                    throw e;
+                }
                 freeze(); // before the pool is published: nobody sees it running while settings still change
                 running = started;
                 log.info("loompool '{}' started: {}, min-size {}, max-size {}, release mode {}{}{}", getPoolName(),
@@ -115,6 +168,17 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         return p.replicaViews();
     }
 
+    /**
+     * Why the pool has no connection yet: the message (passwords masked) of the last failed connect,
+     * as long as the pool has not opened one since it started, which only a start with a negative
+     * {@link #setInitializationFailTimeout initializationFailTimeout}, or with minSize 0, allows;
+     * null once a connection was opened, and before the start. The health indicator is DOWN meanwhile.
+     */
+    public String getInitialConnectError() {
+        StartedPool p = running;
+        return p == null ? null : p.initialConnectError();
+    }
+
     /** Whether the pool is started and not closed. */
     public boolean isRunning() {
         return running != null && !closed;
@@ -139,8 +203,9 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         for (PinReason r : PinReason.values()) {
             counts.put(r, 0);
         }
-        for (HandleInfo h : getBoundHandles()) {
-            h.pins().forEach(r -> counts.merge(r, 1, Integer::sum));
+        StartedPool p = running;
+        if (p != null) {
+            p.countPinned(counts);
         }
         return counts;
     }
@@ -210,6 +275,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
             }
             closed = true;
             freeze();
+            unregisterMBean();
         } finally {
             startLock.unlock();
         }
@@ -217,6 +283,14 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         if (p != null) {
             p.close();
             log.info("loompool '{}' closed", getPoolName());
+        }
+    }
+
+    /** Under startLock. */
+    private void unregisterMBean() {
+        if (mbean != null) {
+            mbean.unregister();
+            mbean = null;
         }
     }
 

@@ -7,9 +7,8 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * What {@link LoomPoolDataSource} hands its pools at start besides the JavaBean settings: the clock
- * and the listeners. None is a property a binder sets; {@link DataSourceSettings} adds to them
- * before start only.
+ * What {@link LoomPoolDataSource} hands its pools at start besides the JavaBean settings: the clock,
+ * the listeners and the bind observer. None is a property a binder sets; they are set before start only.
  */
 final class PoolHooks {
 
@@ -17,6 +16,7 @@ final class PoolHooks {
     PoolClock clock = PoolClock.SYSTEM;
     final List<PoolListener> primaryListeners = new ArrayList<>(2);
     final List<Function<String, PoolListener>> replicaListeners = new ArrayList<>(1);
+    BindObserver bindObserver;
 
     /**
      * The listeners of the replica at {@code index} (0-based; its pool is named

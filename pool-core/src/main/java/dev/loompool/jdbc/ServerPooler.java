@@ -12,7 +12,8 @@ public enum ServerPooler {
      * PgBouncer (or a pooler that behaves like it) in transaction mode. The pool refuses SQL and
      * settings that leave state on the session, with an {@code SQLException} naming the statement
      * and this setting, never resets a session ({@code DISCARD ALL}: the pooler resets its own),
-     * and makes pgjdbc send unnamed statements ({@code prepareThreshold=0}, unless the URL or the
+     * sends a handle's {@code setTransactionIsolation} as {@code SET TRANSACTION ISOLATION LEVEL}
+     * at the start of each of its transactions instead of on the session, and makes pgjdbc send unnamed statements ({@code prepareThreshold=0}, unless the URL or the
      * properties set it: with PgBouncer 1.21 or later and {@code max_prepared_statements} set, a
      * positive threshold works).
      */

@@ -65,6 +65,15 @@ final class SettingsCheck {
         return value;
     }
 
+    /** Any duration, negative ones included, but not null. */
+    Duration present(String setting, Duration value) {
+        beforeStart(value);
+        if (value == null) {
+            throw new IllegalArgumentException(setting + " must be a duration, was null");
+        }
+        return value;
+    }
+
     /** A constant of {@code type}: null is refused, naming every constant. */
     <E extends Enum<E>> E oneOf(String setting, Class<E> type, E value) {
         beforeStart(value);

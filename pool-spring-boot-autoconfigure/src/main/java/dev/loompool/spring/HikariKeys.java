@@ -42,6 +42,8 @@ final class HikariKeys {
         EQUIVALENT.put("catalog", "loompool.catalog");
         EQUIVALENT.put("pool-name", "loompool.pool-name");
         EQUIVALENT.put("data-source-properties", "loompool.data-source-properties");
+        EQUIVALENT.put("register-mbeans", "loompool.register-mbeans");
+        EQUIVALENT.put("initialization-fail-timeout", "loompool.initialization-fail-timeout");
     }
 
     private HikariKeys() {

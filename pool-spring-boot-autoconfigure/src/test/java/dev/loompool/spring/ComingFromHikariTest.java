@@ -24,7 +24,8 @@ class ComingFromHikariTest {
         runner.withPropertyValues("spring.datasource.hikari.maximum-pool-size=20",
                 "spring.datasource.hikari.connectionTimeout=5000", // relaxed binding: any spelling counts
                 "spring.datasource.hikari.data-source-properties.cachePrepStmts=true",
-                "spring.datasource.hikari.register-mbeans=true").run(context -> {
+                "spring.datasource.hikari.register-mbeans=true",
+                "spring.datasource.hikari.allow-pool-suspension=true").run(context -> {
                     assertThat(context).hasNotFailed();
                     String warnings = output.getOut().lines().filter(l -> l.contains("ignores these HikariCP settings"))
                             .reduce("", String::concat);
@@ -32,7 +33,8 @@ class ComingFromHikariTest {
                             .contains("spring.datasource.hikari.maximum-pool-size (use loompool.max-size)")
                             .contains("spring.datasource.hikari.connection-timeout (use loompool.acquire-timeout)")
                             .contains("spring.datasource.hikari.data-source-properties (use loompool.data-source-properties)")
-                            .contains("spring.datasource.hikari.register-mbeans (no loompool equivalent)");
+                            .contains("spring.datasource.hikari.register-mbeans (use loompool.register-mbeans)")
+                            .contains("spring.datasource.hikari.allow-pool-suspension (no loompool equivalent)");
                     assertThat(output.getOut().lines().filter(l -> l.contains("ignores these HikariCP settings")))
                             .as("one line").hasSize(1);
                 });

@@ -52,8 +52,9 @@ final class HandleSettings {
     // ---- the handle's setters -------------------------------------------------------------------------
 
     static void setTransactionIsolation(LogicalConnection h, int level) throws SQLException {
-        if (h.pool.transactionPooler) {
-            checkBehindPooler(h, Attr.ISOLATION, w -> w.isolation = level, "setTransactionIsolation(" + level + ")");
+        if (h.pool.transactionPooler) { // sent at the start of each transaction, not set on the session
+            TransactionIsolation.set(h, level);
+            return;
         }
         chosen(h).isolation = level;
         changed(h, Attr.ISOLATION);

@@ -67,7 +67,9 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         if (own != null) {
             try {
                 for (Attr a : own.marked) {
-                    p.apply(own, a);
+                    if (a != Attr.ISOLATION || !pool.transactionPooler) { // else sent per transaction: TransactionIsolation
+                        p.apply(own, a);
+                    }
                 }
             } catch (SQLException e) {
                 if (BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
@@ -132,7 +134,11 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         if (p == null || p.binding() != heldBinding()) {
             throw StatementChecks.outlived(this);
         }
-        Pins.beforeSql(this, p, e, sql);
+        if (own != null && pool.transactionPooler) {
+            TransactionIsolation.beforeSql(this, p, e, sql); // the pins, and the isolation sent per transaction
+        } else {
+            Pins.beforeSql(this, p, e, sql);
+        }
     }
 
     void afterSql(SqlEffect e) {
@@ -148,8 +154,8 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     }
 
     /** A statement or metadata result set was opened: it pins until closed. */
-    void track(Tracked t) {
-        Pins.track(this, t);
+    void track(Tracked t, String by) {
+        Pins.track(this, t, by);
     }
 
     /** It was closed; the connection goes back if nothing else pins it. */
@@ -165,7 +171,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     final Statement wrapStatement(Statement s) throws SQLException {
         DelegatingStatement wrapped = new DelegatingStatement(this, s, SqlEffect.NONE);
-        track(wrapped);
+        track(wrapped, Pins.CREATE_STATEMENT);
         StatementChecks.refuseIfLetGo(this, wrapped);
         return wrapped;
     }
@@ -179,7 +185,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         if (effect.values != 0) {
             wrapped.sql = sql; // for the message should a read be refused
         }
-        track(wrapped);
+        track(wrapped, sql);
         StatementChecks.refuseIfLetGo(this, wrapped);
         return wrapped;
     }
@@ -190,7 +196,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         if (effect.values != 0) {
             wrapped.sql = sql;
         }
-        track(wrapped);
+        track(wrapped, sql);
         StatementChecks.refuseIfLetGo(this, wrapped);
         return wrapped;
     }
@@ -274,7 +280,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final int getTransactionIsolation() throws SQLException {
-        return HandleSettings.view(this, Attr.ISOLATION).isolation;
+        return TransactionIsolation.get(this);
     }
 
     @Override

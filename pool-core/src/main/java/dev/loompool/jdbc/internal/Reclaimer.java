@@ -1,5 +1,6 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.PinReason;
 import dev.loompool.jdbc.internal.physical.ConnectionState;
 import dev.loompool.jdbc.internal.physical.Holder;
 import dev.loompool.jdbc.internal.physical.JdbcPool;
@@ -39,6 +40,8 @@ final class Reclaimer implements Watcher {
     private static final long PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(PERIOD_MILLIS);
     /** Scans run, over all pools: lets tests wait for a scan instead of sleeping. */
     static final AtomicLong scans = new AtomicLong();
+    /** The pins pinWarningThreshold is about: those that hold until the handle closes (or unpin()). */
+    private static final PinReason[] WARNED = {PinReason.SESSION_STATE, PinReason.EXPLICIT};
 
     private final JdbcPool pool;
     private final ScheduledExecutorService executor;
@@ -124,6 +127,35 @@ final class Reclaimer implements Watcher {
                     + "leakDetectionThreshold; possible leak", pool.name,
                     Duration.ofNanos(now - p.handedOutAt).toMillis(), handle.ownerThread().getName(),
                     p.boundFrom);
+        }
+        if (pool.pinWarnNanos > 0 && p.pinWarnedBinding != binding) {
+            warnIfPinnedLong(p, binding, handle, now);
+        }
+    }
+
+    /**
+     * A handle pinned by session state or an explicit pin for longer than pinWarningThreshold keeps
+     * its connection from everybody else until it closes (neither ends with a statement or a
+     * commit): one WARN per binding (a binding is one handle's), with what an operator needs to find
+     * it. The transaction and framework pins do not warn: a long transaction is the application's
+     * to bound (a statement or transaction timeout), and leakDetectionThreshold covers a forgotten one.
+     */
+    private void warnIfPinnedLong(PhysicalConnection p, long binding, LogicalConnection handle, long now) {
+        for (PinReason r : WARNED) {
+            if (PinReport.startedOnThisBinding(p, r) && now - p.pinSince[r.ordinal()] > pool.pinWarnNanos) {
+                p.pinWarnedBinding = binding;
+                String statement = PinReport.statement(pool, p, r);
+                String site = PinReport.bindSite(pool, p);
+                log.warn("pool '{}': a connection has been pinned by {} for {} ms, longer than pinWarningThreshold "
+                        + "({} ms), and serves nobody else until its handle closes: thread {}, bound for {} ms, pinned "
+                        + "by {}; started by: {}; bound at: {}", pool.name, r,
+                        Duration.ofNanos(now - p.pinSince[r.ordinal()]).toMillis(),
+                        Duration.ofNanos(pool.pinWarnNanos).toMillis(), handle.ownerThread().getName(),
+                        Duration.ofNanos(now - p.handedOutAt).toMillis(), handle.pinReasons(),
+                        statement == null ? "unknown" : statement,
+                        site == null ? "unknown (set leakDetectionThreshold to see where)" : site);
+                return;
+            }
         }
     }
 

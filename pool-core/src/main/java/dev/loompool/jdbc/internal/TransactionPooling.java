@@ -64,9 +64,22 @@ final class TransactionPooling {
     /** A JDBC setter the driver implements as session SQL, asked for a value other than the pool's default. */
     static SQLException refusedSetting(JdbcPool pool, String call) {
         return pool.factory.secrets().mask(new SQLException("pool '" + pool.name + "': refused " + call + ": the driver "
-                + "sets it on the session, and " + SETTING + "; " + WHY + ". Set it inside the transaction (SET "
-                + "TRANSACTION ISOLATION LEVEL …, SET LOCAL search_path …), or on the database or role (ALTER ROLE … "
-                + "SET …) (" + pool.pool.stats() + ")", "0A000"));
+                + "sets it on the session, and " + SETTING + "; " + WHY + ". Set it inside the transaction (SET LOCAL "
+                + "search_path …), or on the database or role (ALTER ROLE … SET …) (" + pool.pool.stats() + ")", "0A000"));
+    }
+
+    /**
+     * A statement in autocommit mode on a handle whose isolation is not the default: the level is
+     * sent at the start of each transaction ({@link TransactionIsolation}), and a statement in
+     * autocommit mode has none to send it in; run at the server's level it could be weaker.
+     */
+    static SQLException refusedInAutoCommit(JdbcPool pool, String sql, String level, String serverLevel) {
+        return pool.factory.secrets().mask(new SQLException("pool '" + pool.name + "': refused "
+                + (sql != null ? quote(sql) : "a statement") + " in autocommit mode at transaction isolation " + level
+                + ": " + SETTING + ", so the pool sends the isolation as the first statement of each transaction (SET "
+                + "TRANSACTION ISOLATION LEVEL " + level + "), and a statement in autocommit mode would run at the "
+                + "server's " + serverLevel + ". Run it in a transaction (setAutoCommit(false)), or set the isolation "
+                + "back to the default first (" + pool.pool.stats() + ")", "0A000"));
     }
 
     /**
@@ -89,7 +102,16 @@ final class TransactionPooling {
                     + "(jdbc:postgresql:…), was " + JdbcUrls.redact(ds.getJdbcUrl()) + "; allowed values for another "
                     + "database: NONE");
         }
-        refuseAtStart("transactionIsolation", ds.getTransactionIsolation());
+        if (ds.getTransactionIsolation() != null) {
+            // Sent per transaction it would not reach a statement in autocommit mode (TransactionIsolation):
+            // the role's default reaches every statement, through any server connection.
+            throw new IllegalArgumentException("transactionIsolation " + ds.getTransactionIsolation() + " is set on "
+                    + "every new session, and " + SETTING + ": PgBouncer would not keep it for the pool's transactions. "
+                    + "Set it on the database or role instead (ALTER ROLE … SET default_transaction_isolation = "
+                    + "'serializable'), which covers statements in autocommit mode too, and leave transactionIsolation "
+                    + "unset; a transaction that needs another level asks for it with Connection.setTransactionIsolation "
+                    + "(Spring's @Transactional(isolation = …)), which the pool sends at the start of each transaction");
+        }
         refuseAtStart("schema", ds.getSchema());
         String initSql = ds.getConnectionInitSql();
         if (initSql != null && !initSql.isBlank() && postgres.classify(initSql).session) {
