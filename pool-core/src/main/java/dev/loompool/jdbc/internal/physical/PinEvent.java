@@ -26,7 +26,7 @@ import jdk.jfr.StackTrace;
  */
 @Name("dev.loompool.Pin")
 @Label("Connection Pin")
-@Category({"loompool"})
+@Category({"loompool", "Connection"})
 @Description("A reason that kept a physical connection bound to its handle across statements, from its start to its end")
 @StackTrace(false)
 @Enabled(false)
