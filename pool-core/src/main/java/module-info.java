@@ -12,6 +12,10 @@ module dev.loompool {
     requires java.management;
     // @Generated on the generated JDBC wrappers: source retention, needed at compile time only
     requires static java.compiler;
+    // Flight Recorder's events (dev.loompool.ConnectionWait, Connect, Pin, ...), beside their emitters in
+    // the engines' packages: a module that reads jdk.jfr may declare events in packages it exports to
+    // nobody (FlightRecorderModuleTest). Every JDK 17+ has it.
+    requires jdk.jfr;
 
     exports dev.loompool;
     exports dev.loompool.jdbc;

@@ -22,7 +22,35 @@ final class JmhRuns {
 
     static final int[] THREADS = {1, 2, 8};
 
+    /** {@code --jfr}: the JVM option that records loompool's events (loompool.jfc) in each fork; null: none. */
+    private static String recording;
+
     private JmhRuns() {
+    }
+
+    /**
+     * Runs the forks under a Flight Recorder recording of the JDK's default settings and loompool.jfc
+     * (taken from pool-core's jar, as an operator would), written into {@code dir}: P1 with the
+     * events on. The quick mode does not fork: it records in this JVM instead.
+     */
+    static jdk.jfr.Recording recordEvents(Mode mode, java.nio.file.Path dir) throws java.io.IOException, java.text.ParseException {
+        java.nio.file.Files.createDirectories(dir);
+        java.nio.file.Path jfc = dir.resolve("loompool.jfc");
+        try (var in = JmhRuns.class.getResourceAsStream("/dev/loompool/loompool.jfc")) {
+            java.nio.file.Files.copy(java.util.Objects.requireNonNull(in, "loompool.jfc is not in pool-core's jar"), jfc,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        if (mode.jmhFork) {
+            recording = "-XX:StartFlightRecording:settings=default,settings=" + jfc.toAbsolutePath() + ",filename="
+                    + dir.toAbsolutePath() + "/"; // a directory: each fork writes a file of its own there
+            return null;
+        }
+        Map<String, String> settings = new java.util.HashMap<>(jdk.jfr.Configuration.getConfiguration("default").getSettings());
+        settings.putAll(jdk.jfr.Configuration.create(jfc).getSettings());
+        jdk.jfr.Recording r = new jdk.jfr.Recording(settings);
+        r.setDestination(dir.resolve("p1-quick.jfr"));
+        r.start();
+        return r;
     }
 
     private static ChainedOptionsBuilder options(Mode mode, int threads) {
@@ -34,7 +62,7 @@ final class JmhRuns {
                 .warmupTime(TimeValue.milliseconds(mode.jmhIterationMillis))
                 .measurementIterations(mode.jmhIterations)
                 .measurementTime(TimeValue.milliseconds(mode.jmhIterationMillis))
-                .jvmArgsAppend("-Xms1g", "-Xmx1g")
+                .jvmArgsAppend(recording == null ? new String[] {"-Xms1g", "-Xmx1g"} : new String[] {"-Xms1g", "-Xmx1g", recording})
                 .shouldFailOnError(true)
                 .verbosity(VerboseMode.SILENT);
     }

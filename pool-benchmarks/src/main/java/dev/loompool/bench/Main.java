@@ -12,7 +12,8 @@ import java.util.TreeSet;
 
 /**
  * Runs the benchmark suite: {@code java -jar pool-benchmarks.jar [quick|full] [--only P1,P3,P10] [--pools LOOMPOOL,HIKARI]
- * [--rounds N] [--out DIR]}. {@code --only} takes groups (P10) or scenarios (P10-oiv-off);
+ * [--rounds N] [--out DIR] [--jfr]}. {@code --only} takes groups (P10) or scenarios (P10-oiv-off);
+ * {@code --jfr} runs P1 with loompool's Flight Recorder events on, recorded into {@code DIR/jfr};
  * {@code --rounds} sets the timed scenarios' rounds (a noisy ratio near its target needs more than the mode's).
  * {@code --pools} narrows the timed scenarios to the pools named (loompool and HikariCP stay: the
  * verdicts compare them), for repeat runs of the ratios near a target.
@@ -56,10 +57,16 @@ public final class Main {
         Report report = new Report(mode, out);
         boolean failed = false;
         if (only.contains("P1")) {
+            // --jfr: P1 with loompool's Flight Recorder events on (loompool.jfc beside the JDK's default), recorded into OUT/jfr
+            jdk.jfr.Recording jfr = Arrays.asList(args).contains("--jfr") ? JmhRuns.recordEvents(mode, out.resolve("jfr")) : null;
             try {
                 report.p1(JmhRuns.p1(mode, pools));
             } catch (Exception e) {
                 failed = fail(report, "P1", e);
+            } finally {
+                if (jfr != null) {
+                    jfr.close(); // written to its destination
+                }
             }
         }
         if (only.contains("P6")) {

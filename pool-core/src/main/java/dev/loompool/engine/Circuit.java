@@ -120,6 +120,18 @@ final class Circuit {
         }
     }
 
+    /**
+     * A background create of a start that went on short succeeded: if the failures opened the
+     * circuit meanwhile, this is the evidence a probe would bring, so it counts as a probe that
+     * succeeded. A circuit held open by hand stays open.
+     */
+    void answeredInBackground() {
+        if (strategy != null && state.get() == CircuitBreakerState.INACTIVE && !heldByHand) {
+            moveTo(CircuitBreakerState.RECOVERING);
+            probeSucceeded();
+        }
+    }
+
     /** The probe's create failed. */
     void probeFailed(Throwable error) {
         if (strategy != null && state.get() == CircuitBreakerState.RECOVERING) {
@@ -175,6 +187,7 @@ final class Circuit {
             outageLog.closed();
             pool.refillIfBelowMin(); // refills were skipped while the circuit was open
         }
+        BreakerTransitionEvent.emit(pool.name(), from, to, heldByHand);
         listener.onStateChanged(from, to);
     }
 }

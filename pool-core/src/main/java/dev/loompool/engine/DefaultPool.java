@@ -1,6 +1,5 @@
 package dev.loompool.engine;
 
-import dev.loompool.AcquireTimeoutException;
 import dev.loompool.CircuitBreakerState;
 import dev.loompool.DestroyReason;
 import dev.loompool.Lease;
@@ -17,7 +16,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +44,7 @@ final class DefaultPool<T> implements DirectPool<T> {
     final Slots<T> slots;
     final Circuit circuit;
     final OutageLog outageLog;
-    private final Housekeeper<T> housekeeper;
+    final Housekeeper<T> housekeeper;
     /** Runs the creates callers wait for with a deadline, and the validation of idle ones after a failure. */
     final ExecutorService connector;
 
@@ -117,7 +115,7 @@ final class DefaultPool<T> implements DirectPool<T> {
                 grant = slots.reserve(mayWait);
             }
             if (grant instanceof Waiter waiter) {
-                grant = await(waiter, start, timeoutNanos, timeout);
+                grant = waiter.await(this, start, timeoutNanos, timeout);
             } else if (grant == Signal.CLOSED) {
                 throw closedException();
             } else if (grant == Signal.NONE) {
@@ -135,33 +133,6 @@ final class DefaultPool<T> implements DirectPool<T> {
         }
     }
 
-    private Reservation await(Waiter waiter, long start, long timeoutNanos, Duration timeout) throws InterruptedException {
-        Reservation outcome;
-        while ((outcome = waiter.outcome) == Signal.PENDING) {
-            long remaining = timeoutNanos - (clock.nanoTime() - start);
-            if (remaining <= 0) {
-                outcome = slots.cancel(waiter);
-                if (outcome != Signal.NONE) {
-                    break; // handed over just as time ran out: take it
-                }
-                listener.onTimedOut(clock.nanoTime() - start);
-                throw new AcquireTimeoutException(name, timeout, stats());
-            }
-            LockSupport.parkNanos(this, remaining); // returns on hand-off, unpark, or spuriously
-            if (Thread.interrupted()) {
-                passOn(slots.cancel(waiter));
-                throw new InterruptedException("interrupted while waiting on pool '" + name + "'");
-            }
-        }
-        if (outcome == Signal.CLOSED) {
-            throw closedException();
-        }
-        if (outcome == Signal.UNAVAILABLE) {
-            throw unavailable(CircuitBreakerState.INACTIVE);
-        }
-        return outcome;
-    }
-
     /**
      * How long a caller waits for its own create: its timeout; a caller that may not wait for
      * others waits for its create up to the pool's acquire timeout, or, if that is zero too, until
@@ -173,7 +144,7 @@ final class DefaultPool<T> implements DirectPool<T> {
 
     /** A waiter that gives up after a grant reached it hands the grant on instead of losing it. */
     @SuppressWarnings("unchecked")
-    private void passOn(Reservation grant) {
+    void passOn(Reservation grant) {
         if (grant instanceof Entry) {
             putBack((Entry<T>) grant, true);
         } else if (grant == Signal.CREATE) {
@@ -386,7 +357,7 @@ final class DefaultPool<T> implements DirectPool<T> {
         return name;
     }
 
-    private PoolClosedException closedException() {
+    PoolClosedException closedException() {
         return new PoolClosedException("pool '" + name + "' is closed (" + stats() + ")");
     }
 

@@ -20,6 +20,8 @@ final class Housekeeper<T> {
 
     private static final Logger log = LoggerFactory.getLogger(Housekeeper.class);
     private static final long STOP_PATIENCE_SECONDS = 10;
+    /** The longest wait between the attempts of a start that went on short (HikariCP's is 5 s too). */
+    private static final long MAX_FILL_BACKOFF_NANOS = Duration.ofSeconds(5).toNanos();
 
     private final DefaultPool<T> pool;
     private final ResourceCheck<T> healthcheck;
@@ -82,6 +84,41 @@ final class Housekeeper<T> {
             } catch (RejectedExecutionException closed) {
                 refillQueued.set(false);
             }
+        }
+    }
+
+    /**
+     * After a start that went on short of minSize (a negative prewarm timeout): creates the rest,
+     * {@code delayNanos} from now and then backing off, whatever the breaker says, until the pool
+     * has reached minSize once or is closed; the periodic refill takes over from there. Its failures
+     * count towards the breaker as any failed create does, and its first success closes a breaker
+     * they opened: without it a pool nobody asks (health DOWN, so no traffic) would never recover.
+     */
+    void fillInBackground(long delayNanos) {
+        try {
+            executor.schedule(() -> fillStep(delayNanos), delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closed) {
+            // the pool closed: nothing to fill
+        }
+    }
+
+    private void fillStep(long delayNanos) {
+        while (pool.slots.reserveBelowMin()) {
+            Entry<T> entry;
+            try {
+                entry = Connect.make(pool);
+            } catch (Exception | Error e) { // an Error too: the reserved slot must be freed
+                if (e instanceof Error) {
+                    log.error("pool '{}': background connect after the start failed", pool.name(), e);
+                } else {
+                    pool.outageLog.createFailed(e, true);
+                }
+                pool.fail(e, false);
+                fillInBackground(Math.min(delayNanos * 2, MAX_FILL_BACKOFF_NANOS));
+                return;
+            }
+            pool.circuit.answeredInBackground();
+            pool.putBack(entry, true);
         }
     }
 

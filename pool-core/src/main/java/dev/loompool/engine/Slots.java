@@ -94,7 +94,7 @@ final class Slots<T> {
                 oldest.outcome = late;
                 LockSupport.unpark(oldest.thread);
             }
-            Waiter waiter = new Waiter();
+            Waiter waiter = new Waiter(pending - 1); // pending counts it: the others are ahead
             waiters.addLast(waiter);
             return waiter;
         } finally {

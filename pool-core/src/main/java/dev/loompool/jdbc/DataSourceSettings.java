@@ -356,9 +356,11 @@ public abstract class DataSourceSettings {
     /**
      * How long {@code start()} keeps trying to open minSize connections before it fails: 0 (default)
      * fails at the first connect that fails, as HikariCP's default does; a positive duration retries
-     * until it has passed (for a database that starts beside the application); a negative one never
-     * fails the start: the pool starts empty and opens its connections in the background, failing
-     * requests fast meanwhile.
+     * (100 ms apart, doubling to 1 s) until it has passed (for a database that starts beside the
+     * application), then fails naming the attempts and the last driver error; a negative one never
+     * fails the start: after one failed attempt the pool starts with what it has and opens the rest
+     * in the background, while requests try their own connect and fail fast once the circuit
+     * breaker opens. Each attempt is bounded by the driver's connect timeout (acquireTimeout).
      */
     public void setInitializationFailTimeout(Duration initializationFailTimeout) {
         this.initializationFailTimeout = check.present("initializationFailTimeout", initializationFailTimeout);

@@ -168,6 +168,17 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         return p.replicaViews();
     }
 
+    /**
+     * Why the pool has no connection yet: the message (passwords masked) of the last failed connect,
+     * as long as the pool has not opened one since it started, which only a start with a negative
+     * {@link #setInitializationFailTimeout initializationFailTimeout}, or with minSize 0, allows;
+     * null once a connection was opened, and before the start. The health indicator is DOWN meanwhile.
+     */
+    public String getInitialConnectError() {
+        StartedPool p = running;
+        return p == null ? null : p.initialConnectError();
+    }
+
     /** Whether the pool is started and not closed. */
     public boolean isRunning() {
         return running != null && !closed;
@@ -192,8 +203,9 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         for (PinReason r : PinReason.values()) {
             counts.put(r, 0);
         }
-        for (HandleInfo h : getBoundHandles()) {
-            h.pins().forEach(r -> counts.merge(r, 1, Integer::sum));
+        StartedPool p = running;
+        if (p != null) {
+            p.countPinned(counts);
         }
         return counts;
     }

@@ -76,12 +76,19 @@ public interface LoomPoolMXBean {
      * @param ownerThread the name of the thread that used it last
      * @param boundMillis how long it has held its physical connection, in milliseconds
      * @param pins the names of the {@link PinReason}s that keep it, in their declared order
+     * @param longestPin the reason that has held it longest ({@link HandleInfo#longestPin()}), or null
+     * @param longestPinMillis how long that reason has held it, in milliseconds
+     * @param pinStatement the statement (first line, literals masked) or call that started it, or null
+     * @param bindSite where the application bound it, with leak detection on; else null
      */
-    record BoundHandle(String ownerThread, long boundMillis, List<String> pins) {
+    record BoundHandle(String ownerThread, long boundMillis, List<String> pins, String longestPin,
+            long longestPinMillis, String pinStatement, String bindSite) {
 
         static BoundHandle of(HandleInfo handle) {
             return new BoundHandle(handle.ownerThread(), handle.bound().toMillis(),
-                    handle.pins().stream().sorted().map(PinReason::name).toList());
+                    handle.pins().stream().sorted().map(PinReason::name).toList(),
+                    handle.longestPin() == null ? null : handle.longestPin().name(), handle.longestPinFor().toMillis(),
+                    handle.pinStatement(), handle.bindSite());
         }
     }
 }

@@ -101,6 +101,7 @@ class BlackHoleTest {
         assertThat(pg.getProperty("loginTimeout")).isEqualTo("3");
         java.util.Properties maria = Internals.withTimeouts("jdbc:mariadb://h/test", new java.util.Properties(), acquire);
         assertThat(maria.getProperty("connectTimeout")).isEqualTo("2500"); // milliseconds
+        assertThat(maria.getProperty("socketTimeout")).as("no timeout, said aloud for MariaDB 2.7's reset()").isEqualTo("0");
         java.util.Properties mine = new java.util.Properties();
         mine.setProperty("loginTimeout", "60");
         assertThat(Internals.withTimeouts("jdbc:postgresql://h/test?connectTimeout=9", mine, acquire))

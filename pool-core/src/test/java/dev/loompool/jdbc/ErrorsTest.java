@@ -87,12 +87,15 @@ class ErrorsTest extends StubSupport {
     }
 
     @Test
-    void aFailedConnectReachesTheCallerAsTheDriverSaidIt() throws SQLException {
+    void aFailedConnectReachesTheCallerAsTheDriverSaidItWithThePoolNamedBeside() throws SQLException {
         LoomPoolDataSource ds = dataSource();
         SQLException refused = new SQLException("Connection refused", "08001");
         db.failNextConnect(refused);
         try (Connection c = ds.getConnection()) {
             assertThatThrownBy(() -> BindingTest.query(c, "SELECT 1")).isSameAs(refused);
+            assertThat(refused.getSuppressed()).singleElement().extracting(Throwable::getMessage)
+                    .isEqualTo("pool '" + ds.getPoolName() + "': could not open a connection (total=0, idle=0, inUse=0, "
+                            + "pending=0, minSize=0, maxSize=4)");
         }
     }
 

@@ -78,6 +78,9 @@ class LoomPoolMXBeanTest extends StubSupport {
             assertThat(handles[0].get("ownerThread")).isEqualTo(Thread.currentThread().getName());
             assertThat((String[]) handles[0].get("pins")).contains("TRANSACTION");
             assertThat((Long) handles[0].get("boundMillis")).isNotNegative();
+            assertThat(handles[0].get("longestPin")).isEqualTo("TRANSACTION");
+            assertThat(handles[0].get("pinStatement")).isEqualTo("setAutoCommit(false)");
+            assertThat(handles[0].get("bindSite")).as("no leak detection: no stack taken").isNull();
             c.commit();
             c.setAutoCommit(true);
         }

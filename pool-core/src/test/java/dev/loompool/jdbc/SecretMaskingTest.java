@@ -163,6 +163,8 @@ class SecretMaskingTest extends StubSupport {
             }
         });
         assertThat((Throwable) failure[0]).hasMessage("Incorrect port value : ****@no-such-host.invalid");
+        assertThat(failure[0].getSuppressed()).singleElement().extracting(Throwable::getMessage).asString()
+                .startsWith("pool '" + ds.getPoolName() + "': could not open a connection");
         assertNoSecret(failure[0], log);
         assertThat(creationFailures).hasSize(1);
     }
@@ -313,8 +315,10 @@ class SecretMaskingTest extends StubSupport {
             assertThat(e.getErrorCode()).isEqualTo(1045);
             assertThat(e.getStackTrace()).isEqualTo(original.getStackTrace());
             assertThat(e.getCause()).isInstanceOf(IOException.class).hasMessage("handshake sent '****'");
-            assertThat(e.getSuppressed()).singleElement().isInstanceOf(IllegalStateException.class)
+            assertThat(e.getSuppressed()).hasSize(2); // the driver's, then the pool's name beside it
+            assertThat(e.getSuppressed()[0]).isInstanceOf(IllegalStateException.class)
                     .hasFieldOrPropertyWithValue("message", "retry with **** failed too");
+            assertThat(e.getSuppressed()[1]).hasMessageStartingWith("pool '" + ds.getPoolName() + "': could not open");
             assertThat((Throwable) e.getNextException()).hasMessage("and again: ****");
             assertThat(e.getNextException().getSQLState()).isEqualTo("08004");
             assertThat(Internals.isBroken(e)).isTrue();

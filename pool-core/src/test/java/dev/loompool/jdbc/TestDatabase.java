@@ -37,6 +37,16 @@ public enum TestDatabase {
         if (url == null || url.isBlank()) {
             url = fallback;
         }
+        // The driver matrix (module driver-matrix) runs the MariaDB suites on MySQL Connector/J too, the
+        // same server under its scheme, and on drivers that need an option (MariaDB 4 wants TLS by default).
+        String scheme = this == MARIADB ? System.getProperty("loompool.test.mariadb-scheme") : null;
+        if (scheme != null && !scheme.isBlank()) {
+            url = url.replaceFirst("^jdbc:[a-z]+:", scheme);
+        }
+        String options = this == MARIADB ? System.getProperty("loompool.test.mariadb-options") : null;
+        if (options != null && !options.isBlank()) {
+            url = url + (url.contains("?") ? "&" : "?") + options;
+        }
         DriverManager.setLoginTimeout(3);
         try (Connection c = DriverManager.getConnection(url)) {
             c.isValid(3);

@@ -58,12 +58,28 @@ public class LoomPoolEndpoint {
             pool.put("pinned", ds.getPinnedConnections());
             pool.put("reclaimed", ds.getReclaimedConnections());
             List<HandleInfo> handles = ds.getBoundHandles();
-            pool.put("boundHandles", handles.stream().map(h -> Map.of(
-                    "ownerThread", h.ownerThread(),
-                    "boundMillis", h.bound().toMillis(),
-                    "pins", h.pins())).toList());
+            pool.put("boundHandles", handles.stream().map(LoomPoolEndpoint::handle).toList());
         }
         return pool;
+    }
+
+    /** One bound handle: who holds it, why, since when, and the masked statement that pinned it; absent facts are left out. */
+    private static Map<String, Object> handle(HandleInfo h) {
+        Map<String, Object> handle = new LinkedHashMap<>();
+        handle.put("ownerThread", h.ownerThread());
+        handle.put("boundMillis", h.bound().toMillis());
+        handle.put("pins", h.pins());
+        if (h.longestPin() != null) {
+            handle.put("longestPin", h.longestPin());
+            handle.put("longestPinMillis", h.longestPinFor().toMillis());
+        }
+        if (h.pinStatement() != null) {
+            handle.put("pinStatement", h.pinStatement());
+        }
+        if (h.bindSite() != null) {
+            handle.put("bindSite", h.bindSite());
+        }
+        return handle;
     }
 
     /** {@code POST /actuator/loompool/{name}} with {@code {"state":"ACTIVE|INACTIVE|RECOVERING"}}. */

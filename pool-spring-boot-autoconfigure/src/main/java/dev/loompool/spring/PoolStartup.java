@@ -5,7 +5,8 @@ import java.sql.SQLException;
 
 /**
  * Starts the auto-configured {@link LoomPoolDataSource}, turning what only start can find (no URL,
- * a URL the driver refuses, min-size above max-size, an unreachable database) into a
+ * a URL the driver refuses, min-size above max-size, a database unreachable for longer than
+ * {@code loompool.initialization-fail-timeout}) into a
  * {@link LoomPoolStartupException} that says what to change. A value out of its own range never
  * gets here: {@link PoolKeys} refuses it while binding, naming its key.
  */
@@ -22,8 +23,11 @@ final class PoolStartup {
         } catch (SQLException e) {
             throw new LoomPoolStartupException("loompool could not start: " + e.getMessage(),
                     "Check that the database is running and reachable at that URL, and that "
-                            + "spring.datasource.username and spring.datasource.password are right; or set "
-                            + "loompool.min-size=0 to start without opening connections.", e);
+                            + "spring.datasource.username and spring.datasource.password are right. To start "
+                            + "without the database, set loompool.initialization-fail-timeout=-1ms (the pool "
+                            + "connects in the background and requests fail until it answers) or "
+                            + "loompool.min-size=0; to wait for a database that starts beside the application, "
+                            + "set loompool.initialization-fail-timeout to how long, e.g. 60s.", e);
         }
     }
 

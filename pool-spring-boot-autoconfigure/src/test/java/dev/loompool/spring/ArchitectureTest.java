@@ -74,6 +74,8 @@ class ArchitectureTest {
             Map.entry("dev.loompool.engine.PoolSettings", "PoolBuilder.build() hands its settings to the engine"),
             Map.entry("dev.loompool.engine.DirectPool", "the JDBC engine's acquire without a Lease per cycle (P6)"),
             Map.entry("dev.loompool.engine.Entry", "what DirectPool lends: the pool's record of a resource"),
+            Map.entry("dev.loompool.engine.PrewarmPolicy", "the JDBC engine's factory tells the start its "
+                    + "initializationFailTimeout without a public PoolBuilder setting"),
             Map.entry("dev.loompool.jdbc.internal.StartedPool", "LoomPoolDataSource runs its pool through it")));
 
     /**
@@ -97,7 +99,8 @@ class ArchitectureTest {
     void theCoreKnowsNothingOfJdbcOrSpring() {
         classes().that().resideInAnyPackage("dev.loompool", "dev.loompool.engine")
                 .should().onlyDependOnClassesThat()
-                .resideInAnyPackage("dev.loompool", "dev.loompool.engine", "java..", "org.slf4j..")
+                .resideInAnyPackage("dev.loompool", "dev.loompool.engine", "java..", "org.slf4j..",
+                        "jdk.jfr") // the Flight Recorder events, beside their emitters
                 .check(main);
     }
 
@@ -107,22 +110,24 @@ class ArchitectureTest {
                 .should().onlyDependOnClassesThat().resideInAnyPackage("dev.loompool", "dev.loompool.engine",
                         "dev.loompool.jdbc..", "java..", "javax.sql..", "javax.naming..", "org.slf4j..",
                         "javax.xml.transform..", // SQLXML's Source and Result: the pool wraps the driver's SQLXML
-                        "javax.management..") // the pool's MXBean (PoolMBean), registered when registerMbeans is set
+                        "javax.management..",  // the pool's MXBean (PoolMBean), registered when registerMbeans is set
+                        "jdk.jfr") // the Flight Recorder events, beside their emitters
                 .check(main);
     }
 
     /**
      * The core's engine is the JDBC engine's business only where it lends without a Lease per
-     * acquire (DirectPool, Entry): the JDBC API, and every other engine type, stay out of reach.
+     * acquire (DirectPool, Entry) and where its factory tells the start how long to keep trying
+     * (PrewarmPolicy): the JDBC API, and every other engine type, stay out of reach.
      */
     @Test
-    void onlyTheJdbcEngineUsesTheCoresEngineAndOnlyThroughDirectPool() {
+    void onlyTheJdbcEngineUsesTheCoresEngineAndOnlyThroughItsDoors() {
         noClasses().that().resideInAPackage("dev.loompool.jdbc..")
                 .should().dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
-                        "are dev.loompool.engine types other than DirectPool and Entry",
+                        "are dev.loompool.engine types other than DirectPool, Entry and PrewarmPolicy",
                         (JavaClass c) -> c.getPackageName().equals("dev.loompool.engine")
-                                && !Set.of("dev.loompool.engine.DirectPool", "dev.loompool.engine.Entry")
-                                        .contains(topLevel(c).getName())))
+                                && !Set.of("dev.loompool.engine.DirectPool", "dev.loompool.engine.Entry",
+                                        "dev.loompool.engine.PrewarmPolicy").contains(topLevel(c).getName())))
                 .check(main);
         noClasses().that().resideInAPackage("dev.loompool.jdbc")
                 .should().dependOnClassesThat().resideInAPackage("dev.loompool.engine")

@@ -191,6 +191,26 @@ class ObservabilityTest {
     }
 
     @Test
+    void theEndpointShowsWhyAHandleIsPinnedWithItsStatementMasked() {
+        runner.withPropertyValues("loompool.leak-detection-threshold=1h").run(context -> {
+            LoomPoolEndpoint endpoint = context.getBean(LoomPoolEndpoint.class);
+            LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
+            try (java.sql.Connection c = ds.getConnection(); java.sql.Statement st = c.createStatement()) {
+                st.execute("SET @token = 'secret-token-123'");
+                Object handles = endpoint.pool("orders").get("boundHandles");
+                assertThat(handles).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST).singleElement()
+                        .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                        .containsEntry("longestPin", dev.loompool.jdbc.PinReason.SESSION_STATE)
+                        .containsEntry("pinStatement", "SET @token = ?")
+                        .containsKeys("ownerThread", "boundMillis", "pins", "longestPinMillis")
+                        .hasEntrySatisfying("bindSite", site -> assertThat(site.toString())
+                                .startsWith(ObservabilityTest.class.getName() + "."));
+                assertThat(handles.toString()).doesNotContain("secret-token-123");
+            }
+        });
+    }
+
+    @Test
     void theEndpointListsReadsSetsAndEvictsButNeverShowsThePassword() {
         runner.withPropertyValues("spring.datasource.username=sa", "spring.datasource.password=hunter2").run(context -> {
             LoomPoolEndpoint endpoint = context.getBean(LoomPoolEndpoint.class);

@@ -73,6 +73,7 @@ public class StubConnection extends NoOpConnection {
     private String schema = "public";
     private int holdability = ResultSet.HOLD_CURSORS_OVER_COMMIT;
     private int networkTimeout;
+    private volatile RuntimeException networkTimeoutFault; // see faultOnNextNetworkTimeout
     /** What the server would report. */
     volatile TransactionState transaction = TransactionState.IDLE;
 
@@ -131,6 +132,11 @@ public class StubConnection extends NoOpConnection {
     /** The next statement fails with {@code error} and the connection is gone: isValid answers false. */
     public void loseNext(SQLException error) {
         failNext = new Failure(error, true);
+    }
+
+    /** The next {@code setNetworkTimeout} throws {@code fault}, as a driver's own bug does (MariaDB 2.7's reset()). */
+    public void faultOnNextNetworkTimeout(RuntimeException fault) {
+        networkTimeoutFault = fault;
     }
 
     /** From now on isValid answers false, as for a connection the server dropped without a word. */
@@ -328,6 +334,11 @@ public class StubConnection extends NoOpConnection {
     @Override
     public void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
         enter("setNetworkTimeout");
+        RuntimeException fault = networkTimeoutFault;
+        if (fault != null) {
+            networkTimeoutFault = null;
+            throw fault;
+        }
         networkTimeout = milliseconds;
     }
 

@@ -27,6 +27,8 @@ public final class StubDatabase {
     private volatile boolean strict = true;
     private volatile long queryNanos;
     private volatile String forwardUrl;
+    /** While true every connect is refused, as by a database that is not running. */
+    private volatile boolean down;
 
     StubDatabase(String name) {
         this.name = name;
@@ -78,6 +80,19 @@ public final class StubDatabase {
         connectFailures.add(failure);
     }
 
+    /**
+     * From now on every connect is refused with SQLState 08001, as pgjdbc refuses one to a server
+     * that is not listening, until {@link #up()}: a database that is down, for start and outage tests.
+     */
+    public void down() {
+        down = true;
+    }
+
+    /** Connects succeed again (a database that came back). */
+    public void up() {
+        down = false;
+    }
+
     /** Connect attempts so far, the failed ones included. */
     public int connects() {
         return connects.get();
@@ -106,6 +121,10 @@ public final class StubDatabase {
         }
         String password = info.getProperty("password");
         info.setProperty("password", "mutated-by-driver"); // real drivers mutate what they get
+        if (down) {
+            throw new SQLException("Connection to stub database " + name + " refused. Check that it is running.",
+                    "08001"); // connection_exception: sqlclient_unable_to_establish_sqlconnection
+        }
         SQLException failure = connectFailures.poll();
         if (failure != null) {
             throw failure;

@@ -103,7 +103,7 @@ abstract class LentObject<T> {
         }
         try {
             Wrapper raw = (Wrapper) delegate;
-            return SessionCalls.exposed(h, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+            return SessionCalls.unwrapped(h, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface), iface);
         } catch (SQLException e) {
             throw error(e);
         }

@@ -154,8 +154,8 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     }
 
     /** A statement or metadata result set was opened: it pins until closed. */
-    void track(Tracked t) {
-        Pins.track(this, t);
+    void track(Tracked t, String by) {
+        Pins.track(this, t, by);
     }
 
     /** It was closed; the connection goes back if nothing else pins it. */
@@ -171,7 +171,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     final Statement wrapStatement(Statement s) throws SQLException {
         DelegatingStatement wrapped = new DelegatingStatement(this, s, SqlEffect.NONE);
-        track(wrapped);
+        track(wrapped, Pins.CREATE_STATEMENT);
         StatementChecks.refuseIfLetGo(this, wrapped);
         return wrapped;
     }
@@ -185,7 +185,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         if (effect.values != 0 || effect.tx != SqlEffect.Tx.SAME) {
             wrapped.sql = sql; // for the message should a read be refused; read behind a pooler (TransactionIsolation)
         }
-        track(wrapped);
+        track(wrapped, sql);
         StatementChecks.refuseIfLetGo(this, wrapped);
         return wrapped;
     }
@@ -196,7 +196,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         if (effect.values != 0 || effect.tx != SqlEffect.Tx.SAME) {
             wrapped.sql = sql;
         }
-        track(wrapped);
+        track(wrapped, sql);
         StatementChecks.refuseIfLetGo(this, wrapped);
         return wrapped;
     }

@@ -15,6 +15,9 @@ import java.sql.Statement;
  */
 abstract class LogicalDatabaseMetaData extends ResultSetOwner implements DatabaseMetaData {
 
+    /** What started the statement pin of a metadata result set, as the endpoint shows it. */
+    private static final String METADATA = "DatabaseMetaData result set";
+
     LogicalDatabaseMetaData(LogicalConnection handle) {
         super(handle);
     }
@@ -39,7 +42,7 @@ abstract class LogicalDatabaseMetaData extends ResultSetOwner implements Databas
             return null;
         }
         DelegatingResultSet wrapped = new DelegatingResultSet(rs, this);
-        handle.track(wrapped);
+        handle.track(wrapped, METADATA);
         return wrapped;
     }
 
@@ -74,7 +77,7 @@ abstract class LogicalDatabaseMetaData extends ResultSetOwner implements Databas
         }
         try {
             DatabaseMetaData raw = meta();
-            return SessionCalls.exposed(handle, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+            return SessionCalls.unwrapped(handle, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface), iface);
         } catch (SQLException e) {
             throw error(e);
         } finally {

@@ -195,7 +195,9 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
 
     /** Before SQL text runs: a BEGIN or a SET pins at once, even if it then fails. */
     final SqlEffect sqlBefore(String sql) throws SQLException {
-        return applyBefore(StatementChecks.behindPooler(handle, handle.classifier().classify(sql), sql, null), sql);
+        SqlEffect e = applyBefore(StatementChecks.behindPooler(handle, handle.classifier().classify(sql), sql, null), sql);
+        Pins.plainSql(handle, sql); // the pin's name, if this statement's creation started it (the endpoint's pinStatement)
+        return e;
     }
 
     /**

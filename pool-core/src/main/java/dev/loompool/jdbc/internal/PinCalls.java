@@ -18,7 +18,7 @@ final class PinCalls {
 
     static void pin(LogicalConnection h) {
         if (h.touchOwnerQuietly()) {
-            Pins.add(h, PinReason.EXPLICIT);
+            Pins.add(h, PinReason.EXPLICIT, Pins.PIN);
         }
     }
 
@@ -35,7 +35,7 @@ final class PinCalls {
 
     static void beginFrameworkTransaction(LogicalConnection h) {
         if (h.touchOwnerQuietly()) {
-            Pins.add(h, PinReason.FRAMEWORK_TRANSACTION);
+            Pins.add(h, PinReason.FRAMEWORK_TRANSACTION, Pins.FRAMEWORK);
         }
     }
 

@@ -30,6 +30,16 @@ final class Pins {
     // of its own: that was one more allocation, 24 bytes, on every getConnection (P6).
 
     private static final int STATEMENT_BIT = PinTimes.bit(PinReason.STATEMENT);
+    private static final int STATEMENT_INDEX = PinReason.STATEMENT.ordinal();
+
+    // What started a pin when no SQL did: the call, as the endpoint, a pin warning and Flight Recorder
+    // show it (PhysicalConnection.pinStartedBy). Constants: a start stores a reference, nothing more.
+    static final String AUTOCOMMIT_OFF = "setAutoCommit(false)";
+    static final String PIN = "pin()";
+    static final String FRAMEWORK = "beginFrameworkTransaction()";
+    static final String CREATE_STATEMENT = "createStatement()";
+    static final String ARRAY = "createArrayOf()";
+    private static final String RELEASE_MODE_CLOSE = "releaseMode=CLOSE";
 
     private Pins() {
     }
@@ -46,14 +56,15 @@ final class Pins {
     static void bound(HandleLife h, PhysicalConnection p) {
         if (h.held != null && !h.held.isEmpty()) { // held while unbound (pin(), a framework transaction): timed from the bind
             for (PinReason r : h.held) {
-                started(h, p, r, p.handedOutAt);
+                started(h, p, r, p.handedOutAt, r == PinReason.FRAMEWORK_TRANSACTION ? FRAMEWORK : PIN);
             }
         }
         if (h.pool.releaseMode == ReleaseMode.CLOSE) {
             p.pinsSeen |= PinTimes.bit(PinReason.RELEASE_MODE);
+            p.pinStartedBy[PinReason.RELEASE_MODE.ordinal()] = RELEASE_MODE_CLOSE;
         }
         if (!p.current.autoCommit) {
-            transactionBegun(h, p);
+            transactionBegun(h, p, AUTOCOMMIT_OFF);
         }
     }
 
@@ -75,11 +86,11 @@ final class Pins {
         }
         if (e.session) {
             StatementValues.discardOthers(h, p, b);
-            add(h, PinReason.SESSION_STATE);
+            add(h, PinReason.SESSION_STATE, sql);
             p.sessionDirty = true;
         }
         if (e.tx == Tx.OPEN || !p.current.autoCommit) {
-            transactionBegun(h, p);
+            transactionBegun(h, p, sql);
         }
     }
 
@@ -123,7 +134,7 @@ final class Pins {
 
     /** {@code setAutoCommit(false)} on a bound connection. */
     static void autoCommitOff(HandleLife h, PhysicalConnection p) {
-        transactionBegun(h, p);
+        transactionBegun(h, p, AUTOCOMMIT_OFF);
     }
 
     /** Whether work may be lost if {@code p} goes now: the server's word, or the pin held for it. */
@@ -131,8 +142,8 @@ final class Pins {
         return has(h, PinReason.TRANSACTION) || p.serverTransactionOpen();
     }
 
-    private static void transactionBegun(HandleLife h, PhysicalConnection p) {
-        add(h, PinReason.TRANSACTION);
+    private static void transactionBegun(HandleLife h, PhysicalConnection p, String by) {
+        add(h, PinReason.TRANSACTION, by);
         p.transactionDirty = true;
     }
 
@@ -154,7 +165,7 @@ final class Pins {
      */
     static void arrayMade(HandleLife h, PhysicalConnection p) {
         if (!has(h, PinReason.EXPLICIT)) {
-            add(h, PinReason.EXPLICIT);
+            add(h, PinReason.EXPLICIT, ARRAY);
             p.arraysMadeBy = p.boundAs();
         }
     }
@@ -169,7 +180,8 @@ final class Pins {
 
     // ---- the reasons ----------------------------------------------------------------------------
 
-    static void add(HandleLife h, PinReason r) {
+    /** {@code r} holds the handle from now, started by {@code by}: the SQL, or a call's label (a reference, masked when read). */
+    static void add(HandleLife h, PinReason r, String by) {
         if (h.held == null) {
             h.held = EnumSet.of(r);
         } else {
@@ -180,7 +192,7 @@ final class Pins {
             if (r == PinReason.EXPLICIT) {
                 p.arraysMadeBy = 0; // pinned for something else now (arrayMade sets it after): until close
             }
-            started(h, p, r, 0);
+            started(h, p, r, 0, by);
         }
     }
 
@@ -190,8 +202,7 @@ final class Pins {
         }
         PhysicalConnection p = h.physical;
         if (p != null && (p.pinsTimed & PinTimes.bit(r)) != 0) {
-            p.pinsTimed &= ~PinTimes.bit(r);
-            h.pool.pinTimes.record(r, h.pool.clock.nanoTime() - p.pinSince[r.ordinal()]);
+            h.pool.pinTimes.ended(p, r, h.pool.clock.nanoTime() - p.pinSince[r.ordinal()]);
         }
     }
 
@@ -199,13 +210,13 @@ final class Pins {
      * {@code r} holds {@code p} from now, or from {@code at} if not 0: a per-statement reason sets a
      * bit (its sample is the binding's length), the others read the clock once, when they start.
      */
-    private static void started(HandleLife h, PhysicalConnection p, PinReason r, long at) {
+    private static void started(HandleLife h, PhysicalConnection p, PinReason r, long at, String by) {
         int bit = PinTimes.bit(r);
         if (PinTimes.lazy(r)) {
             p.pinsSeen |= bit;
+            p.pinStartedBy[r.ordinal()] = by; // STATEMENT_VALUE: the statement that left the value kept now
         } else if ((p.pinsTimed & bit) == 0) { // a transaction is re-added by each of its statements: one read
-            p.pinSince[r.ordinal()] = at != 0 ? at : h.pool.clock.nanoTime();
-            p.pinsTimed |= bit;
+            PinTimes.began(p, r, at != 0 ? at : h.pool.clock.nanoTime(), by);
         }
     }
 
@@ -234,7 +245,7 @@ final class Pins {
         boolean framework = has(h, PinReason.FRAMEWORK_TRANSACTION);
         h.held = null;
         if (framework) {
-            add(h, PinReason.FRAMEWORK_TRANSACTION);
+            add(h, PinReason.FRAMEWORK_TRANSACTION, FRAMEWORK);
         }
     }
 
@@ -250,10 +261,25 @@ final class Pins {
         return (h.first == null ? 0 : 1) + (h.more == null ? 0 : h.more.size());
     }
 
-    static void track(HandleLife h, Tracked t) {
+    /**
+     * A plain {@code Statement} runs {@code sql}: if its creation started the statement pin, its first
+     * SQL names the pin instead. Only the plain statement's path pays the read, not a prepared one's.
+     */
+    static void plainSql(HandleLife h, String sql) {
+        PhysicalConnection p = h.physical;
+        if (p != null && p.pinStartedBy[STATEMENT_INDEX] == CREATE_STATEMENT) {
+            p.pinStartedBy[STATEMENT_INDEX] = sql;
+        }
+    }
+
+    /** Tracks {@code t}, opened by {@code by} (its SQL, or a label): a reference kept if it starts the pin. */
+    static void track(HandleLife h, Tracked t, String by) {
         PhysicalConnection p = h.physical;
         if (p != null) {
             p.pinsSeen |= STATEMENT_BIT; // its sample is the binding's length: no clock per statement
+            if (h.first == null && (h.more == null || h.more.isEmpty())) {
+                p.pinStartedBy[STATEMENT_INDEX] = by; // the statement pin starts: a reference store, no more
+            }
         }
         if (h.first == null) {
             h.first = t;

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.PinReason;
 import dev.loompool.jdbc.internal.physical.ConnectionState;
 import dev.loompool.jdbc.internal.physical.Holder;
 import dev.loompool.jdbc.internal.physical.JdbcPool;
@@ -39,6 +40,8 @@ final class Reclaimer implements Watcher {
     private static final long PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(PERIOD_MILLIS);
     /** Scans run, over all pools: lets tests wait for a scan instead of sleeping. */
     static final AtomicLong scans = new AtomicLong();
+    /** The pins pinWarningThreshold is about: those that hold until the handle closes (or unpin()). */
+    private static final PinReason[] WARNED = {PinReason.SESSION_STATE, PinReason.EXPLICIT};
 
     private final JdbcPool pool;
     private final ScheduledExecutorService executor;
@@ -100,7 +103,7 @@ final class Reclaimer implements Watcher {
                 // another. Its LOBs and arrays are the pool's wrappers, which refuse once the binding ends.
                 reportExposed(p);
             } else {
-                reclaimUnreachable(p, binding);
+                reclaimUnreachable(p, binding, now);
             }
             return;
         }
@@ -124,6 +127,35 @@ final class Reclaimer implements Watcher {
                     + "leakDetectionThreshold; possible leak", pool.name,
                     Duration.ofNanos(now - p.handedOutAt).toMillis(), handle.ownerThread().getName(),
                     p.boundFrom);
+        }
+        if (pool.pinWarnNanos > 0 && p.pinWarnedBinding != binding) {
+            warnIfPinnedLong(p, binding, handle, now);
+        }
+    }
+
+    /**
+     * A handle pinned by session state or an explicit pin for longer than pinWarningThreshold keeps
+     * its connection from everybody else until it closes (neither ends with a statement or a
+     * commit): one WARN per binding (a binding is one handle's), with what an operator needs to find
+     * it. The transaction and framework pins do not warn: a long transaction is the application's
+     * to bound (a statement or transaction timeout), and leakDetectionThreshold covers a forgotten one.
+     */
+    private void warnIfPinnedLong(PhysicalConnection p, long binding, LogicalConnection handle, long now) {
+        for (PinReason r : WARNED) {
+            if (PinReport.startedOnThisBinding(p, r) && now - p.pinSince[r.ordinal()] > pool.pinWarnNanos) {
+                p.pinWarnedBinding = binding;
+                String statement = PinReport.statement(pool, p, r);
+                String site = PinReport.bindSite(pool, p);
+                log.warn("pool '{}': a connection has been pinned by {} for {} ms, longer than pinWarningThreshold "
+                        + "({} ms), and serves nobody else until its handle closes: thread {}, bound for {} ms, pinned "
+                        + "by {}; started by: {}; bound at: {}", pool.name, r,
+                        Duration.ofNanos(now - p.pinSince[r.ordinal()]).toMillis(),
+                        Duration.ofNanos(pool.pinWarnNanos).toMillis(), handle.ownerThread().getName(),
+                        Duration.ofNanos(now - p.handedOutAt).toMillis(), handle.pinReasons(),
+                        statement == null ? "unknown" : statement,
+                        site == null ? "unknown (set leakDetectionThreshold to see where)" : site);
+                return;
+            }
         }
     }
 
@@ -181,7 +213,7 @@ final class Reclaimer implements Watcher {
             reportExposed(p);
             return;
         }
-        reclaimFromEndedOwner(p, seen, handle);
+        reclaimFromEndedOwner(p, seen, handle, now);
     }
 
     private void reportOwnerEnded(PhysicalConnection p, Thread owner) {
@@ -210,12 +242,13 @@ final class Reclaimer implements Watcher {
      * gone and settles by the state. Its open statements and result sets are closed with it: a
      * later call on one is refused as reclaimed, as a call on the handle is.
      */
-    private void reclaimFromEndedOwner(PhysicalConnection p, OwnerExit seen, LogicalConnection handle) {
+    private void reclaimFromEndedOwner(PhysicalConnection p, OwnerExit seen, LogicalConnection handle, long now) {
         HandleLife.Claim claim = handle.claimForReclaim(seen.owner());
         if (claim == null) {
             return; // another thread has just used it
         }
         Throwable from = p.boundFrom; // before the give-back: the next binder overwrites it
+        long boundFor = now - p.handedOutAt;
         boolean reclaimed = false;
         int open = handle.openStatements(); // read under the claim: nobody opens or closes one now
         try {
@@ -234,6 +267,7 @@ final class Reclaimer implements Watcher {
         }
         if (reclaimed) {
             pool.reclaimed.incrementAndGet();
+            ReclaimEvent.emit(pool.name, ReclaimEvent.Reason.OWNER_ENDED, boundFor, seen.owner(), open);
             log.warn("pool '{}': reclaimed a connection whose handle's last user, thread {}, ended without closing "
                     + "it and no other thread used it for {} ms (reclaimOnOwnerExit); its transaction was rolled back"
                     + "{}{}", pool.name, seen.owner().getName(), PERIOD_MILLIS,
@@ -242,14 +276,17 @@ final class Reclaimer implements Watcher {
         }
     }
 
-    private void reclaimUnreachable(PhysicalConnection p, long binding) {
+    private void reclaimUnreachable(PhysicalConnection p, long binding, long now) {
         Throwable from = p.boundFrom;
+        long boundFor = now - p.handedOutAt; // before the release, as the rest: the next binder overwrites them
+        Thread runner = p.runner();
         HandleWatch watch = (HandleWatch) p.holderWatch(); // before the release: the next binder overwrites it
         if (pool.release(p, binding)) { // only if that very binding still holds it
             if (watch != null && watch.countDown()) {
                 pool.openHandles.decrement();
             }
             pool.reclaimed.incrementAndGet();
+            ReclaimEvent.emit(pool.name, ReclaimEvent.Reason.HANDLE_DROPPED, boundFor, runner, 0);
             log.warn("pool '{}': reclaimed a connection whose handle was dropped without close; "
                     + "its transaction was rolled back{}", pool.name,
                     from == null ? " (set leakDetectionThreshold to see where it was taken)" : "", from);

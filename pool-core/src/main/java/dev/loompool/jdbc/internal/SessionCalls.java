@@ -50,7 +50,7 @@ final class SessionCalls {
         Connection raw = h.bind();
         try {
             // Whoever holds the driver's object relies on this physical connection: pin it.
-            return exposed(h, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+            return unwrapped(h, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface), iface);
         } catch (SQLException e) {
             throw h.error(e);
         } finally {
@@ -76,7 +76,7 @@ final class SessionCalls {
             throw TransactionPooling.refusedUnwrap(h.pool, iface);
         }
         try {
-            return exposed(h, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface));
+            return unwrapped(h, iface.isInstance(raw) ? iface.cast(raw) : raw.unwrap(iface), iface);
         } catch (SQLException e) {
             throw h.error(e);
         }
@@ -124,7 +124,7 @@ final class SessionCalls {
         if (value instanceof java.sql.Array && p != null) {
             Pins.arrayMade(h, p);
         } else {
-            p = lend(h);
+            p = lend(h, value, false);
         }
         p.markLendingDriverObjects();
         return Lent.wrap(h, p, h.heldBinding(), value, false);
@@ -135,22 +135,56 @@ final class SessionCalls {
      * through it bypass the pool, so the connection is pinned until close and then closed, not reused.
      */
     static <T> T exposed(LogicalConnection h, T value) throws SQLException {
-        lend(h).markExposed();
+        lend(h, value, true).markExposed();
         return value;
+    }
+
+    /** As {@link #exposed(LogicalConnection, Object)}, for {@code unwrap(iface)}: the pin is said to start there. */
+    static <T> T unwrapped(LogicalConnection h, T value, Class<?> iface) throws SQLException {
+        PhysicalConnection p = h.physical;
+        if (p != null && !Pins.has(h, PinReason.EXPLICIT)) {
+            Pins.add(h, PinReason.EXPLICIT, "unwrap(" + iface.getSimpleName() + ")");
+        }
+        return exposed(h, value);
     }
 
     /**
      * The connection a driver object is lent from, pinned. A result set read after its statement
      * closed may hand out such an object with nothing bound: refused, pinning nothing.
      */
-    static PhysicalConnection lend(LogicalConnection h) throws SQLException {
+    static PhysicalConnection lend(LogicalConnection h, Object value, boolean exposed) throws SQLException {
         PhysicalConnection p = h.physical;
         if (p == null) {
             throw refused(h);
         }
-        Pins.add(h, PinReason.EXPLICIT);
+        Pins.add(h, PinReason.EXPLICIT, Pins.has(h, PinReason.EXPLICIT) ? null : lentLabel(value, exposed));
         return p;
     }
+
+    /**
+     * What the endpoint and a pin warning say started an explicit pin: {@code unwrap(PGConnection)},
+     * {@code a Blob handed out}. Built only when the pin starts, on a path that pins until close.
+     */
+    private static String lentLabel(Object value, boolean exposed) {
+        if (value instanceof Map) {
+            return "setTypeMap()";
+        }
+        if (value instanceof ClientInfoCall) {
+            return "setClientInfo()";
+        }
+        if (exposed) {
+            return "the driver's " + value.getClass().getSimpleName() + " handed out";
+        }
+        for (Class<?> type : LENT_TYPES) {
+            if (type.isInstance(value)) {
+                return "a " + type.getSimpleName() + " handed out";
+            }
+        }
+        return "a driver object handed out";
+    }
+
+    private static final Class<?>[] LENT_TYPES = {java.sql.NClob.class, java.sql.Clob.class, java.sql.Blob.class,
+        java.sql.SQLXML.class, java.sql.Struct.class, java.sql.Array.class, java.sql.Ref.class, java.sql.RowId.class};
 
     /** A result set read after its statement closed: its connection went back, nothing is lent from it. */
     static SQLException refused(LogicalConnection h) {
@@ -201,7 +235,7 @@ final class SessionCalls {
             return wrapped;
         }
         if (!(value instanceof ResultSetMetaData || value instanceof ParameterMetaData)) {
-            lend(h).markLendingDriverObjects();
+            lend(h, value, false).markLendingDriverObjects();
         }
         // Metadata pins nothing of its own: it comes from an open statement, which pins, and it
         // describes that statement. It answers while the handle keeps this binding, and refuses
@@ -253,7 +287,7 @@ final class SessionCalls {
     static void setTypeMap(LogicalConnection h, Map<String, Class<?>> map) throws SQLException {
         try {
             h.bind().setTypeMap(map);
-            sessionChanged(h);
+            sessionChanged(h, "setTypeMap()");
             exposed(h, map); // the driver keeps it, where no session reset reaches
         } catch (SQLException e) {
             throw h.error(e);
@@ -261,8 +295,8 @@ final class SessionCalls {
     }
 
     /** Something changed the session behind the handle: pin until close, and reset before reuse. */
-    private static void sessionChanged(LogicalConnection h) {
-        Pins.add(h, PinReason.SESSION_STATE);
+    private static void sessionChanged(LogicalConnection h, String call) {
+        Pins.add(h, PinReason.SESSION_STATE, call);
         h.physical.sessionDirty = true;
     }
 
@@ -275,7 +309,7 @@ final class SessionCalls {
     static void clientInfo(LogicalConnection h, ClientInfoCall call) throws SQLClientInfoException {
         try {
             call.apply(h.bind());
-            sessionChanged(h);
+            sessionChanged(h, "setClientInfo()");
             exposed(h, call);
         } catch (SQLClientInfoException e) {
             throw e;

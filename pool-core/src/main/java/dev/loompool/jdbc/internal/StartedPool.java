@@ -11,12 +11,14 @@ import dev.loompool.PoolListener;
 import dev.loompool.PoolStats;
 import dev.loompool.jdbc.HandleInfo;
 import dev.loompool.jdbc.LoomPoolDataSource;
+import dev.loompool.jdbc.PinReason;
 import dev.loompool.jdbc.ReleaseMode;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.IntFunction;
 
 /**
@@ -101,12 +103,17 @@ public final class StartedPool {
         return pool.pool.stats();
     }
 
+    /** The last failed connect's masked message while the pool has never connected; else null. */
+    public String initialConnectError() {
+        return pool.initialConnectError();
+    }
+
     public int openHandles() {
         return (int) pool.openHandles.sum();
     }
 
     /** How long each pin reason held a connection, primary and replicas together. */
-    public java.util.Map<dev.loompool.jdbc.PinReason, dev.loompool.jdbc.PinTime> pinTimes() {
+    public Map<PinReason, dev.loompool.jdbc.PinTime> pinTimes() {
         return pool.pinTimes.snapshot(pools());
     }
 
@@ -123,10 +130,23 @@ public final class StartedPool {
         pool.scanNow();
     }
 
-    /** The handles that hold a physical connection now. */
+    /** The handles that hold a physical connection now, and why (masked SQL only: {@link PinReport}). */
     public List<HandleInfo> boundHandles() {
         List<HandleInfo> handles = new ArrayList<>();
         long now = pool.clock.nanoTime();
+        forEachBound((h, c) -> handles.add(PinReport.of(h, c, now)));
+        return handles;
+    }
+
+    /**
+     * Adds to {@code counts} each bound connection under every reason that pins it: the reasons only,
+     * for the per-reason gauges a scrape reads, without the masking and stack walks of {@link #boundHandles}.
+     */
+    public void countPinned(Map<PinReason, Integer> counts) {
+        forEachBound((h, c) -> h.pinReasons().forEach(r -> counts.merge(r, 1, Integer::sum)));
+    }
+
+    private void forEachBound(BiConsumer<LogicalConnection, PhysicalConnection> action) {
         for (JdbcPool each : pools()) {
             for (PhysicalConnection c : each.connections) {
                 if (c.binding() == 0) {
@@ -134,12 +154,10 @@ public final class StartedPool {
                 }
                 LogicalConnection h = (LogicalConnection) c.holder();
                 if (h != null) {
-                    handles.add(new HandleInfo(h.ownerThread().getName(), Duration.ofNanos(now - c.handedOutAt),
-                            h.pinReasons()));
+                    action.accept(h, c);
                 }
             }
         }
-        return handles;
     }
 
     public int evictIdle() {

@@ -98,7 +98,7 @@ final class Startup {
         if (ds.getServerPooler() == ServerPooler.PGBOUNCER_TRANSACTION) {
             properties = TransactionPooling.withUnnamedStatements(url, properties);
         }
-        return new ConnectionFactory(driver(ds.getDriverClassName(), url), url, properties, credentials(ds),
+        return new ConnectionFactory(ds.getPoolName(), driver(ds.getDriverClassName(), url), url, properties, credentials(ds),
                 configuredDefaults(ds), ds.getConnectionInitSql(), ds.getMaxLifetime().toNanos(), clock, classifier,
                 ds.getServerPooler() == ServerPooler.PGBOUNCER_TRANSACTION);
     }

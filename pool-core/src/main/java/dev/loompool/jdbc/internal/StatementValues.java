@@ -55,14 +55,14 @@ final class StatementValues {
             throw refused(h.pool, sql, (v & SqlEffect.READS_KEPT) != 0 && sameBinding);
         }
         if ((v & SqlEffect.LEAVES) != 0) {
-            Pins.add(h, PinReason.STATEMENT_VALUE);
+            Pins.add(h, PinReason.STATEMENT_VALUE, sql);
             p.lastStatement = b | KEPT;
             p.valuesLeftBy = b;
         } else {
             ran(h, p, b);
         }
         if ((v & SqlEffect.IDENTITY) != 0) {
-            Pins.add(h, PinReason.EXPLICIT); // a later KILL or pg_cancel_backend of that id must hit this handle's session
+            Pins.add(h, PinReason.EXPLICIT, sql); // a later KILL or pg_cancel_backend of that id must hit this handle's session
         }
     }
 

@@ -36,9 +36,9 @@ class CloseTrackedTest {
             AtomicBoolean lateOneClosed = new AtomicBoolean();
             Tracked late = () -> lateOneClosed.set(true);
             Pins.track(h, () -> { // its close tracks two more, as a prepare on the owner's thread would
-                Pins.track(h, late);
-                Pins.track(h, late); // the second goes into the list being walked
-            });
+                Pins.track(h, late, "SELECT 2");
+                Pins.track(h, late, "SELECT 3"); // the second goes into the list being walked
+            }, "SELECT 1");
 
             assertThatCode(c::close).doesNotThrowAnyException();
 

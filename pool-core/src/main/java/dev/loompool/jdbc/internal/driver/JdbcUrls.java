@@ -176,6 +176,10 @@ public final class JdbcUrls {
             setUnlessGiven(url, copy, "loginTimeout", seconds);
         } else if (lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:")) {
             setUnlessGiven(url, copy, "connectTimeout", Long.toString(millis));
+            // Every version's default, said aloud: MariaDB Connector/J 2.x's reset() puts this option back
+            // after a setNetworkTimeout (the pool's bounded reset makes one) and fails with a
+            // NullPointerException where it was never set (found by the driver matrix).
+            setUnlessGiven(url, copy, "socketTimeout", "0");
         }
         return copy;
     }

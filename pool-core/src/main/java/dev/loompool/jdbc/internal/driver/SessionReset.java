@@ -116,8 +116,25 @@ public final class SessionReset {
         }
         List<String> assignments = new ArrayList<>();
         set.forEach((name, value) -> assignments.add(name.toLowerCase(Locale.ROOT) + " = "
-                + (value == null ? "DEFAULT" : value.matches("-?\\d+(\\.\\d+)?") ? value : literal(value, true))));
+                + (value == null ? "DEFAULT" : value.isEmpty() ? emptyOrNull(raw, name)
+                        : value.matches("-?\\d+(\\.\\d+)?") ? value : literal(value, true))));
         return assignments.isEmpty() ? null : "SET SESSION " + String.join(", ", assignments);
+    }
+
+    /**
+     * The tables show a NULL as '' too: MySQL Connector/J sets {@code character_set_results = NULL}
+     * at connect, and the server refuses it back as '' (an unknown character set), which left
+     * every connection with session state closed instead of reset (found by the driver matrix).
+     */
+    private static String emptyOrNull(Connection raw, String name) {
+        if (!name.matches("[A-Za-z0-9_]+")) {
+            return "''";
+        }
+        try (Statement st = raw.createStatement(); ResultSet rs = st.executeQuery("SELECT @@SESSION." + name + " IS NULL")) {
+            return rs.next() && rs.getBoolean(1) ? "NULL" : "''";
+        } catch (SQLException e) {
+            return "''";
+        }
     }
 
     /**
@@ -206,6 +223,15 @@ public final class SessionReset {
         } catch (SQLSyntaxErrorException e) {
             return null; // a server without profiling has no history to leave
         }
+    }
+
+    /** What {@link #reset} runs, for a Flight Recorder event: the wipe, and whether it restores the driver's settings. */
+    public String describe() {
+        if (!supported()) {
+            return "none (this database's sessions cannot be reset)";
+        }
+        String wipe = wipeSql != null ? wipeSql : "COM_RESET_CONNECTION";
+        return restoreSql == null ? wipe : wipe + " + the driver's session settings";
     }
 
     public boolean supported() {

@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 import dev.loompool.PoolClock;
 import dev.loompool.jdbc.Credentials;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.Driver;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -30,6 +31,7 @@ public final class ConnectionFactory {
 
     private static final Logger log = LoggerFactory.getLogger(ConnectionFactory.class);
 
+    private final String poolName;
     private final Driver driver;
     private final String url;
     private final Properties properties;
@@ -52,11 +54,12 @@ public final class ConnectionFactory {
     /** The credentials of the last connect, whose password a later failure may show. */
     private volatile Credentials lastCredentials;
 
-    public ConnectionFactory(Driver driver, String url, Properties properties, Supplier<Credentials> credentials,
+    public ConnectionFactory(String poolName, Driver driver, String url, Properties properties, Supplier<Credentials> credentials,
             Settings configured, String initSql, long maxLifetimeNanos, PoolClock clock, SqlClassifier classifier,
             boolean behindPooler) {
         this.behindPooler = behindPooler;
         this.classifier = classifier;
+        this.poolName = poolName;
         this.driver = driver;
         this.url = url;
         this.properties = JdbcUrls.withSessionReset(url, properties);
@@ -178,8 +181,30 @@ public final class ConnectionFactory {
         if (wireClass != raw.getClass()) {
             wire = WireState.of(raw);
             wireClass = raw.getClass();
+            if (!wire.readable()) {
+                announcePinning(raw);
+            }
         }
         return wire;
+    }
+
+    /**
+     * Says once per driver class that the pool cannot read the transaction state from this driver
+     * (an old MariaDB Connector/J, H2, …), so that a user who sees fewer connections shared than
+     * expected knows why and which driver to upgrade: the pin alone then decides (DESIGN.md §4).
+     */
+    private void announcePinning(Connection raw) {
+        String driverName;
+        try {
+            DatabaseMetaData md = raw.getMetaData();
+            driverName = md.getDriverName() + " " + md.getDriverVersion();
+        } catch (SQLException | RuntimeException e) {
+            driverName = driver.getClass().getName() + " " + driver.getMajorVersion() + "." + driver.getMinorVersion();
+        }
+        log.info("pool '{}': the driver {} does not show the server's transaction state; the pool falls back to "
+                + "pinning: a connection stays with its handle from any statement or call that may begin a transaction "
+                + "until one ends it, and is rolled back before reuse; a driver that shows it shares connections more "
+                + "often", poolName, driverName);
     }
 
     /** Max lifetime minus up to 2.5 % jitter, so that connections made together do not all retire together. */

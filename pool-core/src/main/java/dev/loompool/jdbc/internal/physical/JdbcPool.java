@@ -1,7 +1,5 @@
 package dev.loompool.jdbc.internal.physical;
 
-import dev.loompool.jdbc.internal.driver.BrokenConnections;
-import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.internal.sql.SqlClassifier;
 import dev.loompool.AcquireTimeoutException;
 import dev.loompool.CircuitBreakerStrategy;
@@ -47,6 +45,8 @@ public final class JdbcPool {
     public final BindObserver bindObserver;
     public final PoolClock clock;
     public final long leakThresholdNanos;
+    /** pinWarningThreshold: a handle pinned by session state or explicitly for longer is logged once; 0 off. */
+    public final long pinWarnNanos;
     public final ConnectionFactory factory;
     /** Reads SQL by the rules of this pool's database. */
     public final SqlClassifier classifier;
@@ -78,6 +78,8 @@ public final class JdbcPool {
     final long idleTimeoutNanos;
     final int minSize;
     private final String acquireTimeoutText;
+    /** The factory the generic pool calls: the connect, counted, and the start's policy. */
+    private final Connector connector;
     /** The room above's watch over this pool's connections and their holders (the reclaimer). */
     public final Watcher watcher;
     /** {@link #close()} began: a handle that lost its connection to it says "closed", not "reclaimed". */
@@ -112,6 +114,7 @@ public final class JdbcPool {
         this.factory = factory;
         this.classifier = factory.classifier();
         this.leakThresholdNanos = config.getLeakDetectionThreshold().toNanos();
+        this.pinWarnNanos = config.getPinWarningThreshold().toNanos();
         this.reclaimOnOwnerExit = config.isReclaimOnOwnerExit();
         this.validationSeconds = (int) Math.max(1, config.getValidationTimeout().toSeconds());
         this.handOutValidationSeconds = IdleChecks.handOutValidationSeconds(validationSeconds, config.getAcquireTimeout());
@@ -119,7 +122,8 @@ public final class JdbcPool {
         this.minSize = minSize;
         this.acquireTimeoutText = config.getAcquireTimeout().toMillis() + " ms";
         this.suspectSince = clock.nanoTime() - 1; // before every connection this pool makes
-        var builder = Pool.builder(this::connect)
+        this.connector = new Connector(this, config.getInitializationFailTimeout());
+        var builder = Pool.builder(connector)
                 .name(name)
                 .minSize(minSize)
                 .maxSize(maxSize)
@@ -135,21 +139,28 @@ public final class JdbcPool {
             builder.circuitBreakerStrategy(new BreakerStrategy(CircuitBreakerStrategy.consecutiveFailures(
                     config.getCircuitBreakerFailureThreshold(), config.getCircuitBreakerOpenDuration(), clock)));
         }
+        long began = clock.nanoTime();
         try {
             this.pool = (DirectPool<PhysicalConnection>) builder.build(); // every built pool is one
         } catch (PoolException e) { // its cause is what the factory threw, already masked
-            throw factory.secrets().mask(new SQLException("pool '" + name + "': could not open its minSize="
-                    + minSize + " connections to " + JdbcUrls.redact(factory.url()) + ": "
-                    + e.getCause().getMessage(), e.getCause() instanceof SQLException s ? s.getSQLState() : "08001",
-                    e.getCause()));
+            throw ConnectFailures.startFailed(this, config.getInitializationFailTimeout(), connector.attempts.get(),
+                    clock.nanoTime() - began, e.getCause());
         }
         this.watcher = watcher.apply(this);
     }
 
     // ---- callbacks of the generic pool ---------------------------------------------------------
 
-    private PhysicalConnection connect() throws SQLException {
-        PhysicalConnection p = factory.create();
+    PhysicalConnection connect() throws SQLException {
+        ConnectEvent event = ConnectEvent.start(); // null unless a recording wants it
+        PhysicalConnection p;
+        try {
+            p = factory.create();
+        } catch (SQLException | RuntimeException | Error e) {
+            ConnectEvent.failed(event, name, e, factory.secrets());
+            throw e;
+        }
+        ConnectEvent.ok(event, name);
         p.home = this;
         connections.add(p);
         return p;
@@ -188,25 +199,7 @@ public final class JdbcPool {
                 default -> "the application held the driver's own connection or state";
             });
         }
-        try {
-            boolean transaction = p.transactionMayBeOpen();
-            if (transaction || p.sessionDirty || !p.current.marked.isEmpty()) { // else nothing to undo
-                // The reset runs on the releasing thread: a network that stopped answering must not
-                // hold it in a ROLLBACK for ever. Bounded by validationTimeout; a timeout loses the
-                // connection, and the server rolls back whatever was open when it goes.
-                p.raw.setNetworkTimeout(Runnable::run, validationSeconds * 1000);
-                ReturnUndo.undo(this, p, transaction);
-                p.raw.setNetworkTimeout(Runnable::run, p.current.networkTimeout);
-            }
-            p.raw.clearWarnings();
-        } catch (SQLException e) {
-            if (BrokenConnections.lost(p.raw, e, validationSeconds)) {
-                throw new Retired("broken during the reset: " + e.getSQLState());
-            }
-            log.warn("pool '{}': could not reset a returned connection, closing it (SQLState {}: {})", name,
-                    e.getSQLState(), factory.secrets().mask(JdbcUrls.redact(e.getMessage())));
-            throw new Retired("reset failed");
-        }
+        ReturnUndo.onReturn(this, p);
         long now = clock.nanoTime();
         if ((p.pinsTimed | p.pinsSeen) != 0) {
             pinTimes.bindingEnded(p, now); // the per-statement pins: the release check's own clock reading ends them
@@ -255,7 +248,7 @@ public final class JdbcPool {
             throw closed(e);
         } catch (PoolException e) {
             if (e.getCause() instanceof SQLException driver) {
-                throw driver; // a failed connect reaches the caller as the driver said it
+                throw ConnectFailures.connectFailed(this, driver);
             }
             throw new SQLException("pool '" + name + "': could not open a connection", "08001", e.getCause());
         } catch (InterruptedException e) {
@@ -342,6 +335,11 @@ public final class JdbcPool {
             asideFromEviction.forEach(Lease::close);
         }
         return marked;
+    }
+
+    /** Why the pool has no connection yet (masked), until it opens its first; else null. */
+    public String initialConnectError() {
+        return connector.initialError();
     }
 
     /** One reclaimer scan now (for tests). */

@@ -56,12 +56,14 @@ public final class PhysicalConnection {
     public int pinsSeen;
     /** Their samples, summed here by the holder ({@link PinTimes.Local}). */
     final PinTimes.Local pinLocal = new PinTimes.Local();
+    /** What started each reason, by ordinal: the SQL run (a reference, masked when read) or a call's label. Holder only. */
+    public final String[] pinStartedBy = new String[pinSince.length];
+    PinEvent[] pinEvents; // Flight Recorder's, of the timed reasons, begun as each started; null unless recorded
+    /** The reclaimer's own note: the binding whose long pin it warned about (once per binding), else 0. */
+    public long pinWarnedBinding;
     /** SQL left session state: reset (or destroy) before reuse. */
     public boolean sessionDirty;
-    /**
-     * For a driver whose transaction state cannot be read: a transaction may be open (autoCommit
-     * off, or SQL BEGIN) since the last commit or rollback.
-     */
+    /** For a driver whose transaction state cannot be read: a transaction may be open since the last commit or rollback. */
     public boolean transactionDirty;
     /**
      * The binding number of the last statement a handle ran on it, with the handle's {@code KEPT} bit

@@ -43,8 +43,23 @@ public final class PinTimes {
         return (LAZY & bit(r)) != 0;
     }
 
-    public void record(PinReason r, long nanos) {
+    /**
+     * Timed reason {@code r} starts on {@code p}, at {@code at}, by {@code by} (the SQL or the call;
+     * a reference, masked when read). Flight Recorder's event begins if a recording wants one.
+     */
+    public static void began(PhysicalConnection p, PinReason r, long at, String by) {
+        int i = r.ordinal();
+        p.pinSince[i] = at;
+        p.pinStartedBy[i] = by;
+        p.pinsTimed |= bit(r);
+        PinEvent.begin(p, i);
+    }
+
+    /** Timed reason {@code r} ended on {@code p} after {@code nanos}: a sample, and its event if one was begun. */
+    public void ended(PhysicalConnection p, PinReason r, long nanos) {
+        p.pinsTimed &= ~bit(r);
         record(r.ordinal(), nanos);
+        PinEvent.end(p, r.ordinal());
     }
 
     private void record(int i, long nanos) {
@@ -75,6 +90,7 @@ public final class PinTimes {
         for (; timed != 0; timed &= timed - 1) { // the set bits only: the common cycle has one, STATEMENT
             int i = Integer.numberOfTrailingZeros(timed);
             record(i, now - p.pinSince[i]);
+            PinEvent.end(p, i);
         }
         for (; lazy != 0; lazy &= lazy - 1) {
             p.pinLocal.add(Integer.numberOfTrailingZeros(lazy), Math.max(0, now - p.handedOutAt));

@@ -1,10 +1,14 @@
 package dev.loompool.jdbc.internal.physical;
 
 import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.BrokenConnections;
+import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.internal.driver.SessionReset;
 import dev.loompool.jdbc.internal.driver.Settings;
 import java.sql.SQLException;
 import java.sql.Statement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the release check of {@link JdbcPool} undoes on a returned connection, once it knows there
@@ -12,7 +16,56 @@ import java.sql.Statement;
  */
 final class ReturnUndo {
 
+    /** JdbcPool's: the reset's lines stay under the logger they were always written to. */
+    private static final Logger log = LoggerFactory.getLogger(JdbcPool.class);
+
     private ReturnUndo() {
+    }
+
+    /**
+     * The release check's undo, when there is something to undo, bounded by validationTimeout; a
+     * failure retires the connection, and counts as a breaker failure only if it says the
+     * connection is broken (see {@link JdbcPool}). A Flight Recorder event records it if wanted.
+     */
+    static void onReturn(JdbcPool pool, PhysicalConnection p) throws Retired {
+        ResetEvent event = null; // a Flight Recorder event, only when there is something to undo and it is recorded
+        try {
+            boolean transaction = p.transactionMayBeOpen();
+            if (transaction || p.sessionDirty || !p.current.marked.isEmpty()) { // else nothing to undo
+                event = ResetEvent.start(p, transaction, pool.factory.sessionReset());
+                // The reset runs on the releasing thread: a network that stopped answering must not
+                // hold it in a ROLLBACK for ever. Bounded by validationTimeout; a timeout loses the
+                // connection, and the server rolls back whatever was open when it goes.
+                p.raw.setNetworkTimeout(Runnable::run, pool.validationSeconds * 1000);
+                undo(pool, p, transaction);
+                p.raw.setNetworkTimeout(Runnable::run, p.current.networkTimeout);
+            }
+            p.raw.clearWarnings();
+        } catch (Retired r) {
+            ResetEvent.finish(event, pool.name, r);
+            throw r;
+        } catch (SQLException e) {
+            Retired retired;
+            if (BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
+                retired = new Retired("broken during the reset: " + e.getSQLState());
+            } else {
+                log.warn("pool '{}': could not reset a returned connection, closing it (SQLState {}: {})",
+                        pool.name, e.getSQLState(), pool.factory.secrets().mask(JdbcUrls.redact(e.getMessage())));
+                retired = new Retired("reset failed: SQLState " + e.getSQLState());
+            }
+            ResetEvent.finish(event, pool.name, retired);
+            throw retired;
+        } catch (RuntimeException e) {
+            // A driver's own fault (MariaDB Connector/J 2.7's reset() threw a NullPointerException) says
+            // nothing about the database: the connection goes, as after a failed reset, and no breaker
+            // failure is counted, else five returns in a row open the circuit on a healthy database.
+            log.warn("pool '{}': the driver failed while resetting a returned connection, closing it ({})",
+                    pool.name, pool.factory.secrets().mask(JdbcUrls.redact(String.valueOf(e))));
+            Retired retired = new Retired("reset failed in the driver");
+            ResetEvent.finish(event, pool.name, retired);
+            throw retired;
+        }
+        ResetEvent.finish(event, pool.name, null);
     }
 
     /** Undoes what the last holder left: its transaction, its settings, its session state. */

@@ -161,6 +161,15 @@ public final class SqlLexer {
         return sql.substring(starts[i], ends[i]);
     }
 
+    /** Where token {@code i} starts in the text, and (below) where it ends: for {@link SqlMask}. */
+    int start(int i) {
+        return starts[i];
+    }
+
+    int end(int i) {
+        return ends[i];
+    }
+
     private void run() {
         int n = sql.length();
         int i = 0;

@@ -1,0 +1,69 @@
+package dev.loompool.jdbc.internal.physical;
+
+import dev.loompool.ResourceFactory;
+import dev.loompool.engine.PrewarmPolicy;
+import dev.loompool.jdbc.internal.driver.JdbcUrls;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The factory a {@link JdbcPool} hands the generic pool: its connect, counted, and the start's
+ * policy ({@code initializationFailTimeout}). It remembers why the pool has no connection yet, for
+ * the health indicator, until the first connect succeeds.
+ */
+final class Connector implements ResourceFactory<PhysicalConnection>, PrewarmPolicy {
+
+    private static final Logger log = LoggerFactory.getLogger(Connector.class);
+
+    private final JdbcPool pool;
+    private final Duration initializationFailTimeout;
+    /** Connects tried so far: until the start returns, the start's attempts, named in its failure. */
+    final AtomicInteger attempts = new AtomicInteger();
+    /** Whether a connect ever succeeded; once true, {@link #initialError} stays null. */
+    private volatile boolean connected;
+    private volatile String initialError;
+
+    Connector(JdbcPool pool, Duration initializationFailTimeout) {
+        this.pool = pool;
+        this.initializationFailTimeout = initializationFailTimeout;
+    }
+
+    @Override
+    public PhysicalConnection create() throws SQLException {
+        attempts.incrementAndGet();
+        try {
+            PhysicalConnection p = pool.connect();
+            if (!connected) {
+                connected = true;
+                initialError = null;
+            }
+            return p;
+        } catch (SQLException | RuntimeException e) { // masked by the factory already
+            if (!connected) {
+                initialError = e.getMessage();
+            }
+            throw e;
+        }
+    }
+
+    /** The last failed connect's masked message while no connect has succeeded yet; else null. */
+    String initialError() {
+        return connected ? null : initialError;
+    }
+
+    @Override
+    public Duration prewarmFailTimeout() {
+        return initializationFailTimeout;
+    }
+
+    @Override
+    public void startedShort(int made, Throwable cause) {
+        log.warn("pool '{}' started {}: {} unreachable ({}); connecting in the background, requests fail until it "
+                + "answers", pool.name, made == 0 ? "without connections" : "with " + made + " of minSize="
+                + pool.minSize + " connections", pool.factory.secrets().mask(JdbcUrls.redact(pool.factory.url())),
+                cause.getMessage());
+    }
+}
