@@ -113,6 +113,20 @@ class BindingTest extends StubSupport {
     }
 
     @Test
+    void aSettingPutBackToItsDefaultIsNotResetAgain() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            query(c, "UPDATE 1");
+            c.setAutoCommit(true); // commits, and puts the default back while the connection is still bound
+        }
+        StubConnection s = stub(1);
+        assertThat(s.calls("setAutoCommit")).as("off, then on again by the caller; no reset's own").isEqualTo(2);
+        assertThat(s.calls("setNetworkTimeout")).as("no reset ran: nothing to undo").isZero();
+        assertThat(s.getAutoCommit()).isTrue();
+    }
+
+    @Test
     void sessionStatePinsUntilCloseAndAConnectionThatCannotBeResetIsRetired() throws SQLException {
         LoomPoolDataSource ds = dataSource();
         ds.setCircuitBreakerFailureThreshold(1);

@@ -173,11 +173,7 @@ public final class PhysicalConnection {
         this.bindings = (long) IDS.incrementAndGet() << 32;
     }
 
-    /**
-     * Whether the driver says the server has a transaction open (or failed) on it; false if it
-     * cannot say. A reading left stale by an error is confirmed first, and counts as open if it
-     * cannot be.
-     */
+    /** Whether the driver says a transaction is open (or failed) on it, false if it cannot say; a stale reading is confirmed first (open if it cannot be). */
     public boolean serverTransactionOpen() {
         return wireReadable && (wireUnknown && !confirmWire() || wire.transactionOpen(raw, current.autoCommit));
     }
@@ -228,14 +224,19 @@ public final class PhysicalConnection {
     }
 
     /**
-     * Sets attribute {@code a} to the handle's value if it differs, and remembers it. Once SQL
-     * changed the session, what the pool last set may no longer be what the server has: set it anyway.
+     * Sets attribute {@code a} to the handle's value if it differs, and remembers it: marked for the reset
+     * unless it is back at the default (as HikariCP's dirty bits). Once SQL changed the session, what the
+     * pool last set may no longer be what the server has: set it anyway, and keep it marked.
      */
     public void apply(Settings wanted, Attr a) throws SQLException {
         if (sessionDirty || !current.same(wanted, a)) {
             wanted.applyTo(raw, a);
             current.copyFrom(wanted, a);
-            current.marked.add(a);
+            if (sessionDirty || !current.same(defaults, a)) {
+                current.marked.add(a);
+            } else { // Spring puts autoCommit back after each transaction: nothing is left to reset
+                current.marked.remove(a);
+            }
         }
     }
 
