@@ -209,6 +209,14 @@ class MaskingAttackTest extends StubSupport {
             OTHER    | SELECT 1 AS [it's], 'S3cretTok9'                                | S3cretTok9
             OTHER    | SELECT q'[it's S3cretTok9]' FROM dual                          | S3cretTok9
             OTHER    | SELECT 1 // it's\\n, 'S3cretTok9'                               | S3cretTok9
+            POSTGRES | -- token S3cretTok9\\nSET app.x = 1                            | S3cretTok9
+            POSTGRES | SET app.x TO 'a', "S3cretTok9"                                  | S3cretTok9
+            MYSQL    | # token S3cretTok9\\nSET @a = 1                                | S3cretTok9
+            MYSQL    | SET @a = 1 /*+ S3cretTok9 */                                    | S3cretTok9
+            MYSQL    | SET @a = 1 /*!99999 token S3cretTok9 */                         | S3cretTok9
+            MYSQL    | SET @a = 1 /*M!999999 token S3cretTok9 */                       | S3cretTok9
+            OTHER    | SET @a = 1 /*! token S3cretTok9 */                              | S3cretTok9
+            OTHER    | SELECT "S3cretTok9"                                             | S3cretTok9
             """)
     void theMaskHidesTheSecret(String dialect, String sql, String secret) {
         String text = sql.replace("\\n", "\n").replace("\\\\", "\\");
