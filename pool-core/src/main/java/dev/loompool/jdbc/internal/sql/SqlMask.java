@@ -45,7 +45,7 @@ public final class SqlMask {
             marks = marks == null ? r : agree(marks, r);
         }
         if (dialect == SqlDialect.OTHER) {
-            hideFrom(unproven(sql), marks);
+            hideFrom(sql, unproven(sql), marks);
         }
         return cut(render(sql, marks));
     }
@@ -81,9 +81,10 @@ public final class SqlMask {
         return sql.length();
     }
 
-    private static void hideFrom(int from, byte[] marks) {
+    /** Hides all from {@code from} on but the line breaks, so that the line shown still ends with … when more follows. */
+    private static void hideFrom(String sql, int from, byte[] marks) {
         for (int c = from; c < marks.length; c++) {
-            marks[c] = LITERAL;
+            marks[c] = sql.charAt(c) == '\n' || sql.charAt(c) == '\r' ? GAP : LITERAL;
         }
     }
 
