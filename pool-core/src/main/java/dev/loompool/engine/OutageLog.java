@@ -46,7 +46,9 @@ final class OutageLog {
                     shown.apply(cause));
         } else {
             createsLeftOut.incrementAndGet();
-            log.debug("pool '{}': could not create a resource: {}", pool, shown.apply(cause));
+            if (log.isDebugEnabled()) {
+                log.debug("pool '{}': could not create a resource: {}", pool, shown.apply(cause));
+            }
         }
     }
 
@@ -60,7 +62,9 @@ final class OutageLog {
                         shown.apply(cause));
             } else {
                 probesLeftOut.incrementAndGet();
-                log.debug("pool '{}': circuit breaker probe failed: {}", pool, shown.apply(cause));
+                if (log.isDebugEnabled()) {
+                    log.debug("pool '{}': circuit breaker probe failed: {}", pool, shown.apply(cause));
+                }
             }
             return;
         }
