@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,7 +62,11 @@ final class DefaultPool<T> implements DirectPool<T> {
         timed = listener != Listeners.NONE;
         callbacks = new Callbacks<>(name, s.destructor(), listener);
         slots = new Slots<>(s.minSize(), s.maxSize());
-        outageLog = new OutageLog(name, clock);
+        Function<Throwable, String> shown = String::valueOf;
+        if (s.factory() instanceof PrewarmPolicy policy) {
+            shown = policy::shown;
+        }
+        outageLog = new OutageLog(name, clock, shown);
         circuit = new Circuit(this, s.circuitBreakerStrategy(), listener, outageLog);
         housekeeper = minSize > 0 || s.healthcheck() != null
                 ? new Housekeeper<>(this, s.healthcheck(), s.healthcheckInterval()) : null;

@@ -5,6 +5,7 @@ import dev.loompool.PoolClock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +23,8 @@ final class OutageLog {
 
     private final String pool;
     private final PoolClock clock;
+    /** A failure as a WARN line shows it: the factory's choice ({@link PrewarmPolicy#shown}). */
+    private final Function<Throwable, String> shown;
     private final AtomicLong nextCreateLine = new AtomicLong(Long.MIN_VALUE);
     private final AtomicInteger createsLeftOut = new AtomicInteger();
     private final AtomicLong nextProbeLine = new AtomicLong(Long.MIN_VALUE);
@@ -29,9 +32,10 @@ final class OutageLog {
     /** When the circuit last left ACTIVE, for the closing line. */
     private volatile long openedAt;
 
-    OutageLog(String pool, PoolClock clock) {
+    OutageLog(String pool, PoolClock clock, Function<Throwable, String> shown) {
         this.pool = pool;
         this.clock = clock;
+        this.shown = shown;
     }
 
     void createFailed(Throwable cause, boolean background) {
@@ -39,10 +43,12 @@ final class OutageLog {
             int leftOut = createsLeftOut.getAndSet(0);
             log.warn("pool '{}': could not create a resource{}{}: {}", pool, background ? " in the background" : "",
                     leftOut > 0 ? " (and " + leftOut + " more failures in the last " + QUIET.toSeconds() + " s)" : "",
-                    cause.toString());
+                    shown.apply(cause));
         } else {
             createsLeftOut.incrementAndGet();
-            log.debug("pool '{}': could not create a resource", pool, cause);
+            if (log.isDebugEnabled()) {
+                log.debug("pool '{}': could not create a resource: {}", pool, shown.apply(cause));
+            }
         }
     }
 
@@ -53,10 +59,12 @@ final class OutageLog {
                 int leftOut = probesLeftOut.getAndSet(0);
                 log.warn("pool '{}': circuit breaker still open: the probe failed{}; failing fast until the next "
                         + "probe: {}", pool, leftOut > 0 ? " (and " + leftOut + " probes before it)" : "",
-                        cause);
+                        shown.apply(cause));
             } else {
                 probesLeftOut.incrementAndGet();
-                log.debug("pool '{}': circuit breaker probe failed: {}", pool, cause);
+                if (log.isDebugEnabled()) {
+                    log.debug("pool '{}': circuit breaker probe failed: {}", pool, shown.apply(cause));
+                }
             }
             return;
         }
@@ -66,7 +74,7 @@ final class OutageLog {
             log.warn("pool '{}': circuit breaker opened by hand: failing fast", pool);
         } else {
             log.warn("pool '{}': circuit breaker opened after {} consecutive failures: failing fast until a probe "
-                    + "connects; last failure: {}", pool, failures, cause.toString());
+                    + "connects; last failure: {}", pool, failures, shown.apply(cause));
         }
     }
 

@@ -55,7 +55,7 @@ final class Prewarm {
                     nextLine = now + LOG_QUIET_NANOS;
                     log.warn("pool '{}': could not create resource {} of minSize={} (attempt {}, {} ms of {} ms): {}; "
                             + "retrying", pool.name(), created.size() + 1, minSize, attempts,
-                            Duration.ofNanos(now - start).toMillis(), timeout.toMillis(), e.toString());
+                            Duration.ofNanos(now - start).toMillis(), timeout.toMillis(), policy.shown(e));
                 }
                 if (!sleep(pool, Math.min(now + backoff, deadline))) {
                     Thread.currentThread().interrupt(); // the caller's to see: the start stops here

@@ -22,4 +22,13 @@ public interface PrewarmPolicy {
      * the rest are created in the background. Called once, on the building thread; must not block.
      */
     void startedShort(int made, Throwable cause);
+
+    /**
+     * How a failed create is written in the pool's log lines (retrying, the breaker, failed creates):
+     * the factory may hide what the failure quotes of its own configuration. The failure handed to a
+     * caller is not changed.
+     */
+    default String shown(Throwable cause) {
+        return String.valueOf(cause);
+    }
 }

@@ -118,7 +118,7 @@ class StartupWhileDownTest extends StubSupport {
             ds.start();
             log = captured.text();
         }
-        assertThat(log).contains("started without connections: jdbc:stub:" + db.name() + " unreachable (")
+        assertThat(log).contains("started without connections: could not connect to jdbc:stub:" + db.name() + " (")
                 .contains("connecting in the background");
         assertThat(ds.isRunning()).isTrue();
         assertThat(ds.getPool().stats().idle()).isZero();

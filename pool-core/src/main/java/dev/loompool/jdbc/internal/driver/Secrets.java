@@ -154,6 +154,37 @@ public final class Secrets {
         return text == null || pattern == null ? text : pattern.matcher(text).replaceAll(MASK);
     }
 
+    /**
+     * A driver's message as a log line or the health detail shows it: everything from its first quote
+     * ({@code '} or {@code "}) to its last one becomes {@code ?} (to the end when only one), and an
+     * H2-style {@code SQL statement:} tail is cut. The servers quote the value they could not read
+     * ({@code invalid input syntax for type integer: "…"}) and H2 the whole statement, so a literal of
+     * the pool's own connectionInitSql would reach the log. A quote inside the quoted value cannot end
+     * the hidden part early: only the last quote does. Null for null.
+     */
+    public static String quotesHidden(String message) {
+        if (message == null) {
+            return null;
+        }
+        String s = message;
+        int statement = s.indexOf("SQL statement:");
+        if (statement >= 0) {
+            s = s.substring(0, statement) + "SQL statement: …";
+        }
+        int first = -1;
+        int last = -1;
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) == '\'' || s.charAt(i) == '"') {
+                first = first < 0 ? i : first;
+                last = i;
+            }
+        }
+        if (first < 0) {
+            return s;
+        }
+        return s.substring(0, first) + "?" + (last > first ? s.substring(last + 1) : "");
+    }
+
     /** Whether {@code text} shows a secret. */
     boolean revealedIn(String text) {
         return text != null && pattern != null && pattern.matcher(text).find();

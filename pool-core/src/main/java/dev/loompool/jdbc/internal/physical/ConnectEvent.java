@@ -70,7 +70,7 @@ final class ConnectEvent extends Event {
         if (ended(event, pool, "FAILED")) {
             event.sqlState = failure instanceof SQLException s ? s.getSQLState() : null;
             event.failureClass = failure.getClass().getName();
-            event.message = secrets.mask(JdbcUrls.redact(failure.getMessage()));
+            event.message = secrets.mask(Secrets.quotesHidden(JdbcUrls.redact(failure.getMessage()))); // as the WARN lines show it
             event.commit();
         }
     }

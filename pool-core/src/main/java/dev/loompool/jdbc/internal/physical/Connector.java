@@ -3,6 +3,7 @@ package dev.loompool.jdbc.internal.physical;
 import dev.loompool.ResourceFactory;
 import dev.loompool.engine.PrewarmPolicy;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
+import dev.loompool.jdbc.internal.driver.Secrets;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,7 +44,7 @@ final class Connector implements ResourceFactory<PhysicalConnection>, PrewarmPol
             return p;
         } catch (SQLException | RuntimeException e) { // masked by the factory already
             if (!connected) {
-                initialError = e.getMessage();
+                initialError = Secrets.quotesHidden(e.getMessage()); // shown by the health indicator
             }
             throw e;
         }
@@ -59,11 +60,21 @@ final class Connector implements ResourceFactory<PhysicalConnection>, PrewarmPol
         return initializationFailTimeout;
     }
 
+    /**
+     * Passwords masked, and what the driver's message quotes hidden ({@link Secrets#quotesHidden}): the
+     * value of the init SQL the server could not read. The exception thrown to a caller keeps it.
+     */
+    @Override
+    public String shown(Throwable cause) {
+        return pool.factory.secrets().mask(Secrets.quotesHidden(String.valueOf(cause)));
+    }
+
+    /** "could not connect", not "unreachable": the server may have answered, with an error. */
     @Override
     public void startedShort(int made, Throwable cause) {
-        log.warn("pool '{}' started {}: {} unreachable ({}); connecting in the background, requests fail until it "
-                + "answers", pool.name, made == 0 ? "without connections" : "with " + made + " of minSize="
+        log.warn("pool '{}' started {}: could not connect to {} ({}); connecting in the background, requests fail "
+                + "until it succeeds", pool.name, made == 0 ? "without connections" : "with " + made + " of minSize="
                 + pool.minSize + " connections", pool.factory.secrets().mask(JdbcUrls.redact(pool.factory.url())),
-                cause.getMessage());
+                pool.factory.secrets().mask(Secrets.quotesHidden(cause.getMessage())));
     }
 }

@@ -339,13 +339,14 @@ public final class SqlLexer {
 
     /**
      * A MySQL variable: {@code @@name} (system), or {@code @name}, {@code @a.b}, {@code @'x'},
-     * {@code @`x`}, {@code @"x"} (user), one token whatever its spelling.
+     * {@code @`x`}, {@code @"x"} (user, the quoted ones in MySQL only), one token whatever its spelling.
      */
     private int variableEnd(int i) {
         int e = i + 1;
         if (at(e, '@')) {
             e++;
-        } else if (at(e, '\'') || at(e, '`') || at(e, '"')) {
+        } else if (dialect == SqlDialect.MYSQL && (at(e, '\'') || at(e, '`') || at(e, '"'))) {
+            // only MySQL names a variable with quotes: to PostgreSQL @ is an operator, @'…' a string after it
             return quoted(e, sql.charAt(e), sql.charAt(e) != '`' && backslashStrings);
         }
         while (e < sql.length() && (wordPart(sql.charAt(e)) || sql.charAt(e) == '.' && !at(i + 1, '@'))) {

@@ -211,4 +211,17 @@ class SecretsTest {
         assertThat(everything(copy)).doesNotContain("S3cretPw");
         assertThat(copy.getCause()).hasMessage("b");
     }
+
+    @Test
+    void quotesHiddenHidesFromTheFirstQuoteToTheLastAndCutsH2sStatement() {
+        assertThat(Secrets.quotesHidden("ERROR: invalid input syntax for type integer: \"S3cretTok9\""))
+                .isEqualTo("ERROR: invalid input syntax for type integer: ?");
+        assertThat(Secrets.quotesHidden("Data conversion error converting \"S3cretTok9\"; SQL statement:\n"
+                + "SELECT CAST('S3cretTok9' AS INT) [22018-224]")).isEqualTo("Data conversion error converting ?; SQL statement: …");
+        assertThat(Secrets.quotesHidden("bad value: \"it\" S3cretTok9\" (near 'x')")).isEqualTo("bad value: ?)")
+                .doesNotContain("S3cret");
+        assertThat(Secrets.quotesHidden("unclosed 'S3cretTok9")).isEqualTo("unclosed ?");
+        assertThat(Secrets.quotesHidden("Connection to 127.0.0.1:1 refused.")).isEqualTo("Connection to 127.0.0.1:1 refused.");
+        assertThat(Secrets.quotesHidden(null)).isNull();
+    }
 }

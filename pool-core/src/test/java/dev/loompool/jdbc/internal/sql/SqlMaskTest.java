@@ -63,4 +63,37 @@ class SqlMaskTest {
         assertThat(pg("setAutoCommit(false)")).isEqualTo("setAutoCommit(false)");
         assertThat(SqlMask.firstLine(null, SqlDialect.OTHER)).isNull();
     }
+
+    private static String other(String sql) {
+        return SqlMask.firstLine(sql, SqlDialect.OTHER);
+    }
+
+    @Test
+    void anOtherDatabaseShowsThePrefixBeforeTheFirstUnprovenCharacter() {
+        assertThat(other("SET @token = ?")).isEqualTo("SET @token = ?");
+        assertThat(other("SELECT a, b FROM users WHERE email = 'x' AND c = d")).isEqualTo("SELECT a, b FROM users WHERE email = ?");
+        assertThat(other("INSERT INTO t (a) VALUES ('x', 1)")).isEqualTo("INSERT INTO t (a) VALUES (?");
+        assertThat(other("UPDATE t SET a = ? WHERE id = 7")).isEqualTo("UPDATE t SET a = ? WHERE id = ?");
+        assertThat(other("SELECT a FROM t /* note */ WHERE b = 1")).isEqualTo("SELECT a FROM t ?");
+        assertThat(other("SELECT [a] FROM t")).isEqualTo("SELECT ?");
+    }
+
+    @Test
+    void aSettingsValueIsHiddenWhateverItsSpelling() {
+        assertThat(pg("SET search_path TO app, \"Public\"")).isEqualTo("SET search_path TO ?, ?");
+        assertThat(pg("ALTER ROLE r SET app.token = s3cret")).isEqualTo("ALTER ROLE r SET app.token = ?");
+        assertThat(pg("ALTER SYSTEM SET work_mem TO big")).isEqualTo("ALTER SYSTEM SET work_mem TO ?");
+        assertThat(pg("SET LOCAL x = y; SELECT a FROM t")).isEqualTo("SET LOCAL x = ?; SELECT a FROM t");
+        assertThat(pg("UPDATE t SET a = b")).as("not a setting: a column from a column").isEqualTo("UPDATE t SET a = b");
+        assertThat(my("SET @a = 1, @b := word")).isEqualTo("SET @a = ?, ?");
+        assertThat(my("SET NAMES utf8mb4")).isEqualTo("SET NAMES utf8mb4");
+    }
+
+    @Test
+    void whatOneReadingTakesForACommentAndAnotherForSqlIsHidden() {
+        assertThat(my("SELECT a /*!99999 , secret */ FROM t")).isEqualTo("SELECT a ? FROM t");
+        assertThat(my("SELECT a /*! , b */ FROM t")).as("every MySQL runs /*! */").isEqualTo("SELECT a , b FROM t");
+        assertThat(pg("SELECT @'-42'::int, 1_000")).isEqualTo("SELECT @?::int, ?");
+        assertThat(my("GRANT ALL ON db.* TO 'u'@'10.0.0.7'")).isEqualTo("GRANT ALL ON db.* TO ?@?");
+    }
 }
