@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.IntFunction;
-import java.util.Locale;
 import java.util.function.Supplier;
 
 /**
@@ -139,25 +138,7 @@ final class Startup {
     }
 
     static int isolation(String name) {
-        String n = name.trim().toUpperCase(Locale.ROOT).replace('-', '_').replace(' ', '_');
-        if (n.startsWith("TRANSACTION_")) {
-            n = n.substring("TRANSACTION_".length());
-        }
-        switch (n) {
-            case "NONE":
-                return Connection.TRANSACTION_NONE;
-            case "READ_UNCOMMITTED":
-                return Connection.TRANSACTION_READ_UNCOMMITTED;
-            case "READ_COMMITTED":
-                return Connection.TRANSACTION_READ_COMMITTED;
-            case "REPEATABLE_READ":
-                return Connection.TRANSACTION_REPEATABLE_READ;
-            case "SERIALIZABLE":
-                return Connection.TRANSACTION_SERIALIZABLE;
-            default:
-                throw new IllegalArgumentException("transactionIsolation must be one of READ_UNCOMMITTED, "
-                        + "READ_COMMITTED, REPEATABLE_READ, SERIALIZABLE, NONE, was " + name);
-        }
+        return Settings.isolationLevel(name);
     }
 
     private static Driver driver(String className, String url) throws SQLException {

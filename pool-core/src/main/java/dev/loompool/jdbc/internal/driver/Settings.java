@@ -3,6 +3,7 @@ package dev.loompool.jdbc.internal.driver;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.EnumSet;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 
@@ -48,18 +49,34 @@ public final class Settings {
                 "SELECT reset_val FROM pg_settings WHERE name = 'default_transaction_isolation'")) {
             v = rs.next() ? rs.getString(1) : "";
         }
-        switch (v) {
-            case "serializable":
-                return Connection.TRANSACTION_SERIALIZABLE;
-            case "repeatable read":
-                return Connection.TRANSACTION_REPEATABLE_READ;
-            case "read uncommitted":
+        try {
+            return isolationLevel(v);
+        } catch (IllegalArgumentException e) { // 22023 invalid_parameter_value: none of PostgreSQL's four
+            throw new SQLException("default_transaction_isolation resets to '" + v + "', not a level the pool "
+                    + "knows (serializable, repeatable read, read committed, read uncommitted)", "22023");
+        }
+    }
+
+    /** A level by its name, as a setting or PostgreSQL spells it: {@code READ_COMMITTED}, {@code TRANSACTION_SERIALIZABLE}, {@code repeatable read}. */
+    public static int isolationLevel(String name) {
+        String n = name.trim().toUpperCase(Locale.ROOT).replace('-', '_').replace(' ', '_');
+        if (n.startsWith("TRANSACTION_")) {
+            n = n.substring("TRANSACTION_".length());
+        }
+        switch (n) {
+            case "NONE":
+                return Connection.TRANSACTION_NONE;
+            case "READ_UNCOMMITTED":
                 return Connection.TRANSACTION_READ_UNCOMMITTED;
-            case "read committed":
+            case "READ_COMMITTED":
                 return Connection.TRANSACTION_READ_COMMITTED;
-            default: // 22023 invalid_parameter_value: a server that reports none of PostgreSQL's four
-                throw new SQLException("default_transaction_isolation resets to '" + v + "', not a level the pool "
-                        + "knows (serializable, repeatable read, read committed, read uncommitted)", "22023");
+            case "REPEATABLE_READ":
+                return Connection.TRANSACTION_REPEATABLE_READ;
+            case "SERIALIZABLE":
+                return Connection.TRANSACTION_SERIALIZABLE;
+            default:
+                throw new IllegalArgumentException("transactionIsolation must be one of READ_UNCOMMITTED, "
+                        + "READ_COMMITTED, REPEATABLE_READ, SERIALIZABLE, NONE, was " + name);
         }
     }
 
