@@ -186,6 +186,41 @@ class OpsAttackTest {
         }
     }
 
+    /**
+     * The same hold without the background fill (initializationFailTimeout 0): an outage opens the
+     * breaker, the operator deactivates it by hand, the database comes back, requests keep coming.
+     * The strategy's own back-off probe must not end a hold set by hand.
+     */
+    @Test
+    void aBreakerDeactivatedByHandDuringAnOutageIsNotEndedByARequestProbe() throws Exception {
+        PgCluster pg = cluster();
+        LoomPoolDataSource ds = ds("atkops-hand-probe", pg.jdbcUrl(DB, "connectTimeout=2"));
+        ds.setCircuitBreakerFailureThreshold(1);
+        ds.setCircuitBreakerOpenDuration(Duration.ofMillis(640)); // first probe after 10 ms
+        ds.setRegisterMbeans(true);
+        ds.start();
+        pg.stop();
+        clusterDown = true;
+        try (Connection c = ds.getConnection()) {
+            assertThat(catchThrowable(() -> text(c, "SELECT 1"))).isInstanceOf(SQLException.class);
+        }
+        eventually("the outage opens the breaker", () -> ds.getPool().state() == CircuitBreakerState.INACTIVE);
+        server.invoke(nameOf("atkops-hand-probe"), "deactivatePool", null, null);
+        pg.start();
+        clusterDown = false;
+        List<String> served = new ArrayList<>();
+        for (int i = 0; i < 100; i++) { // 100 requests over a few seconds, well past the 640 ms open duration
+            try (Connection c = ds.getConnection()) {
+                served.add("request " + i + " got " + text(c, "SELECT 'served'"));
+            } catch (SQLTransientConnectionException heldAsAsked) {
+                // failing fast: the hold
+            }
+            LockSupport.parkNanos(Duration.ofMillis(30).toNanos());
+        }
+        assertThat(served).as("requests served while held INACTIVE by hand").isEmpty();
+        assertThat(ds.getPool().state()).isEqualTo(CircuitBreakerState.INACTIVE);
+    }
+
     /** The same hold, set while the breaker is still ACTIVE (fewer failures than the threshold). */
     @Test
     void aBreakerDeactivatedByHandBeforeAnyOpeningStaysInactiveWhenTheBackgroundFillSucceeds() throws Exception {
