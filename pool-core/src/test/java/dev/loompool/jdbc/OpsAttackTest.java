@@ -433,6 +433,8 @@ class OpsAttackTest {
         }
         server.invoke(name, "activatePool", null, null);
         long rows = count(url, "SELECT count(*) FROM " + table);
+        System.out.println(pool + ": A's commit " + (commitFailure == null ? "returned" : "threw " + commitFailure)
+                + "; rows=" + rows);
         if (commitFailure == null) {
             assertThat(rows).as("A's commit returned: both rows").isEqualTo(2);
         } else {
