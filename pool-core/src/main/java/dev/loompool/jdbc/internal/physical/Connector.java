@@ -5,6 +5,7 @@ import dev.loompool.engine.PrewarmPolicy;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,15 +21,18 @@ final class Connector implements ResourceFactory<PhysicalConnection>, PrewarmPol
 
     private final JdbcPool pool;
     private final Duration initializationFailTimeout;
+    /** Whether the data source was closed: a start that retries gives up then. */
+    private final BooleanSupplier closed;
     /** Connects tried so far: until the start returns, the start's attempts, named in its failure. */
     final AtomicInteger attempts = new AtomicInteger();
     /** Whether a connect ever succeeded; once true, {@link #initialError} stays null. */
     private volatile boolean connected;
     private volatile String initialError;
 
-    Connector(JdbcPool pool, Duration initializationFailTimeout) {
+    Connector(JdbcPool pool, Duration initializationFailTimeout, BooleanSupplier closed) {
         this.pool = pool;
         this.initializationFailTimeout = initializationFailTimeout;
+        this.closed = closed;
     }
 
     @Override
@@ -57,6 +61,11 @@ final class Connector implements ResourceFactory<PhysicalConnection>, PrewarmPol
     @Override
     public Duration prewarmFailTimeout() {
         return initializationFailTimeout;
+    }
+
+    @Override
+    public boolean abandoned() {
+        return closed.getAsBoolean();
     }
 
     @Override

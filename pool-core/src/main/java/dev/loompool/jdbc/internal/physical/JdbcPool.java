@@ -122,7 +122,7 @@ public final class JdbcPool {
         this.minSize = minSize;
         this.acquireTimeoutText = config.getAcquireTimeout().toMillis() + " ms";
         this.suspectSince = clock.nanoTime() - 1; // before every connection this pool makes
-        this.connector = new Connector(this, config.getInitializationFailTimeout());
+        this.connector = new Connector(this, config.getInitializationFailTimeout(), config::isClosed);
         var builder = Pool.builder(connector)
                 .name(name)
                 .minSize(minSize)
