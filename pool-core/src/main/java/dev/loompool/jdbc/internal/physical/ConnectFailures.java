@@ -27,6 +27,8 @@ final class ConnectFailures {
         String how;
         if (Thread.currentThread().isInterrupted()) {
             how = " (interrupted while waiting to retry, after " + tried + ")";
+        } else if (pool.connector.abandoned()) {
+            how = " (closed while starting, after " + tried + ")";
         } else if (timeout.isZero()) {
             how = ""; // one attempt, as HikariCP's default: nothing to count
         } else {

@@ -79,7 +79,7 @@ public final class JdbcPool {
     final int minSize;
     private final String acquireTimeoutText;
     /** The factory the generic pool calls: the connect, counted, and the start's policy. */
-    private final Connector connector;
+    final Connector connector;
     /** The room above's watch over this pool's connections and their holders (the reclaimer). */
     public final Watcher watcher;
     /** {@link #close()} began: a handle that lost its connection to it says "closed", not "reclaimed". */
