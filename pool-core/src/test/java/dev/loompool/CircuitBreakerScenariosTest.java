@@ -237,6 +237,64 @@ class CircuitBreakerScenariosTest extends ScenarioSupport {
     }
 
     @Test
+    void aHandDeactivateWhileTheStrategyHasItOpenHoldsItUntilSetByHand() throws Exception {
+        Pool<Res> pool = breakerPool(2, 1);
+        factory.failNext(new IllegalStateException("down"));
+        start(pool::acquire).failure();
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
+        pool.deactivate(); // already INACTIVE, by the strategy: now a hold by hand
+        assertThatThrownBy(pool::tryAcquire).isInstanceOfSatisfying(ServiceUnavailableException.class,
+                e -> assertThat(e.heldByHand()).isTrue());
+        int created = factory.created.get();
+        clock.advance(OPEN.multipliedBy(3)); // long past the strategy's first probe
+        assertThatThrownBy(pool::acquire).as("the strategy's probe must not end a hold by hand")
+                .isInstanceOf(ServiceUnavailableException.class);
+        assertThat(factory.created).as("no probe connect").hasValue(created);
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
+        assertThat(transitions).as("the same state to listeners").containsExactly("ACTIVE->INACTIVE");
+        pool.activate();
+        pool.acquire().close();
+        assertThat(transitions).containsExactly("ACTIVE->INACTIVE", "INACTIVE->ACTIVE");
+    }
+
+    @Test
+    void aStrategysRecoverRacingAHandDeactivateLeavesTheHold() throws Exception {
+        // reportRejected decides to probe, but before its recover() lands an operator holds the pool.
+        CircuitBreakerStrategy probesAlways = new CircuitBreakerStrategy() {
+            @Override
+            public void reportSuccess(Pool<?> pool) {
+                pool.activate();
+            }
+
+            @Override
+            public void reportFailure(Pool<?> pool, Throwable error) {
+                pool.deactivate();
+            }
+
+            @Override
+            public void reportRejected(Pool<?> pool) {
+                Thread operator = new Thread(pool::deactivate, "operator");
+                operator.start();
+                try {
+                    operator.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                pool.recover();
+            }
+        };
+        Pool<Res> pool = track(builder().maxSize(2).listener(recorder).circuitBreakerStrategy(probesAlways).build());
+        factory.failNext(new IllegalStateException("down"));
+        start(pool::acquire).failure();
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
+        assertThatThrownBy(pool::acquire).isInstanceOfSatisfying(ServiceUnavailableException.class,
+                e -> assertThat(e.heldByHand()).isTrue());
+        assertThat(pool.state()).isEqualTo(CircuitBreakerState.INACTIVE);
+        assertThatThrownBy(pool::acquire).isInstanceOf(ServiceUnavailableException.class);
+        assertThat(transitions).containsExactly("ACTIVE->INACTIVE");
+    }
+
+    @Test
     void theStrategyRefusesNonsense() {
         assertThatThrownBy(() -> CircuitBreakerStrategy.consecutiveFailures(0, OPEN))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("threshold");

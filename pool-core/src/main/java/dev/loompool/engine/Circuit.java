@@ -23,8 +23,28 @@ import org.slf4j.LoggerFactory;
  * <p>The strategy is the user's code: whatever it throws is logged and goes no further, so that a
  * faulty strategy can never cost a slot or a lease (it is called in the middle of a release or an
  * acquire).
+ *
+ * <p>INACTIVE set by hand is a hold: it lasts until ACTIVE or RECOVERING is set by hand, whatever
+ * the strategy or the background fill sees meanwhile, and it is one {@link Phase} with the state, so
+ * that no reader ever sees the state INACTIVE without its cause.
  */
 final class Circuit {
+
+    /** The state and, for INACTIVE, who set it: one value, so both change in one step. */
+    private enum Phase {
+        ACTIVE(CircuitBreakerState.ACTIVE),
+        RECOVERING(CircuitBreakerState.RECOVERING),
+        /** Opened by the strategy after failures: its own probes and the background fill may end it. */
+        INACTIVE(CircuitBreakerState.INACTIVE),
+        /** Set by hand: only a hand ends it. */
+        INACTIVE_BY_HAND(CircuitBreakerState.INACTIVE);
+
+        final CircuitBreakerState state;
+
+        Phase(CircuitBreakerState state) {
+            this.state = state;
+        }
+    }
 
     private static final Logger log = LoggerFactory.getLogger(Circuit.class);
 
@@ -32,16 +52,18 @@ final class Circuit {
     private final CircuitBreakerStrategy strategy;
     private final PoolListener listener;
     private final OutageLog outageLog;
-    private final AtomicReference<CircuitBreakerState> state =
-            new AtomicReference<>(CircuitBreakerState.ACTIVE);
+    private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.ACTIVE);
     private final AtomicBoolean probing = new AtomicBoolean();
     /** Failures since the last success, and the last one: for the log line when the circuit opens. */
     private final AtomicInteger failuresInRow = new AtomicInteger();
     private volatile Throwable lastFailure;
-    /** INACTIVE set by hand, not by the strategy after failures: callers are told so, not of an outage. */
-    private volatile boolean heldByHand;
-    /** The threads inside the strategy's reportFailure: a deactivate() from one of them is the strategy's opening. */
-    private final Set<Thread> reportingFailure = ConcurrentHashMap.newKeySet();
+    /**
+     * The threads inside the strategy (reportFailure, reportRejected, a probe's reportSuccess): a
+     * state set from one of them is the strategy's, which never ends a hold by hand. Not the hot
+     * path's reportSuccess while ACTIVE: the built-in strategy moves nothing there, and the set
+     * would cost two writes per release.
+     */
+    private final Set<Thread> inStrategy = ConcurrentHashMap.newKeySet();
     /** Whether a strategy failure was logged at ERROR already; the later ones go to DEBUG. */
     private final AtomicBoolean strategyFailureLogged = new AtomicBoolean();
 
@@ -53,11 +75,12 @@ final class Circuit {
     }
 
     CircuitBreakerState state() {
-        return state.get();
+        return phase.get().state;
     }
 
+    /** INACTIVE set by hand, not by the strategy after failures: callers are told so, not of an outage. */
     boolean heldByHand() {
-        return heldByHand;
+        return phase.get() == Phase.INACTIVE_BY_HAND;
     }
 
     /**
@@ -68,25 +91,30 @@ final class Circuit {
      *     already under way
      */
     boolean admit() {
-        CircuitBreakerState current = state.get();
-        if (current == CircuitBreakerState.ACTIVE) {
+        Phase current = phase.get();
+        if (current == Phase.ACTIVE) {
             return false;
         }
-        if (current == CircuitBreakerState.INACTIVE && strategy != null) {
+        // Held by hand: the strategy is not asked, its back-off probe must not end the hold.
+        if (current == Phase.INACTIVE && strategy != null) {
+            Thread thread = Thread.currentThread();
+            inStrategy.add(thread);
             try {
                 strategy.reportRejected(pool);
             } catch (RuntimeException | Error e) {
                 strategyFailed("reportRejected", e);
+            } finally {
+                inStrategy.remove(thread);
             }
-            current = state.get();
+            current = phase.get();
         }
-        if (current == CircuitBreakerState.RECOVERING && probing.compareAndSet(false, true)) {
+        if (current == Phase.RECOVERING && probing.compareAndSet(false, true)) {
             return true;
         }
-        if (current == CircuitBreakerState.ACTIVE) {
+        if (current == Phase.ACTIVE) {
             return false;
         }
-        throw pool.unavailable(current);
+        throw pool.unavailable(current.state);
     }
 
     void endProbe() {
@@ -95,17 +123,21 @@ final class Circuit {
 
     /** A lease ended well. Read before writing: this is the hot path, and a write would bounce the line. */
     void success() {
-        if (strategy != null && state.get() == CircuitBreakerState.ACTIVE) {
+        if (strategy != null && phase.get() == Phase.ACTIVE) {
             if (failuresInRow.get() != 0) {
                 failuresInRow.set(0);
             }
-            reportSuccess();
+            try {
+                strategy.reportSuccess(pool);
+            } catch (RuntimeException | Error e) {
+                strategyFailed("reportSuccess", e);
+            }
         }
     }
 
     /** A create failed, or a lease ended badly. */
     void failure(Throwable error) {
-        if (strategy != null && state.get() == CircuitBreakerState.ACTIVE) {
+        if (strategy != null && phase.get() == Phase.ACTIVE) {
             lastFailure = error;
             failuresInRow.incrementAndGet();
             reportFailure(error);
@@ -114,7 +146,7 @@ final class Circuit {
 
     /** The probe's resource was created or validated: the backend answers now. */
     void probeSucceeded() {
-        if (strategy != null && state.get() == CircuitBreakerState.RECOVERING) {
+        if (strategy != null && phase.get() == Phase.RECOVERING) {
             failuresInRow.set(0);
             reportSuccess();
         }
@@ -123,40 +155,46 @@ final class Circuit {
     /**
      * A background create of a start that went on short succeeded: if the failures opened the
      * circuit meanwhile, this is the evidence a probe would bring, so it counts as a probe that
-     * succeeded. A circuit held open by hand stays open.
+     * succeeded. A circuit held open by hand stays open: the compare-and-set leaves a hold set at
+     * any moment before it alone.
      */
     void answeredInBackground() {
-        if (strategy != null && state.get() == CircuitBreakerState.INACTIVE && !heldByHand) {
-            moveTo(CircuitBreakerState.RECOVERING);
+        if (strategy != null && phase.compareAndSet(Phase.INACTIVE, Phase.RECOVERING)) {
+            announce(Phase.INACTIVE, Phase.RECOVERING);
             probeSucceeded();
         }
     }
 
     /** The probe's create failed. */
     void probeFailed(Throwable error) {
-        if (strategy != null && state.get() == CircuitBreakerState.RECOVERING) {
+        if (strategy != null && phase.get() == Phase.RECOVERING) {
             lastFailure = error;
             reportFailure(error);
         }
     }
 
+    /** The probe's success: not the hot path, so the thread is marked as the strategy's. */
     private void reportSuccess() {
+        Thread current = Thread.currentThread();
+        inStrategy.add(current);
         try {
             strategy.reportSuccess(pool);
         } catch (RuntimeException | Error e) {
             strategyFailed("reportSuccess", e);
+        } finally {
+            inStrategy.remove(current);
         }
     }
 
     private void reportFailure(Throwable error) {
         Thread current = Thread.currentThread();
-        reportingFailure.add(current);
+        inStrategy.add(current);
         try {
             strategy.reportFailure(pool, error);
         } catch (RuntimeException | Error e) {
             strategyFailed("reportFailure", e);
         } finally {
-            reportingFailure.remove(current);
+            inStrategy.remove(current);
         }
     }
 
@@ -169,25 +207,46 @@ final class Circuit {
         }
     }
 
-    /** Sets the state, telling the listener and the log when it changed. */
+    /**
+     * Sets the state, telling the listener and the log when it changed. INACTIVE is by hand unless
+     * the strategy sets it (decided by who opens it, not by whether a failure was seen: lastFailure
+     * may be an old one, a retired connection, that the strategy did not count); by hand it is a
+     * hold even when the circuit was open already, and nothing the strategy sets ends it.
+     */
     void moveTo(CircuitBreakerState to) {
-        CircuitBreakerState from = state.getAndSet(to);
-        if (from == to) {
+        boolean byStrategy = inStrategy.contains(Thread.currentThread());
+        Phase target = to == CircuitBreakerState.ACTIVE ? Phase.ACTIVE
+                : to == CircuitBreakerState.RECOVERING ? Phase.RECOVERING
+                : byStrategy ? Phase.INACTIVE : Phase.INACTIVE_BY_HAND;
+        Phase from;
+        do {
+            from = phase.get();
+            if (from == target || from == Phase.INACTIVE_BY_HAND && byStrategy) {
+                return;
+            }
+        } while (!phase.compareAndSet(from, target));
+        announce(from, target);
+    }
+
+    private void announce(Phase from, Phase to) {
+        boolean byHand = to == Phase.INACTIVE_BY_HAND;
+        BreakerTransitionEvent.emit(pool.name(), from.state, to.state, byHand);
+        if (from.state == to.state) {
+            // open after failures, now held by hand: the same state to callers, so no listener call
+            failuresInRow.set(0);
+            lastFailure = null;
+            log.warn("pool '{}': circuit breaker, open after failures, now held open by hand: failing fast until "
+                    + "set ACTIVE or RECOVERING by hand", pool.name());
             return;
         }
-        heldByHand = false;
-        if (to == CircuitBreakerState.INACTIVE) {
-            // Decided by who opens it, not by whether a failure was seen: lastFailure may be an old
-            // one (a retired connection) that the strategy did not count.
-            heldByHand = !reportingFailure.contains(Thread.currentThread());
-            Throwable cause = heldByHand ? null : lastFailure;
-            outageLog.opened(from, failuresInRow.getAndSet(0), cause);
+        if (to.state == CircuitBreakerState.INACTIVE) {
+            Throwable cause = byHand ? null : lastFailure;
+            outageLog.opened(from.state, failuresInRow.getAndSet(0), cause);
             lastFailure = null;
-        } else if (to == CircuitBreakerState.ACTIVE) {
+        } else if (to == Phase.ACTIVE) {
             outageLog.closed();
             pool.refillIfBelowMin(); // refills were skipped while the circuit was open
         }
-        BreakerTransitionEvent.emit(pool.name(), from, to, heldByHand);
-        listener.onStateChanged(from, to);
+        listener.onStateChanged(from.state, to.state);
     }
 }

@@ -46,6 +46,9 @@ final class Prewarm {
                     startShort(pool, policy, created, e);
                     return;
                 }
+                if (policy != null && policy.abandoned()) {
+                    throw gaveUp(pool, minSize, created, e, closedWhileStarting(attempts));
+                }
                 long now = pool.clock.nanoTime();
                 if (now - deadline >= 0) {
                     throw gaveUp(pool, minSize, created, e, timeout.isZero() ? ""
@@ -57,10 +60,13 @@ final class Prewarm {
                             + "retrying", pool.name(), created.size() + 1, minSize, attempts,
                             Duration.ofNanos(now - start).toMillis(), timeout.toMillis(), policy.shown(e));
                 }
-                if (!sleep(pool, Math.min(now + backoff, deadline))) {
+                if (!sleep(pool, policy, Math.min(now + backoff, deadline))) {
                     Thread.currentThread().interrupt(); // the caller's to see: the start stops here
                     throw gaveUp(pool, minSize, created, e, ": interrupted while waiting to retry, after "
                             + attempts + " attempts");
+                }
+                if (policy.abandoned()) {
+                    throw gaveUp(pool, minSize, created, e, closedWhileStarting(attempts));
                 }
                 backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
             }
@@ -69,15 +75,22 @@ final class Prewarm {
         pool.startHousekeeping();
     }
 
-    /** Waits until {@code until} on the pool's clock (re-read at every wake, as a manual clock needs); false if interrupted. */
-    private static boolean sleep(DefaultPool<?> pool, long until) {
-        for (long left; (left = until - pool.clock.nanoTime()) > 0; ) {
+    /**
+     * Waits until {@code until} on the pool's clock (re-read at every wake, as a manual clock needs),
+     * or until the start is abandoned (its owner unparks this thread); false if interrupted.
+     */
+    private static boolean sleep(DefaultPool<?> pool, PrewarmPolicy policy, long until) {
+        for (long left; (left = until - pool.clock.nanoTime()) > 0 && !policy.abandoned(); ) {
             LockSupport.parkNanos(Prewarm.class, left);
             if (Thread.interrupted()) {
                 return false;
             }
         }
         return !Thread.interrupted();
+    }
+
+    private static String closedWhileStarting(int attempts) {
+        return ": closed while starting, after " + attempts + " attempts";
     }
 
     /** A negative timeout: the pool starts with what it has, and the housekeeper makes the rest, backing off. */

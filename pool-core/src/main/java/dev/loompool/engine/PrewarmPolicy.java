@@ -31,4 +31,13 @@ public interface PrewarmPolicy {
     default String shown(Throwable cause) {
         return String.valueOf(cause);
     }
+
+    /**
+     * Whether the start's owner gave up on it (the data source was closed while it started): asked
+     * after every failed create and on every wake of the wait between retries, so that a start with
+     * a long timeout fails at once instead of holding the owner's close up.
+     */
+    default boolean abandoned() {
+        return false;
+    }
 }

@@ -14,6 +14,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -32,7 +33,12 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
 
     private final ReentrantLock startLock = new ReentrantLock();
     private volatile StartedPool running;
+    /** Set by close() before it takes startLock: a start that retries sees it and gives up. */
     private volatile boolean closed;
+    /** Whether close() did its work (under startLock): closed alone is set before the lock. */
+    private boolean closeDone;
+    /** The thread running a start, for close() to wake from its wait between retries. */
+    private volatile Thread starting;
     /** The registered MXBean while registerMbeans is set and the pool runs; guarded by startLock. */
     private PoolMBean mbean;
     private PrintWriter logWriter;
@@ -101,12 +107,21 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 // Registered first, so that a start that fails takes it away again with what it opened.
                 mbean = isRegisterMbeans() ? PoolMBean.register(this) : null;
                 StartedPool started;
+                starting = Thread.currentThread();
                 try {
                     started = StartedPool.start(this, hooks.clock, hooks.primaryListeners,
                             i -> hooks.replicaListeners(getPoolName(), i));
                 } catch (SQLException | RuntimeException | Error e) {
                     unregisterMBean();
                     throw e;
+                } finally {
+                    starting = null;
+                }
+                if (closed) { // closed while the last connect went through: nobody may get this pool
+                    started.close();
+                    unregisterMBean();
+                    throw new SQLException("LoomPoolDataSource '" + getPoolName() + "' was closed while starting",
+                            "08003");
                 }
                 freeze(); // before the pool is published: nobody sees it running while settings still change
                 running = started;
@@ -268,12 +283,19 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
     /** Closes the pool: idle connections now, lent ones as they come back. Idempotent. */
     @Override
     public void close() {
+        // Marked and woken before the lock: a start that retries (initializationFailTimeout) holds
+        // it and gives up when it sees the mark, so this waits out one connect, not the timeout.
+        closed = true;
+        Thread start = starting;
+        if (start != null) {
+            LockSupport.unpark(start);
+        }
         startLock.lock();
         try {
-            if (closed) {
+            if (closeDone) {
                 return;
             }
-            closed = true;
+            closeDone = true;
             freeze();
             unregisterMBean();
         } finally {

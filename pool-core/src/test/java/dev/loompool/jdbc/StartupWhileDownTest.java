@@ -104,6 +104,26 @@ class StartupWhileDownTest extends StubSupport {
         assertThat(ds.isRunning()).isFalse();
     }
 
+    @Test
+    void aCloseDuringTheWaitEndsTheStartAtOnceNamingTheClose() throws Exception {
+        ManualClockAccess clock = new ManualClockAccess();
+        LoomPoolDataSource ds = down(1, Duration.ofHours(1));
+        ds.setClock(clock); // the clock never moves: only the close can end the start's wait
+        Starting start = new Starting(ds);
+        eventually("a first attempt", () -> db.connects() >= 1);
+        Thread closing = new Thread(ds::close, "closing");
+        closing.setDaemon(true);
+        closing.start();
+        closing.join(Duration.ofSeconds(30).toMillis());
+        assertThat(closing.isAlive()).as("close() still waiting for the start").isFalse();
+        start.thread.join(Duration.ofSeconds(30).toMillis());
+        assertThat(start.done()).isTrue();
+        assertThat(start.failure.get()).isInstanceOf(SQLException.class).hasMessageContaining("closed while starting");
+        assertThat(start.interruptedAfter.get()).as("a close is no interrupt").isFalse();
+        assertThat(ds.isRunning()).isFalse();
+        assertThat((Throwable) catchThrowableOfType(SQLException.class, ds::start)).hasMessageContaining("closed");
+    }
+
     // ---- negative: start without the database --------------------------------------------------
 
     @Test

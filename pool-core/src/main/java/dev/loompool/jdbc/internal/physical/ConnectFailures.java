@@ -11,6 +11,13 @@ import java.time.Duration;
  */
 final class ConnectFailures {
 
+    /**
+     * The most suppressed exceptions this pool leaves on one exception. A driver may throw one
+     * instance again and again (a cached failure): what the pool adds to it must not grow with the
+     * failures, nor cost more per failure as they go on.
+     */
+    static final int MAX_SUPPRESSED = 4;
+
     private ConnectFailures() {
     }
 
@@ -20,6 +27,8 @@ final class ConnectFailures {
         String how;
         if (Thread.currentThread().isInterrupted()) {
             how = " (interrupted while waiting to retry, after " + tried + ")";
+        } else if (pool.connector.abandoned()) {
+            how = " (closed while starting, after " + tried + ")";
         } else if (timeout.isZero()) {
             how = ""; // one attempt, as HikariCP's default: nothing to count
         } else {
@@ -37,16 +46,47 @@ final class ConnectFailures {
      * driver threw it (DESIGN.md §4: its kind, message, SQLState and code are what callers and
      * exception translators read), with one suppressed exception that names the pool and its counts,
      * so that a stack trace in a log says which pool could not connect, also when the driver's own
-     * timeout ended the connect. Added once, however many callers see the same exception.
+     * timeout ended the connect. Added once, however many callers see the same exception, and not
+     * to one that holds {@link #MAX_SUPPRESSED} already.
      */
     static SQLException connectFailed(JdbcPool pool, SQLException driver) {
+        Throwable[] present = driver.getSuppressed();
+        if (present.length >= MAX_SUPPRESSED) {
+            return driver; // before the scan: its cost stays bounded whatever else added to the list
+        }
         String note = "pool '" + pool.name + "': could not open a connection";
-        for (Throwable s : driver.getSuppressed()) {
+        for (Throwable s : present) {
             if (String.valueOf(s.getMessage()).startsWith(note)) {
                 return driver;
             }
         }
         driver.addSuppressed(new SQLException(note + " (" + pool.pool.stats() + ")", driver.getSQLState()));
         return driver;
+    }
+
+    /**
+     * Adds {@code other} to {@code failure}'s suppressed list unless it is the same instance (which
+     * {@code addSuppressed} refuses with an IllegalArgumentException), is there already, already holds
+     * {@code failure} (a cycle, when drivers share instances), or the list is full: shared instances
+     * come back on every failure, and the list must not grow with them.
+     */
+    static void suppress(SQLException failure, SQLException other) {
+        if (other == failure) {
+            return;
+        }
+        Throwable[] present = failure.getSuppressed();
+        if (present.length >= MAX_SUPPRESSED || contains(present, other) || contains(other.getSuppressed(), failure)) {
+            return;
+        }
+        failure.addSuppressed(other);
+    }
+
+    private static boolean contains(Throwable[] list, Throwable wanted) {
+        for (Throwable t : list) {
+            if (t == wanted) {
+                return true;
+            }
+        }
+        return false;
     }
 }

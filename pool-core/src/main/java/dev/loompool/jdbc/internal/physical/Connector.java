@@ -6,6 +6,7 @@ import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.internal.driver.Secrets;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,15 +22,18 @@ final class Connector implements ResourceFactory<PhysicalConnection>, PrewarmPol
 
     private final JdbcPool pool;
     private final Duration initializationFailTimeout;
+    /** Whether the data source was closed: a start that retries gives up then. */
+    private final BooleanSupplier closed;
     /** Connects tried so far: until the start returns, the start's attempts, named in its failure. */
     final AtomicInteger attempts = new AtomicInteger();
     /** Whether a connect ever succeeded; once true, {@link #initialError} stays null. */
     private volatile boolean connected;
     private volatile String initialError;
 
-    Connector(JdbcPool pool, Duration initializationFailTimeout) {
+    Connector(JdbcPool pool, Duration initializationFailTimeout, BooleanSupplier closed) {
         this.pool = pool;
         this.initializationFailTimeout = initializationFailTimeout;
+        this.closed = closed;
     }
 
     @Override
@@ -70,6 +74,11 @@ final class Connector implements ResourceFactory<PhysicalConnection>, PrewarmPol
     }
 
     /** "could not connect", not "unreachable": the server may have answered, with an error. */
+    @Override
+    public boolean abandoned() {
+        return closed.getAsBoolean();
+    }
+
     @Override
     public void startedShort(int made, Throwable cause) {
         log.warn("pool '{}' started {}: could not connect to {} ({}); connecting in the background, requests fail "

@@ -79,7 +79,7 @@ public final class JdbcPool {
     final int minSize;
     private final String acquireTimeoutText;
     /** The factory the generic pool calls: the connect, counted, and the start's policy. */
-    private final Connector connector;
+    final Connector connector;
     /** The room above's watch over this pool's connections and their holders (the reclaimer). */
     public final Watcher watcher;
     /** {@link #close()} began: a handle that lost its connection to it says "closed", not "reclaimed". */
@@ -122,7 +122,7 @@ public final class JdbcPool {
         this.minSize = minSize;
         this.acquireTimeoutText = config.getAcquireTimeout().toMillis() + " ms";
         this.suspectSince = clock.nanoTime() - 1; // before every connection this pool makes
-        this.connector = new Connector(this, config.getInitializationFailTimeout());
+        this.connector = new Connector(this, config.getInitializationFailTimeout(), config::isClosed);
         var builder = Pool.builder(connector)
                 .name(name)
                 .minSize(minSize)

@@ -45,7 +45,7 @@ public final class Replicas {
                 if (failure == null) {
                     failure = e;
                 } else {
-                    failure.addSuppressed(e);
+                    ConnectFailures.suppress(failure, e); // bounded: drivers may throw one instance again and again
                 }
             }
         }
