@@ -277,8 +277,10 @@ final class Pins {
         PhysicalConnection p = h.physical;
         if (p != null) {
             p.pinsSeen |= STATEMENT_BIT; // its sample is the binding's length: no clock per statement
-            if (h.first == null && (h.more == null || h.more.isEmpty())) {
-                p.pinStartedBy[STATEMENT_INDEX] = by; // the statement pin starts: a reference store, no more
+            // The statement pin starts. Stored only if it changed: a reference store dirties a GC card
+            // that other cores' stores share (P1 at 8 threads), and a service repeats the same SQL.
+            if (h.first == null && (h.more == null || h.more.isEmpty()) && p.pinStartedBy[STATEMENT_INDEX] != by) {
+                p.pinStartedBy[STATEMENT_INDEX] = by;
             }
         }
         if (h.first == null) {
