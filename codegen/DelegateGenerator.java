@@ -147,9 +147,10 @@ public final class DelegateGenerator {
                 String result = r == ResultSet.class ? "wrap(" + call + ")" : call;
                 // A batched COMMIT has not run yet when it is added: only the BEGIN side applies.
                 String after = m.getName().equals("addBatch") ? "" : "\n            sqlAfter(effect);";
-                body = before + "\n            "
+                out.running(m, before + "\n            "
                         + (r == void.class ? result + ";" : r.getTypeName() + " result = " + result + ";")
-                        + after + (r == void.class ? "" : "\n            return result;");
+                        + after + (r == void.class ? "" : "\n            return result;"));
+                continue;
             } else if (m.getName().equals("clearBatch")) {
                 body = "batchCleared();\n            " + call + ";";
             } else if (r == ResultSet.class) {

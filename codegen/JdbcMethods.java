@@ -64,6 +64,18 @@ public final class JdbcMethods {
         out.append("    }\n\n");
     }
 
+    /**
+     * {@link #touching} for a call that runs SQL: {@code body} begins a run of the handle (its
+     * {@code sqlBefore} hook, first thing), and {@code finally} ends it ({@code runEnded()}), so
+     * that a release asked for by another thread meanwhile is made when the run ends.
+     */
+    public void running(Method m, String body) {
+        open(m);
+        out.append("        touch();\n        try {\n            ").append(body)
+                .append("\n        } catch (java.sql.SQLException e) {\n            throw error(e);\n        } finally {\n")
+                .append("            runEnded();\n        }\n    }\n\n");
+    }
+
     /** Writes {@code dir/<package path>/<name>.java}. */
     public void write(Path dir) throws IOException {
         Path target = dir.resolve(name + ".java");

@@ -86,6 +86,11 @@ final class DefaultPool<T> implements DirectPool<T> {
     }
 
     @Override
+    public Entry<T> take(Duration timeout) throws InterruptedException {
+        return obtain(PoolSettings.saturatedNanos(timeout), timeout, true);
+    }
+
+    @Override
     public Lease<T> acquire(Duration timeout) throws InterruptedException {
         if (timeout == null || timeout.isNegative()) {
             throw new IllegalArgumentException("timeout must be zero or positive, was " + timeout);

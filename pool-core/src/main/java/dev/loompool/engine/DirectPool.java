@@ -17,6 +17,9 @@ public interface DirectPool<T> extends Pool<T> {
     /** As {@link #acquire()}, with the same waiting, circuit breaker and exceptions. */
     Entry<T> take() throws InterruptedException;
 
+    /** As {@link #acquire(java.time.Duration)}: waits at most {@code timeout}. */
+    Entry<T> take(java.time.Duration timeout) throws InterruptedException;
+
     /** As the lease's {@code close()}: release checks, then back to the pool or to the oldest waiter. Once per take. */
     void giveBack(Entry<T> entry);
 }

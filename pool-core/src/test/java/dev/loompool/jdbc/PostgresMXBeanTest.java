@@ -59,7 +59,9 @@ class PostgresMXBeanTest {
         try (Connection c = ds.getConnection()) {
             assertThat(PostgresIntegrationTest.single(c, "SELECT 1")).isEqualTo(1);
         }
-        assertThat(server.invoke(name, "evictIdleConnections", null, null)).isEqualTo(1);
+        // 1, or 2 when deactivatePool's prompt check of the idle connection held it while the
+        // SELECT 1 above needed one and opened a second: either way every idle one goes
+        assertThat((Integer) server.invoke(name, "evictIdleConnections", null, null)).isBetween(1, 2);
         assertThat(server.getAttribute(name, "TotalConnections")).isEqualTo(0);
     }
 }

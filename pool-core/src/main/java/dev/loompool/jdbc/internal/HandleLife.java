@@ -36,6 +36,8 @@ abstract class HandleLife implements Holder {
     private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", HandleStage.class);
     private static final VarHandle OWNER = Fields.varHandle(MethodHandles.lookup(), "owner", Object.class);
     private static final VarHandle PHYSICAL = Fields.varHandle(MethodHandles.lookup(), "physical", PhysicalConnection.class);
+    private static final VarHandle RUNS = Fields.varHandle(MethodHandles.lookup(), "runs", int.class);
+    private static final VarHandle RELEASE_DEFERRED = Fields.varHandle(MethodHandles.lookup(), "releaseDeferred", boolean.class);
 
     final JdbcPool pool;
     /**
@@ -60,6 +62,18 @@ abstract class HandleLife implements Holder {
      * Written before {@code physical} is published, so whoever reads that reads this too.
      */
     private long binding;
+    /**
+     * Statements running now, on any thread ({@link #runStarted}, {@link #runEnded}): while one runs,
+     * a release asked for by another thread (a statement closed by a watchdog) waits for it to end.
+     */
+    @SuppressWarnings("unused") // accessed through RUNS
+    private int runs;
+    /**
+     * A thread that found a statement running asked for the release check: the last run to end
+     * makes it. Taken by compare-and-set, so exactly one thread makes it.
+     */
+    @SuppressWarnings("unused") // accessed through RELEASE_DEFERRED
+    private boolean releaseDeferred;
     /** It has used a connection, and so counts in the pool's open handles until it ends. */
     private boolean counted;
     /** The reclaimer took its connection from under it: the next call settles that (HandleEnds.reclaimedUnderUse). */
@@ -232,14 +246,56 @@ abstract class HandleLife implements Holder {
 
     final void unbind() {
         PhysicalConnection p = physical;
-        if (p == null) {
-            return; // a close or abort on another thread ended the handle meanwhile, and its connection with it
+        if (p == null || !PHYSICAL.compareAndSet(this, p, null)) {
+            return; // a close or abort, or a deferred release, on another thread let it go meanwhile
         }
-        physical = null;
         if (!p.home.release(p, binding)) {
-            lost = true; // only the reclaimer ends a binding from under its handle
+            lost = true; // only the reclaimer, or the pool's close, ends a binding from under its handle
         }
     }
+
+    // ---- statements running, on whichever thread ---------------------------------------------------
+
+    /**
+     * A statement of this handle starts to run on the calling thread: first thing, before the
+     * check that its binding still holds, so that a close on another thread either sees the run
+     * or the run sees the close. Pair with {@link #runEnded()}, in a {@code finally}.
+     */
+    final void runStarted() {
+        RUNS.getAndAdd(this, 1);
+    }
+
+    /** The run ends: the last one to end makes the release check another thread asked for meanwhile. */
+    final void runEnded() {
+        if ((int) RUNS.getAndAdd(this, -1) == 1 && (boolean) RELEASE_DEFERRED.getVolatile(this)
+                && RELEASE_DEFERRED.compareAndSet(this, true, false)) {
+            releaseCheck();
+        }
+    }
+
+    /** Whether a statement of this handle runs now, on any thread. */
+    final boolean running() {
+        return (int) RUNS.getVolatile(this) != 0;
+    }
+
+    /**
+     * The release check, from whichever thread ended a pin (a statement closed by a helper thread,
+     * a future, a watchdog): made now if no statement runs; else by the last run to end. Never
+     * while a statement runs on the connection; never forgotten.
+     */
+    final void releaseWhenIdle() {
+        if (!running()) {
+            releaseCheck();
+            return;
+        }
+        RELEASE_DEFERRED.setVolatile(this, true);
+        if (!running() && RELEASE_DEFERRED.compareAndSet(this, true, false)) {
+            releaseCheck(); // the run ended between the two reads, and did not see the request
+        }
+    }
+
+    /** The handle releases its connection if nothing pins it: {@code done()}. */
+    abstract void releaseCheck();
 
     /** Refuses a closed or reclaimed handle; otherwise notes the calling thread as its user. */
     final void ensureOpen() throws SQLException {
@@ -285,7 +341,7 @@ abstract class HandleLife implements Holder {
             s = STATE.getAcquire(this);
             STATE.setRelease(this, HandleState.CLOSED);
             physical = null;
-            if (p.runner() != Thread.currentThread()) {
+            if (running() || p.runner() != Thread.currentThread()) {
                 ForeignRelease.settle(p); // its user's statement may still run: wait for it before the state is read
             }
             // Another thread's commit(), rollback() or setter still under way on it retires it on

@@ -113,7 +113,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         }
         if (p != null && BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
             p.markBroken();
-            lostTransaction = Pins.inTransaction(this, p);
+            lostTransaction = Pins.lostWork(this, p);
             Pins.dropForConnectionLoss(this);
             unbind(); // destroyed; outside a transaction the next statement binds a fresh connection
         } else if (p != null) {
@@ -158,11 +158,19 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         Pins.track(this, t, by);
     }
 
-    /** It was closed; the connection goes back if nothing else pins it. */
+    /**
+     * It was closed, on whichever thread: the connection goes back if nothing else pins it, at once
+     * or, if a statement still runs on another thread, when that run ends.
+     */
     void untrack(Tracked t) {
         if (Pins.untrack(this, t)) { // else already dropped with a broken connection
-            done();
+            releaseWhenIdle();
         }
+    }
+
+    @Override
+    final void releaseCheck() {
+        done();
     }
 
     // ---- the wrappers the generated methods ask for ------------------------------------------------

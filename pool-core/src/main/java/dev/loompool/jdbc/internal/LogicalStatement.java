@@ -69,28 +69,23 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
         return new SQLException(what + " is closed", "HY010");
     }
 
+    /**
+     * Closes it, from whichever thread: the handle's own, a helper that ran it, a watchdog. A
+     * statement still running on another thread keeps the connection until its run ends, then the
+     * connection goes back if nothing else pins it ({@link HandleLife#releaseWhenIdle}).
+     */
     @Override
     public final void close() throws SQLException {
         if (state == WrapperState.CLOSED || !handle.touchOwnerQuietly()) {
             return; // closed, or reclaimed: the reclaimer closed it
         }
         state = WrapperState.CLOSED;
-        PhysicalConnection p = handle.physical;
-        // A close on a thread other than the one running the handle's SQL (a watchdog, a cleanup
-        // thread) closes the statement, as the driver does, but does not let the connection go:
-        // that thread may be inside a call on it right now. Its next call, or the handle's close,
-        // lets it go. An extra pin for a while; never a connection lent under a running query.
-        boolean foreign = p != null && p.runner() != Thread.currentThread();
         try {
             delegate.close();
         } catch (SQLException e) {
             throw handle.error(e);
         } finally {
-            if (foreign) {
-                Pins.untrack(handle, this);
-            } else {
-                handle.untrack(this);
-            }
+            handle.untrack(this);
         }
     }
 
@@ -195,6 +190,7 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
 
     /** Before SQL text runs: a BEGIN or a SET pins at once, even if it then fails. */
     final SqlEffect sqlBefore(String sql) throws SQLException {
+        handle.runStarted(); // first: the generated caller ends the run in its finally, whatever happens here
         SqlEffect e = applyBefore(StatementChecks.behindPooler(handle, handle.classifier().classify(sql), sql, null), sql);
         Pins.plainSql(handle, sql); // the pin's name, if this statement's creation started it (the endpoint's pinStatement)
         return e;
@@ -206,6 +202,7 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
      * any more: it runs as session state.
      */
     final SqlEffect sqlBefore() throws SQLException {
+        handle.runStarted(); // first, as in sqlBefore(String)
         SqlEffect e = effect;
         if (catalog != handle.pool.classifier.generation() && !e.session) {
             e = SqlEffect.of(true, e.tx, e.values);
@@ -255,5 +252,10 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
     /** After SQL succeeded: a COMMIT or ROLLBACK unpins. */
     final void sqlAfter(SqlEffect e) {
         handle.afterSql(e);
+    }
+
+    /** In the generated caller's {@code finally}: the run {@link #sqlBefore} began has ended. */
+    final void runEnded() {
+        handle.runEnded();
     }
 }

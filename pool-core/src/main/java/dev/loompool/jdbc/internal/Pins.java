@@ -137,9 +137,14 @@ final class Pins {
         transactionBegun(h, p, AUTOCOMMIT_OFF);
     }
 
-    /** Whether work may be lost if {@code p} goes now: the server's word, or the pin held for it. */
-    static boolean inTransaction(HandleLife h, PhysicalConnection p) {
-        return has(h, PinReason.TRANSACTION) || p.serverTransactionOpen();
+    /**
+     * Whether {@code p}, which just broke, took work with it: the pin held for a transaction, or the
+     * server's last word before the error (an error packet carries no state, and a broken connection
+     * cannot be asked; MariaDB). In autocommit with no transaction begun, nothing was lost: the next
+     * statement binds a fresh connection, as the plain driver's next connection just works.
+     */
+    static boolean lostWork(HandleLife h, PhysicalConnection p) {
+        return has(h, PinReason.TRANSACTION) || p.transactionOpenBeforeError();
     }
 
     private static void transactionBegun(HandleLife h, PhysicalConnection p, String by) {

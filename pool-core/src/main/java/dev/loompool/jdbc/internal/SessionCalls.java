@@ -29,13 +29,49 @@ final class SessionCalls {
         if (!h.isOpen()) {
             return false;
         }
+        if (h.physical != null) {
+            try {
+                return h.bind().isValid(timeout);
+            } catch (SQLException e) {
+                h.error(e);
+                return false;
+            } finally {
+                h.done();
+            }
+        }
+        return unboundValid(h, timeout);
+    }
+
+    /**
+     * {@code isValid(t)} of a handle that holds no connection: it answers within t (JDBC makes the
+     * argument the bound; 0 is none, and then the pool's acquireTimeout bounds it). A connection that
+     * comes free in time is checked and goes back; none in time means a busy pool, which is no fault
+     * of the handle: valid while the pool serves (its circuit ACTIVE, a connection made).
+     */
+    private static boolean unboundValid(LogicalConnection h, int timeout) throws SQLException {
+        h.ensureOpen();
+        long start = System.nanoTime();
+        PhysicalConnection p;
         try {
-            return h.bind().isValid(timeout);
+            p = h.pool.acquireWithin(timeout == 0 ? null : java.time.Duration.ofSeconds(timeout));
         } catch (SQLException e) {
-            h.error(e);
+            return false; // the circuit is open, the pool closed, or the database refused a connect
+        }
+        if (p == null) {
+            return h.pool.serving();
+        }
+        boolean valid = false;
+        try {
+            int left = timeout == 0 ? 0 : (int) Math.max(1, timeout - java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
+            valid = p.raw.isValid(left);
+            return valid;
+        } catch (SQLException e) {
             return false;
         } finally {
-            h.done();
+            if (!valid) {
+                p.markBroken(); // retired on the way back, as any connection that failed its check
+            }
+            p.home.putBack(p);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.loompool.jdbc.internal.physical;
 
 import dev.loompool.jdbc.internal.sql.SqlClassifier;
 import dev.loompool.AcquireTimeoutException;
+import dev.loompool.CircuitBreakerState;
 import dev.loompool.CircuitBreakerStrategy;
 import dev.loompool.Lease;
 import dev.loompool.Pool;
@@ -19,6 +20,7 @@ import dev.loompool.jdbc.ServerPooler;
 import java.lang.ref.Reference;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -220,8 +222,33 @@ public final class JdbcPool {
 
     /** A connection for a handle to bind; it goes back through {@link #release} once bound, else {@link #putBack}. */
     public PhysicalConnection acquire() throws SQLException {
+        return acquire(null);
+    }
+
+    /**
+     * A connection within {@code timeout} for a check ({@code isValid}): it goes back through
+     * {@link #putBack}. Null if none came free in time: a busy pool is no broken one.
+     */
+    public PhysicalConnection acquireWithin(Duration timeout) throws SQLException {
         try {
-            Entry<PhysicalConnection> e = pool.take();
+            return acquire(timeout);
+        } catch (SQLTransientConnectionException e) {
+            if (e.getCause() instanceof AcquireTimeoutException) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    /** Whether the pool would hand out a connection if one came free: started, not closed, circuit ACTIVE, one connection made. */
+    public boolean serving() {
+        return !closed && pool.state() == CircuitBreakerState.ACTIVE && pool.stats().total() > 0;
+    }
+
+    /** {@link #acquire()} within {@code timeout}, or within the pool's acquireTimeout if null. */
+    private PhysicalConnection acquire(Duration timeout) throws SQLException {
+        try {
+            Entry<PhysicalConnection> e = timeout == null ? pool.take() : pool.take(timeout);
             PhysicalConnection p = e.resource();
             if (p.entry == null) {
                 p.entry = e; // the same entry for its whole life: written once
@@ -230,11 +257,11 @@ public final class JdbcPool {
         } catch (AcquireTimeoutException e) {
             if (e.getCause() != null) { // it was waiting for its own connect
                 throw new SQLTransientConnectionException("pool '" + name + "': the database did not complete a "
-                        + "connect within " + acquireTimeoutText + " (" + e.stats() + "); the connect goes on in the "
+                        + "connect within " + (timeout == null ? acquireTimeoutText : timeout.toMillis() + " ms") + " (" + e.stats() + "); the connect goes on in the "
                         + "background, bounded by the driver's connect and login timeouts", "08001", e);
             }
             throw new SQLTransientConnectionException("pool '" + name + "': no connection available within "
-                    + acquireTimeoutText + " (" + e.stats() + "); raise maxSize or acquireTimeout, "
+                    + (timeout == null ? acquireTimeoutText : timeout.toMillis() + " ms") + " (" + e.stats() + "); raise maxSize or acquireTimeout, "
                     + "or give connections back sooner", null, e);
         } catch (ServiceUnavailableException e) {
             if (e.heldByHand()) {

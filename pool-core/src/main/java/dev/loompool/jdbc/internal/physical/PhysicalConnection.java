@@ -179,6 +179,14 @@ public final class PhysicalConnection {
     }
 
     /**
+     * The driver's last reading of the transaction state, not confirmed: for a connection that
+     * just broke, which cannot be asked. False where the driver cannot say (the pin decides then).
+     */
+    public boolean transactionOpenBeforeError() {
+        return wireReadable && wire.transactionOpen(raw, current.autoCommit);
+    }
+
+    /**
      * Whether returning it needs a rollback: the server's word where it can be read, else the
      * dirty flag. A stale reading is not trusted: the rollback it costs is the round trip a
      * confirmation would cost, and it waits for the driver, as the confirmation does.
