@@ -11,5 +11,7 @@ public enum DestroyReason {
     /** The holder called {@link Lease#invalidate()}. */
     INVALIDATED,
     /** The pool was closed. */
-    POOL_CLOSED
+    POOL_CLOSED,
+    /** maxSize was lowered while the pool ran: a surplus resource, idle or returned. */
+    POOL_SHRUNK
 }

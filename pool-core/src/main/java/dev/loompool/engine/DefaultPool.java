@@ -36,8 +36,9 @@ final class DefaultPool<T> implements DirectPool<T> {
     private final ResourceCheck<T> beforeAcquire;
     private final ResourceCheck<T> beforeRelease;
     private final int minSize;
-    private final Duration acquireTimeout;
-    private final long acquireTimeoutNanos;
+    /** Changed at run time ({@link #acquireTimeout(Duration)}): the nanoseconds are written first, the duration shown with them second. */
+    private volatile Duration acquireTimeout;
+    private volatile long acquireTimeoutNanos;
     final PoolClock clock;
     final PoolListener listener;
     /** Whether anyone listens: without listeners the fast path reads the clock only when it must wait. */
@@ -254,15 +255,42 @@ final class DefaultPool<T> implements DirectPool<T> {
         }
     }
 
-    /** Returns a live resource whose slot the caller holds; destroys it if the pool closed. */
+    /** Returns a live resource whose slot the caller holds; destroys it if the pool closed, or it is surplus. */
     void putBack(Entry<T> entry, boolean hot) {
         List<Entry<T>> dead = slots.putBack(entry, hot);
         if (dead != null) {
-            for (Entry<T> e : dead) {
-                callbacks.destroyQuietly(e, DestroyReason.POOL_CLOSED);
-                freeSlot(false);
-            }
+            destroyDead(dead);
         }
+    }
+
+    /** Destroys what the slots gave up: surplus after a lower maxSize, or anything after the close. */
+    private void destroyDead(List<Entry<T>> dead) {
+        for (Entry<T> e : dead) {
+            callbacks.destroyQuietly(e, e.surplus ? DestroyReason.POOL_SHRUNK : DestroyReason.POOL_CLOSED);
+            slots.free(e.surplus);
+        }
+    }
+
+    // ---- run-time changes -------------------------------------------------------------------
+
+    @Override
+    public void resize(int newMin, int newMax) {
+        if (newMin < 0 || newMax < 1 || newMin > newMax) {
+            throw new IllegalArgumentException("pool '" + name + "': sizes must be 0 <= minSize <= maxSize and "
+                    + "maxSize >= 1, was minSize=" + newMin + ", maxSize=" + newMax);
+        }
+        destroyDead(slots.resize(newMin, newMax));
+        refillIfBelowMin();
+    }
+
+    @Override
+    public void acquireTimeout(Duration timeout) {
+        if (timeout == null || timeout.isNegative()) {
+            throw new IllegalArgumentException("pool '" + name + "': acquireTimeout must be a duration of zero or more, "
+                    + "was " + timeout);
+        }
+        acquireTimeoutNanos = PoolSettings.saturatedNanos(timeout);
+        acquireTimeout = timeout;
     }
 
     /** Asks for a background refill if the pool is below minSize. */

@@ -1,6 +1,7 @@
 package dev.loompool.engine;
 
 import dev.loompool.Pool;
+import java.time.Duration;
 
 /**
  * The JDBC layer's way into the pool without a {@link dev.loompool.Lease} per acquire (issue 15,
@@ -22,4 +23,15 @@ public interface DirectPool<T> extends Pool<T> {
 
     /** As the lease's {@code close()}: release checks, then back to the pool or to the oldest waiter. Once per take. */
     void giveBack(Entry<T> entry);
+
+    /**
+     * Changes the sizes while the pool runs ({@code 0 <= minSize <= maxSize}, {@code maxSize >= 1},
+     * else an {@code IllegalArgumentException} naming both). A higher maxSize serves waiters at once;
+     * a lower one closes surplus idle resources now and retires lent ones as they come back; a
+     * higher minSize is filled in the background.
+     */
+    void resize(int minSize, int maxSize);
+
+    /** The acquire timeout of the acquires that start from now on. */
+    void acquireTimeout(Duration timeout);
 }

@@ -13,6 +13,8 @@ public final class Entry<T> implements Reservation {
     final T resource;
     /** When the current lease began, for the use-time listener; written only when one listens. */
     long acquiredAt;
+    /** Chosen to go because maxSize was lowered (Slots.resize); written under the pool's lock. */
+    boolean surplus;
 
     Entry(T resource) {
         this.resource = resource;

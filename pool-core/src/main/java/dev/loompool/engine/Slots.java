@@ -27,8 +27,9 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class Slots<T> {
 
-    private final int minSize;
-    private final int maxSize;
+    /** Guarded by the lock; change at run time through {@link #resize}. */
+    private int minSize;
+    private int maxSize;
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<Entry<T>> idle;
     /** May hold cancelled waiters, which are skipped. */
@@ -40,6 +41,16 @@ final class Slots<T> {
     private volatile int pending;
     /** Written under the lock; read without it on fast paths. */
     private volatile boolean closed;
+    /**
+     * Resources chosen to go since maxSize was lowered, not yet destroyed: still counted in
+     * {@link #allocated}, so that nothing is created in their place before they are gone. Guarded by the lock.
+     */
+    private int doomed;
+    /**
+     * More resources exist than maxSize allows (it was lowered): releases take the locked way, where
+     * a returned resource is retired instead of reused. Written under the lock; read by the fast paths.
+     */
+    private volatile boolean shrinking;
 
     Slots(int minSize, int maxSize) {
         this.minSize = minSize;
@@ -149,6 +160,9 @@ final class Slots<T> {
             if (closed) {
                 return new ArrayList<>(List.of(entry));
             }
+            if (surplus()) {
+                return new ArrayList<>(List.of(doom(entry))); // maxSize was lowered: this one goes
+            }
             waiter = nextWaiter();
             if (waiter != null) {
                 waiter.outcome = entry; // the slot travels with it
@@ -167,9 +181,9 @@ final class Slots<T> {
         return null;
     }
 
-    /** The release's first look: the lane is for times when nobody waits. */
+    /** The release's first look: the lane is for times when nobody waits and the pool is not shrinking. */
     boolean laneOpen() {
-        return pending == 0 && !closed;
+        return pending == 0 && !closed && !shrinking;
     }
 
     /** The test's handle on the step between the two looks. */
@@ -188,6 +202,12 @@ final class Slots<T> {
             List<Entry<T>> dead = new ArrayList<>(2);
             lane.drainTo(dead); // close() drained it before; what is here now came from racing releases
             return dead;
+        }
+        if (shrinking) { // maxSize was lowered between the two looks: the lane's surplus goes
+            List<Entry<T>> surplus = trimLane();
+            if (surplus != null) {
+                return surplus;
+            }
         }
         if (pending != 0) {
             flushLane();
@@ -223,14 +243,26 @@ final class Slots<T> {
      * @return whether the pool is now open and below minSize, so that a refill is due
      */
     boolean free() {
+        return free(false);
+    }
+
+    /**
+     * As {@link #free()}, for a resource {@link #resize} or a release chose as surplus ({@code surplus}
+     * true): such a slot, as every slot above maxSize, is not handed on.
+     */
+    boolean free(boolean surplus) {
         Waiter waiter = null;
         lock.lock();
         try {
-            if (!closed) {
+            if (surplus) {
+                doomed--;
+            }
+            if (!closed && allocated <= maxSize) {
                 waiter = nextWaiter();
             }
             if (waiter == null) {
                 allocated--;
+                shrinking = allocated > maxSize;
                 return !closed && allocated < minSize;
             }
             waiter.outcome = Signal.CREATE;
@@ -241,7 +273,78 @@ final class Slots<T> {
         return false;
     }
 
-    /** Takes a slot for a background refill if the pool is open and below minSize. */
+    /**
+     * Changes the sizes of the running pool. A higher maxSize gives waiters the right to create at
+     * once; a lower one takes the surplus idle resources (the coldest first) out, for the caller to
+     * destroy and {@link #free(boolean) free} as surplus, and retires lent ones as they come back.
+     * A higher minSize is reached by the caller's refill; a lower one lets the idle timeout close more.
+     *
+     * @return the idle resources to destroy now; empty if none, or if the pool is closed
+     */
+    List<Entry<T>> resize(int newMin, int newMax) {
+        List<Entry<T>> surplus = new ArrayList<>();
+        List<Waiter> woken = new ArrayList<>();
+        lock.lock();
+        try {
+            if (closed) {
+                return surplus;
+            }
+            minSize = newMin;
+            maxSize = newMax;
+            while (allocated < maxSize) {
+                Waiter waiter = nextWaiter();
+                if (waiter == null) {
+                    break;
+                }
+                allocated++;
+                waiter.outcome = Signal.CREATE;
+                woken.add(waiter);
+            }
+            Entry<T> entry;
+            while (surplus() && (entry = idle.pollLast()) != null) {
+                surplus.add(doom(entry));
+            }
+            while (surplus() && (entry = lane.take()) != null) {
+                surplus.add(doom(entry));
+            }
+            shrinking = allocated > maxSize;
+        } finally {
+            lock.unlock();
+        }
+        woken.forEach(w -> LockSupport.unpark(w.thread));
+        return surplus;
+    }
+
+    /** Whether more resources exist than maxSize allows beyond those already chosen to go; call with the lock held. */
+    private boolean surplus() {
+        return allocated - doomed > maxSize;
+    }
+
+    /** Chooses {@code entry} to go; call with the lock held. */
+    private Entry<T> doom(Entry<T> entry) {
+        doomed++;
+        entry.surplus = true;
+        return entry;
+    }
+
+    /** What a release put in the lane while the pool shrinks: the surplus goes, the rest stays idle. */
+    private List<Entry<T>> trimLane() {
+        lock.lock();
+        try {
+            List<Entry<T>> surplus = null;
+            Entry<T> entry;
+            while (surplus() && (entry = lane.take()) != null) {
+                if (surplus == null) {
+                    surplus = new ArrayList<>(2);
+                }
+                surplus.add(doom(entry));
+            }
+            return surplus;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Whether fewer than minSize slots are taken, in an open pool. */
     boolean belowMin() {
         lock.lock();
@@ -252,6 +355,7 @@ final class Slots<T> {
         }
     }
 
+    /** Takes a slot for a background refill if the pool is open and below minSize. */
     boolean reserveBelowMin() {
         lock.lock();
         try {

@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import dev.loompool.jdbc.internal.PoolConfig;
+import dev.loompool.jdbc.internal.StartedPool;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -8,12 +10,22 @@ import java.util.function.Supplier;
 /**
  * The JavaBean configuration of {@link LoomPoolDataSource}, kept apart so that each file holds one
  * concept (as HikariCP's {@code HikariConfig} is the base of its data source); only
- * {@code LoomPoolDataSource} extends it. Setters refuse changes once the pool has started, and a
- * value out of its range with an {@code IllegalArgumentException} naming the setting, as HikariCP's
- * do, so that a binder (Spring's {@code @ConfigurationProperties}) can say which key is wrong; what
- * depends on several settings (minSize against maxSize, the URL against the driver) is checked at start.
+ * {@code LoomPoolDataSource} extends it. A value out of its range is refused by its setter with an
+ * {@code IllegalArgumentException} naming the setting, as HikariCP's are, so that a binder (Spring's
+ * {@code @ConfigurationProperties}) can say which key is wrong; what depends on several settings
+ * (minSize against maxSize, the URL against the driver) is checked at start, when the settings are
+ * read once into the record the engine works from ({@link PoolConfig}).
+ *
+ * <p>Once the pool has started the settings are frozen, as HikariCP's {@code HikariConfigMXBean}
+ * freezes all but a few: the sizes and the timeouts (minSize, maxSize, acquireTimeout,
+ * leakDetectionThreshold, validationTimeout, idleTimeout, maxLifetime) still change, each through
+ * the running pool's one validated change ({@link StartedPool#change}), and every other setter
+ * throws an {@code IllegalStateException}.
  */
 public abstract class DataSourceSettings {
+
+    /** minSize when it is not set, lowered to maxSize when that is smaller. */
+    static final int DEFAULT_MIN_SIZE = 2;
 
     private String jdbcUrl;
     private String username;
@@ -21,7 +33,8 @@ public abstract class DataSourceSettings {
     private String driverClassName;
     private Properties dataSourceProperties = new Properties();
     private Supplier<Credentials> credentialsSupplier;
-    private int minSize = 2;
+    /** Null until set: the default, {@value #DEFAULT_MIN_SIZE}, clamped to maxSize as HikariCP clamps its minimumIdle. */
+    private Integer minSize;
     private int maxSize = 10;
     private Duration acquireTimeout = Duration.ofSeconds(30);
     private Duration healthcheckInterval = Duration.ofSeconds(30);
@@ -55,9 +68,30 @@ public abstract class DataSourceSettings {
     DataSourceSettings() {
     }
 
-    /** Called once the pool has started, or the data source was closed: the settings no longer change. */
-    final void freeze() {
-        check.freeze();
+    /**
+     * Called once the pool has started ({@code running} the started pool), or the data source was
+     * closed ({@code running} null): the settings no longer change, but for the limits a started
+     * pool changes through {@link StartedPool#change}.
+     */
+    final void freeze(StartedPool running) {
+        check.freeze(running);
+    }
+
+    /**
+     * The settings read once, at start, into the record the engine works from, validated there:
+     * a value that depends on another (minSize against maxSize) is refused naming both.
+     */
+    final PoolConfig frozen(BindObserver bindObserver) {
+        return new PoolConfig(getPoolName(), jdbcUrl, driverClassName, dataSourceProperties, username, password,
+                credentialsSupplier, connectionInitSql, limits(), healthcheckInterval, reclaimOnOwnerExit,
+                releaseMode, serverPooler, replicas, replicaMinSize, replicaMaxSize, replicaFallbackToPrimary,
+                autoCommit, transactionIsolation, readOnly, catalog, schema, circuitBreakerFailureThreshold,
+                circuitBreakerOpenDuration, initializationFailTimeout, pinWarningThreshold, bindObserver);
+    }
+
+    private PoolConfig.Limits limits() {
+        return new PoolConfig.Limits(getMinSize(), maxSize, acquireTimeout, leakDetectionThreshold, validationTimeout,
+                idleTimeout, maxLifetime);
     }
 
     /** The driver's JDBC URL. Required. */
@@ -119,27 +153,41 @@ public abstract class DataSourceSettings {
         return credentialsSupplier;
     }
 
-    /** Connections kept open even when idle, opened at start. Default 2. */
+    /**
+     * Connections kept open even when idle, opened at start. Default 2, or maxSize if that is
+     * smaller (as HikariCP's minimumIdle); set explicitly above maxSize, the start refuses both.
+     * Changes a running pool too: a higher minSize is filled in the background, a lower one lets
+     * the idle timeout close the surplus.
+     */
     public void setMinSize(int minSize) {
-        this.minSize = check.atLeast("minSize", 0, minSize);
+        int value = check.range("minSize", 0, minSize);
+        check.live(value, l -> l.withSizes(value, l.maxSize()));
+        this.minSize = value;
     }
 
     public int getMinSize() {
-        return minSize;
+        return minSize != null ? minSize : Math.min(DEFAULT_MIN_SIZE, maxSize);
     }
 
-    /** The most physical connections at once. Default 10. */
+    /**
+     * The most physical connections at once. Default 10. Changes a running pool too: a higher
+     * maxSize serves waiters at once; a lower one closes surplus idle connections at once and
+     * retires lent ones as they come back (an unset minSize follows it down).
+     */
     public void setMaxSize(int maxSize) {
-        this.maxSize = check.atLeast("maxSize", 1, maxSize);
+        int value = check.range("maxSize", 1, maxSize);
+        int min = minSize != null ? minSize : Math.min(DEFAULT_MIN_SIZE, value);
+        check.live(value, l -> l.withSizes(min, value));
+        this.maxSize = value;
     }
 
     public int getMaxSize() {
         return maxSize;
     }
 
-    /** How long a statement waits for a physical connection. Default 30 s. */
+    /** How long a statement waits for a physical connection. Default 30 s. Changes a running pool too. */
     public void setAcquireTimeout(Duration acquireTimeout) {
-        this.acquireTimeout = check.nonNegative("acquireTimeout", acquireTimeout);
+        this.acquireTimeout = check.live(check.zeroOrMore("acquireTimeout", acquireTimeout), l -> l.withAcquireTimeout(acquireTimeout));
     }
 
     public Duration getAcquireTimeout() {
@@ -155,36 +203,44 @@ public abstract class DataSourceSettings {
         return healthcheckInterval;
     }
 
-    /** Idle connections above minSize are closed after this long. Default 10 min; 0 = never. */
+    /** Idle connections above minSize are closed after this long. Default 10 min; 0 = never. Changes a running pool too. */
     public void setIdleTimeout(Duration idleTimeout) {
-        this.idleTimeout = check.nonNegative("idleTimeout", idleTimeout);
+        this.idleTimeout = check.live(check.zeroOrMore("idleTimeout", idleTimeout), l -> l.withIdleTimeout(idleTimeout));
     }
 
     public Duration getIdleTimeout() {
         return idleTimeout;
     }
 
-    /** Connections are retired after this long (minus up to 2.5 % jitter). Default 30 min; 0 = never. */
+    /**
+     * Connections are retired after this long (minus up to 2.5 % jitter). Default 30 min; 0 = never.
+     * Changed on a running pool, it applies to the connections opened from then on.
+     */
     public void setMaxLifetime(Duration maxLifetime) {
-        this.maxLifetime = check.nonNegative("maxLifetime", maxLifetime);
+        this.maxLifetime = check.live(check.zeroOrMore("maxLifetime", maxLifetime), l -> l.withMaxLifetime(maxLifetime));
     }
 
     public Duration getMaxLifetime() {
         return maxLifetime;
     }
 
-    /** The {@code isValid} timeout, rounded up to whole seconds. Default 5 s. */
+    /** The {@code isValid} timeout, in whole seconds (at least 1). Default 5 s. Changes a running pool too. */
     public void setValidationTimeout(Duration validationTimeout) {
-        this.validationTimeout = check.nonNegative("validationTimeout", validationTimeout);
+        this.validationTimeout = check.live(check.zeroOrMore("validationTimeout", validationTimeout),
+                l -> l.withValidationTimeout(validationTimeout));
     }
 
     public Duration getValidationTimeout() {
         return validationTimeout;
     }
 
-    /** Warn when a physical connection stays bound longer than this, with where it was bound. Default 0 = off. */
+    /**
+     * Warn when a physical connection stays bound longer than this, with where it was bound.
+     * Default 0 = off. Changes a running pool too, for the bindings made from then on.
+     */
     public void setLeakDetectionThreshold(Duration leakDetectionThreshold) {
-        this.leakDetectionThreshold = check.nonNegative("leakDetectionThreshold", leakDetectionThreshold);
+        this.leakDetectionThreshold = check.live(check.zeroOrMore("leakDetectionThreshold", leakDetectionThreshold),
+                l -> l.withLeakDetectionThreshold(leakDetectionThreshold));
     }
 
     public Duration getLeakDetectionThreshold() {

@@ -3,6 +3,7 @@ package dev.loompool.jdbc;
 import dev.loompool.Pool;
 import dev.loompool.PoolClock;
 import dev.loompool.PoolListener;
+import dev.loompool.jdbc.internal.PoolConfig;
 import dev.loompool.jdbc.internal.StartedPool;
 import java.io.Closeable;
 import java.io.PrintWriter;
@@ -104,13 +105,15 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 throw new SQLException("LoomPoolDataSource '" + getPoolName() + "' is closed", "08003");
             }
             if (running == null) {
+                // Read once: the engine works from this record, never from this bean (STYLE.md).
+                PoolConfig config = frozen(hooks.bindObserver);
                 // Registered first, so that a start that fails takes it away again with what it opened.
                 mbean = isRegisterMbeans() ? PoolMBean.register(this) : null;
                 StartedPool started;
                 starting = Thread.currentThread();
                 try {
-                    started = StartedPool.start(this, hooks.clock, hooks.primaryListeners,
-                            i -> hooks.replicaListeners(getPoolName(), i));
+                    started = StartedPool.start(config, hooks.clock, hooks.primaryListeners,
+                            i -> hooks.replicaListeners(config.poolName(), i), this::isClosed);
                 } catch (SQLException | RuntimeException | Error e) {
                     unregisterMBean();
                     throw e;
@@ -123,7 +126,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                     throw new SQLException("LoomPoolDataSource '" + getPoolName() + "' was closed while starting",
                             "08003");
                 }
-                freeze(); // before the pool is published: nobody sees it running while settings still change
+                freeze(started); // before the pool is published: nobody sees it running while settings still change
                 running = started;
                 log.info("loompool '{}' started: {}, min-size {}, max-size {}, release mode {}{}{}", getPoolName(),
                         getMaskedJdbcUrl(), getMinSize(), getMaxSize(), getReleaseMode(),
@@ -296,7 +299,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 return;
             }
             closeDone = true;
-            freeze();
+            freeze(null);
             unregisterMBean();
         } finally {
             startLock.unlock();
@@ -360,12 +363,17 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
 
     /** The JDBC URL with any password in it masked: what to show in logs, messages and endpoints. */
     public String getMaskedJdbcUrl() {
-        return StartedPool.maskedUrl(this);
+        return masked(getJdbcUrl());
     }
 
     /** The replicas' URLs, masked as {@link #getMaskedJdbcUrl()}. */
     public List<String> getMaskedReplicaUrls() {
-        return getReplicas().stream().map(url -> StartedPool.maskedUrl(this, url)).toList();
+        return getReplicas().stream().map(this::masked).toList();
+    }
+
+    private String masked(String url) {
+        return StartedPool.maskedUrl(url, getJdbcUrl(), getReplicas(), getDataSourceProperties(),
+                getCredentialsSupplier() == null ? getPassword() : null);
     }
 
     /** The configured properties, credentials supplier and settings, without the password. */

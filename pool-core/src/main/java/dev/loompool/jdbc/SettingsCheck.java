@@ -1,16 +1,19 @@
 package dev.loompool.jdbc;
 
+import dev.loompool.jdbc.internal.PoolConfig;
 import dev.loompool.jdbc.internal.StartedPool;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 
 /**
  * What a setter of {@link DataSourceSettings} checks before it takes a value, in this order: that
- * the pool has not started (a running pool's settings are frozen), then that the value is in its
- * range. A value out of range fails with an {@code IllegalArgumentException} naming the setting and
+ * the pool has not started (a running pool's settings are frozen, but for the limits, which
+ * {@link #live} applies to it), then that the value is in its range. A value out of range fails with an {@code IllegalArgumentException} naming the setting and
  * what it may be, so that a binder (Spring's {@code @ConfigurationProperties}) can say which key is
  * wrong. Each check returns the value it accepted, for the setter to store.
  */
@@ -20,13 +23,38 @@ final class SettingsCheck {
 
     /** Set once the pool has started, or the data source was closed: the settings no longer change. */
     private volatile boolean frozen;
+    /** The started pool, whose limits still change through it; null before the start and after the close. */
+    private volatile StartedPool live;
+    private final ReentrantLock changes = new ReentrantLock();
 
     SettingsCheck(Supplier<String> poolName) {
         this.poolName = poolName;
     }
 
-    void freeze() {
+    /** Freezes the settings; {@code running} (null at close) still takes changes of its limits. */
+    void freeze(StartedPool running) {
+        live = running;
         frozen = true;
+    }
+
+    /**
+     * For a setting that may change while the pool runs: before the start, {@code value} as it is;
+     * once started, {@code change} applied to the limits in force, validated as a whole and applied
+     * to the running pool ({@link StartedPool#change}) before the setter stores the value, so that
+     * a refused change leaves both as they were; once closed, refused as every setting is.
+     */
+    <T> T live(T value, UnaryOperator<PoolConfig.Limits> change) {
+        StartedPool running = live;
+        if (running == null) {
+            return beforeStart(value);
+        }
+        changes.lock(); // JMX and the application may both set: one change at a time, each on the last
+        try {
+            running.change(change.apply(running.limits()));
+        } finally {
+            changes.unlock();
+        }
+        return value;
     }
 
     /** Any value, as long as the pool has not started. */
@@ -40,6 +68,22 @@ final class SettingsCheck {
 
     int atLeast(String setting, int min, int value) {
         return atLeast(setting, min, "", value);
+    }
+
+    /** {@code value} if at least {@code min}, whether or not the pool has started (see {@link #live}). */
+    int range(String setting, int min, int value) {
+        if (value < min) {
+            throw new IllegalArgumentException(setting + " must be >= " + min + ", was " + value);
+        }
+        return value;
+    }
+
+    /** A duration of zero or more, whether or not the pool has started (see {@link #live}). */
+    Duration zeroOrMore(String setting, Duration value) {
+        if (value == null || value.isNegative()) {
+            throw new IllegalArgumentException(setting + " must be a duration of zero or more, was " + value);
+        }
+        return value;
     }
 
     /** {@code meaning} follows the bound in the message, e.g. what the bound value turns off. */

@@ -63,10 +63,19 @@ class ConfigurationTest extends StubSupport {
     }
 
     @Test
-    void configurationIsFrozenOnceStarted() throws SQLException {
+    void configurationIsFrozenOnceStartedButForTheLimits() throws SQLException {
         LoomPoolDataSource ds = dataSource();
         ds.start();
-        assertThatThrownBy(() -> ds.setMaxSize(20)).isInstanceOf(IllegalStateException.class).hasMessageContaining("frozen");
+        assertThatThrownBy(() -> ds.setJdbcUrl("jdbc:stub:other")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("frozen");
+        assertThatThrownBy(() -> ds.setReleaseMode(ReleaseMode.CLOSE)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("frozen");
+        assertThatThrownBy(() -> ds.setCircuitBreakerFailureThreshold(1)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("frozen");
+        ds.setMaxSize(20); // a limit: changed on the running pool (RuntimeLimitsTest)
+        assertThat(ds.getPool().stats().maxSize()).isEqualTo(20);
+        ds.close();
+        assertThatThrownBy(() -> ds.setMaxSize(5)).isInstanceOf(IllegalStateException.class).hasMessageContaining("frozen");
     }
 
     @Test

@@ -72,14 +72,14 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
                     }
                 }
             } catch (SQLException e) {
-                if (BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
+                if (BrokenConnections.lost(p.raw, e, pool.validationSeconds())) {
                     p.markBroken(); // retired on the way back
                 }
                 p.home.putBack(p);
                 throw e;
             }
         }
-        Object previous = p.bind(this, pool.leakThresholdNanos > 0 ? new Throwable("bound here") : null);
+        Object previous = p.bind(this, pool.leakThresholdNanos() > 0 ? new Throwable("bound here") : null);
         long b = p.boundAs();
         hold(p, b);
         if (endedWhileBinding(p, b)) { // a close on another thread during the settings' replay
@@ -111,7 +111,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         if (p != null) {
             p.driverError(); // MariaDB: the error packet carried no transaction state
         }
-        if (p != null && BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
+        if (p != null && BrokenConnections.lost(p.raw, e, pool.validationSeconds())) {
             p.markBroken();
             lostTransaction = Pins.lostWork(this, p);
             Pins.dropForConnectionLoss(this);

@@ -58,6 +58,6 @@ final class PinReport {
 
     /** Where {@code p} was bound, when leak detection captured it. */
     static String bindSite(JdbcPool pool, PhysicalConnection p) {
-        return pool.leakThresholdNanos > 0 ? BindSite.of(p.boundFrom) : null;
+        return pool.leakThresholdNanos() > 0 ? BindSite.of(p.boundFrom) : null;
     }
 }

@@ -120,7 +120,7 @@ final class Reclaimer implements Watcher {
             p.bindingSeenAtLastScan = binding;
         }
         lookAtOwner(p, binding, handle, now);
-        if (pool.leakThresholdNanos > 0 && !p.leakReported && now - p.handedOutAt > pool.leakThresholdNanos) {
+        if (pool.leakThresholdNanos() > 0 && !p.leakReported && now - p.handedOutAt > pool.leakThresholdNanos()) {
             p.leakReported = true;
             pool.leaksReported.incrementAndGet();
             log.warn("pool '{}': a connection has been held for {} ms by thread {}, longer than "

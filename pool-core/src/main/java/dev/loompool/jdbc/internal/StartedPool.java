@@ -10,7 +10,6 @@ import dev.loompool.PoolClock;
 import dev.loompool.PoolListener;
 import dev.loompool.PoolStats;
 import dev.loompool.jdbc.HandleInfo;
-import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.PinReason;
 import dev.loompool.jdbc.ReleaseMode;
 import java.sql.Connection;
@@ -19,28 +18,40 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
+import java.util.Properties;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
 
 /**
- * The one door from the public API into the JDBC engine: a started {@link LoomPoolDataSource}
- * holds one of these and asks it for handles, counts and views. Everything behind it stays
- * package-private; this package is exported nowhere (module-info.java).
+ * The one door from the public API into the JDBC engine: a started data source holds one of these
+ * and asks it for handles, counts and views, and changes its {@link PoolConfig.Limits} through
+ * {@link #change}. It is made from the frozen {@link PoolConfig}, never from the JavaBean.
+ * Everything behind it stays package-private; this package is exported nowhere (module-info.java).
  */
 public final class StartedPool {
 
     private final JdbcPool pool;
+    private final PoolConfig config;
+    /** The limits in force: the config's, then each {@link #change}'s. Written under {@link #changeLock}. */
+    private volatile PoolConfig.Limits limits;
+    private final ReentrantLock changeLock = new ReentrantLock();
 
-    private StartedPool(JdbcPool pool) {
+    private StartedPool(JdbcPool pool, PoolConfig config) {
         this.pool = pool;
+        this.config = config;
+        this.limits = config.limits();
     }
 
     /**
-     * Checks every setting of {@code ds}, finds the driver and opens {@code minSize} connections;
-     * fails with every configured password masked out of the message.
+     * Checks what {@code config} could not check alone (the URL, the driver, the server pooler),
+     * finds the driver and opens {@code minSize} connections; fails with every configured password
+     * masked out of the message. {@code closing} tells a start that retries that the data source
+     * was closed meanwhile.
      */
-    public static StartedPool start(LoomPoolDataSource ds, PoolClock clock, List<PoolListener> listeners,
-            IntFunction<List<PoolListener>> replicaListeners) throws SQLException {
-        return new StartedPool(Startup.start(ds, clock, listeners, replicaListeners));
+    public static StartedPool start(PoolConfig config, PoolClock clock, List<PoolListener> listeners,
+            IntFunction<List<PoolListener>> replicaListeners, BooleanSupplier closing) throws SQLException {
+        return new StartedPool(Startup.start(config, clock, listeners, replicaListeners, closing), config);
     }
 
     /** The JDBC isolation level a name such as {@code READ_COMMITTED} stands for; refuses others, naming them. */
@@ -48,14 +59,59 @@ public final class StartedPool {
         return Startup.isolation(name);
     }
 
-    /** The URL of {@code ds} with every configured password masked: what logs and endpoints show. */
-    public static String maskedUrl(LoomPoolDataSource ds) {
-        return maskedUrl(ds, ds.getJdbcUrl());
+    /**
+     * {@code url} (the primary's or a replica's) redacted, with every password a pool of these
+     * settings knows masked: the primary's and the replicas' URLs', the password-like properties'
+     * and {@code password}'s (each may be null).
+     */
+    public static String maskedUrl(String url, String primaryUrl, List<String> replicas, Properties properties,
+            String password) {
+        return Secrets.of(primaryUrl, properties, password, replicas).mask(JdbcUrls.redact(url));
     }
 
-    /** {@code url} (the primary's or a replica's) with every password {@code ds} knows masked. */
-    public static String maskedUrl(LoomPoolDataSource ds, String url) {
-        return Secrets.of(ds).mask(JdbcUrls.redact(url));
+    /** The settings the pool started with; {@link #limits()} has the limits in force now. */
+    public PoolConfig config() {
+        return config;
+    }
+
+    /** The limits in force now. */
+    public PoolConfig.Limits limits() {
+        return limits;
+    }
+
+    /**
+     * The one way settings change while the pool runs: the sizes and the timeouts of {@code next},
+     * validated as a whole when it was made (minSize <= maxSize, no negative duration), are applied
+     * to the primary's pool, and to each replica's where replicaMinSize/replicaMaxSize do not fix
+     * them. A lower maxSize closes surplus idle connections at once and retires lent ones as they
+     * come back; a higher one serves waiters at once; maxLifetime applies to connections opened
+     * from now on. Changes are applied one at a time.
+     *
+     * @throws IllegalArgumentException if the replicas' sizes would be out of order; nothing is applied then
+     * @throws IllegalStateException once the pool is closed
+     */
+    public void change(PoolConfig.Limits next) {
+        changeLock.lock();
+        try {
+            if (pool.closed) {
+                throw new IllegalStateException("pool '" + pool.name + "' is closed: its settings no longer change");
+            }
+            int replicaMin = config.replicaMinSize(next);
+            int replicaMax = config.replicaMaxSize(next);
+            if (!config.replicas().isEmpty() && replicaMin > replicaMax) {
+                throw new IllegalArgumentException("replicaMinSize must be <= replicaMaxSize, was replicaMinSize="
+                        + replicaMin + ", replicaMaxSize=" + replicaMax + " (maxSize unless set)");
+            }
+            for (JdbcPool each : pools()) {
+                boolean primary = each == pool;
+                each.change(primary ? next.minSize() : replicaMin, primary ? next.maxSize() : replicaMax,
+                        next.acquireTimeout(), next.leakDetectionThreshold(), next.validationTimeout(),
+                        next.idleTimeout(), next.maxLifetime());
+            }
+            limits = next;
+        } finally {
+            changeLock.unlock();
+        }
     }
 
     /** A new handle; in {@link ReleaseMode#CLOSE} it binds at once, as a classic pool's connection. */

@@ -2,6 +2,7 @@ package dev.loompool.jdbc.internal;
 
 import dev.loompool.jdbc.internal.physical.ConnectionFactory;
 import dev.loompool.jdbc.internal.physical.JdbcPool;
+import dev.loompool.jdbc.internal.physical.JdbcPoolSettings;
 import dev.loompool.jdbc.internal.physical.Replicas;
 import dev.loompool.jdbc.internal.driver.Attr;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
@@ -11,8 +12,6 @@ import dev.loompool.jdbc.internal.sql.SqlClassifier;
 import dev.loompool.jdbc.internal.sql.SqlDialect;
 import dev.loompool.PoolClock;
 import dev.loompool.PoolListener;
-import dev.loompool.jdbc.Credentials;
-import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.ServerPooler;
 import java.lang.reflect.InvocationTargetException;
 import java.sql.Connection;
@@ -23,11 +22,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.IntFunction;
-import java.util.function.Supplier;
+import java.util.function.BooleanSupplier;
 
 /**
- * Turns a configured {@link LoomPoolDataSource} into a running {@link JdbcPool}: checks every
- * setting, naming the one that is wrong and what it may be, finds the driver, and pre-warms.
+ * Turns the frozen settings ({@link PoolConfig}, validated when it was made) into a running
+ * {@link JdbcPool}: checks what needs the URL's meaning or the class path, naming the setting that
+ * is wrong and what it may be, finds the driver, and pre-warms.
  */
 final class Startup {
 
@@ -35,103 +35,109 @@ final class Startup {
     }
 
     /** Fails with the passwords of the URL, the properties and setPassword masked out of every message. */
-    static JdbcPool start(LoomPoolDataSource ds, PoolClock clock, List<PoolListener> listeners,
-            IntFunction<List<PoolListener>> replicaListeners) throws SQLException {
+    static JdbcPool start(PoolConfig config, PoolClock clock, List<PoolListener> listeners,
+            IntFunction<List<PoolListener>> replicaListeners, BooleanSupplier closing) throws SQLException {
         try {
-            return check(ds, clock, listeners, replicaListeners);
+            return check(config, clock, listeners, replicaListeners, closing);
         } catch (SQLException e) {
-            throw Secrets.of(ds).mask(e);
+            throw secrets(config).mask(e);
         } catch (RuntimeException e) {
-            throw Secrets.of(ds).mask(e);
+            throw secrets(config).mask(e);
         }
     }
 
-    private static JdbcPool check(LoomPoolDataSource ds, PoolClock clock, List<PoolListener> listeners,
-            IntFunction<List<PoolListener>> replicaListeners) throws SQLException {
-        String url = ds.getJdbcUrl();
-        if (url == null || url.isBlank()) {
-            throw new IllegalArgumentException("jdbcUrl is required (the JDBC URL of the database)");
-        }
+    static Secrets secrets(PoolConfig config) {
+        return Secrets.of(config.jdbcUrl(), config.dataSourceProperties(), config.password(), config.replicas());
+    }
+
+    private static JdbcPool check(PoolConfig config, PoolClock clock, List<PoolListener> listeners,
+            IntFunction<List<PoolListener>> replicaListeners, BooleanSupplier closing) throws SQLException {
+        String url = config.jdbcUrl();
         String refusal = JdbcUrls.refusal(url);
         if (refusal != null) {
             throw new IllegalArgumentException(refusal);
         }
-        if (ds.getServerPooler() == ServerPooler.PGBOUNCER_TRANSACTION) {
-            TransactionPooling.checkSettings(ds, new SqlClassifier(SqlDialect.POSTGRES));
+        if (config.serverPooler() == ServerPooler.PGBOUNCER_TRANSACTION) {
+            TransactionPooling.checkSettings(config, new SqlClassifier(SqlDialect.POSTGRES));
         }
-        for (int i = 0; i < ds.getReplicas().size(); i++) {
-            String refused = JdbcUrls.refusal(ds.getReplicas().get(i));
+        for (int i = 0; i < config.replicas().size(); i++) {
+            String refused = JdbcUrls.refusal(config.replicas().get(i));
             if (refused != null) {
                 throw new IllegalArgumentException("replicas[" + i + "]: " + refused);
             }
         }
-        JdbcPool primary = new JdbcPool(ds, factory(ds, url, clock, new SqlClassifier(SqlDialect.OTHER)), clock,
-                listeners, ds.getPoolName(), ds.getMinSize(), ds.getMaxSize(), null, Reclaimer::new);
-        if (ds.getReplicas().isEmpty()) {
+        PoolConfig.Limits limits = config.limits();
+        JdbcPool primary = new JdbcPool(settings(config, config.poolName(), limits.minSize(), limits.maxSize(), closing),
+                factory(config, url, clock, new SqlClassifier(SqlDialect.OTHER)), clock, listeners, null, Reclaimer::new);
+        if (config.replicas().isEmpty()) {
             return primary;
         }
         List<JdbcPool> replicas = new ArrayList<>();
         try {
-            int min = ds.getReplicaMinSize() != null ? ds.getReplicaMinSize() : ds.getMinSize();
-            int max = ds.getReplicaMaxSize() != null ? ds.getReplicaMaxSize() : ds.getMaxSize();
-            for (int i = 0; i < ds.getReplicas().size(); i++) {
-                String replicaUrl = ds.getReplicas().get(i);
+            int min = config.replicaMinSize(limits);
+            int max = config.replicaMaxSize(limits);
+            for (int i = 0; i < config.replicas().size(); i++) {
+                String replicaUrl = config.replicas().get(i);
                 // the primary's classifier: statements are classified with it wherever they run, and
                 // a replica's returns refresh its table as the primary's do
-                replicas.add(new JdbcPool(ds, factory(ds, replicaUrl, clock, primary.classifier), clock, replicaListeners.apply(i),
-                        ds.getPoolName() + "-replica-" + (i + 1), min, max, primary, Reclaimer::new));
+                replicas.add(new JdbcPool(settings(config, config.poolName() + "-replica-" + (i + 1), min, max, closing),
+                        factory(config, replicaUrl, clock, primary.classifier), clock, replicaListeners.apply(i),
+                        primary, Reclaimer::new));
             }
         } catch (SQLException | RuntimeException e) {
             replicas.forEach(JdbcPool::close);
             primary.close();
             throw e;
         }
-        primary.replicas = new Replicas(replicas, ds.isReplicaFallbackToPrimary());
+        primary.replicas = new Replicas(replicas, config.replicaFallbackToPrimary());
         return primary;
     }
 
-    /** Connects to {@code url} (the primary's, or a replica's) with the data source's driver, credentials and properties. */
-    private static ConnectionFactory factory(LoomPoolDataSource ds, String url, PoolClock clock, SqlClassifier classifier)
+    /** What one pool (the primary's, or a replica's) of {@code config} is made with. */
+    private static JdbcPoolSettings settings(PoolConfig config, String name, int minSize, int maxSize,
+            BooleanSupplier closing) {
+        PoolConfig.Limits l = config.limits();
+        return new JdbcPoolSettings(name, minSize, maxSize, l.acquireTimeout(), config.healthcheckInterval(),
+                l.idleTimeout(), l.validationTimeout(), l.leakDetectionThreshold(), config.pinWarningThreshold(),
+                config.initializationFailTimeout(), config.releaseMode(), config.bindObserver(),
+                config.reclaimOnOwnerExit(), config.serverPooler() == ServerPooler.PGBOUNCER_TRANSACTION,
+                Boolean.TRUE.equals(config.readOnly()), config.circuitBreakerFailureThreshold(),
+                config.circuitBreakerOpenDuration(), closing);
+    }
+
+    /** Connects to {@code url} (the primary's, or a replica's) with the configured driver, credentials and properties. */
+    private static ConnectionFactory factory(PoolConfig config, String url, PoolClock clock, SqlClassifier classifier)
             throws SQLException {
-        Properties properties = JdbcUrls.withTimeouts(url, ds.getDataSourceProperties(), ds.getAcquireTimeout());
-        if (ds.getServerPooler() == ServerPooler.PGBOUNCER_TRANSACTION) {
+        Properties properties = JdbcUrls.withTimeouts(url, config.dataSourceProperties(), config.limits().acquireTimeout());
+        if (config.serverPooler() == ServerPooler.PGBOUNCER_TRANSACTION) {
             properties = TransactionPooling.withUnnamedStatements(url, properties);
         }
-        return new ConnectionFactory(ds.getPoolName(), driver(ds.getDriverClassName(), url), url, properties, credentials(ds),
-                configuredDefaults(ds), ds.getConnectionInitSql(), ds.getMaxLifetime().toNanos(), clock, classifier,
-                ds.getServerPooler() == ServerPooler.PGBOUNCER_TRANSACTION);
+        return new ConnectionFactory(config.poolName(), driver(config.driverClassName(), url), url, properties,
+                config.credentials(), configuredDefaults(config), config.connectionInitSql(),
+                config.limits().maxLifetime().toNanos(), clock, classifier,
+                config.serverPooler() == ServerPooler.PGBOUNCER_TRANSACTION);
     }
 
-    /** The credentials supplier: the configured one, asked at every connect, or the fixed username and password. */
-    private static Supplier<Credentials> credentials(LoomPoolDataSource ds) {
-        Supplier<Credentials> supplier = ds.getCredentialsSupplier();
-        if (supplier != null) {
-            return supplier;
-        }
-        Credentials fixed = new Credentials(ds.getUsername(), ds.getPassword());
-        return () -> fixed;
-    }
-
-    private static Settings configuredDefaults(LoomPoolDataSource ds) {
+    private static Settings configuredDefaults(PoolConfig config) {
         Settings s = new Settings();
-        if (ds.getAutoCommit() != null) {
-            s.autoCommit = ds.getAutoCommit();
+        if (config.autoCommit() != null) {
+            s.autoCommit = config.autoCommit();
             s.marked.add(Attr.AUTO_COMMIT);
         }
-        if (ds.getTransactionIsolation() != null) {
-            s.isolation = isolation(ds.getTransactionIsolation());
+        if (config.transactionIsolation() != null) {
+            s.isolation = isolation(config.transactionIsolation());
             s.marked.add(Attr.ISOLATION);
         }
-        if (ds.getReadOnly() != null) {
-            s.readOnly = ds.getReadOnly();
+        if (config.readOnly() != null) {
+            s.readOnly = config.readOnly();
             s.marked.add(Attr.READ_ONLY);
         }
-        if (ds.getCatalog() != null) {
-            s.catalog = ds.getCatalog();
+        if (config.catalog() != null) {
+            s.catalog = config.catalog();
             s.marked.add(Attr.CATALOG);
         }
-        if (ds.getSchema() != null) {
-            s.schema = ds.getSchema();
+        if (config.schema() != null) {
+            s.schema = config.schema();
             s.marked.add(Attr.SCHEMA);
         }
         return s;

@@ -4,7 +4,6 @@ import dev.loompool.jdbc.internal.physical.JdbcPool;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.internal.sql.SqlClassifier;
 import dev.loompool.jdbc.internal.sql.SqlEffect;
-import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.ServerPooler;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -109,32 +108,32 @@ final class TransactionPooling {
     }
 
     /** At start: what the pool would set on every new session, which the pooler would hand to others. */
-    static void checkSettings(LoomPoolDataSource ds, SqlClassifier postgres) {
-        String url = ds.getJdbcUrl().toLowerCase(Locale.ROOT);
+    static void checkSettings(PoolConfig config, SqlClassifier postgres) {
+        String url = config.jdbcUrl().toLowerCase(Locale.ROOT);
         if (!url.startsWith("jdbc:postgresql:")) {
             throw new IllegalArgumentException("serverPooler PGBOUNCER_TRANSACTION needs a PostgreSQL jdbcUrl "
-                    + "(jdbc:postgresql:…), was " + JdbcUrls.redact(ds.getJdbcUrl()) + "; allowed values for another "
+                    + "(jdbc:postgresql:…), was " + JdbcUrls.redact(config.jdbcUrl()) + "; allowed values for another "
                     + "database: NONE");
         }
-        if (ds.getTransactionIsolation() != null) {
+        if (config.transactionIsolation() != null) {
             // Sent per transaction it would not reach a statement in autocommit mode (TransactionIsolation):
             // the role's default reaches every statement, through any server connection.
-            throw new IllegalArgumentException("transactionIsolation " + ds.getTransactionIsolation() + " is set on "
+            throw new IllegalArgumentException("transactionIsolation " + config.transactionIsolation() + " is set on "
                     + "every new session, and " + SETTING + ": PgBouncer would not keep it for the pool's transactions. "
                     + "Set it on the database or role instead (ALTER ROLE … SET default_transaction_isolation = "
                     + "'serializable'), which covers statements in autocommit mode too, and leave transactionIsolation "
                     + "unset; a transaction that needs another level asks for it with Connection.setTransactionIsolation "
                     + "(Spring's @Transactional(isolation = …)), which the pool sends at the start of each transaction");
         }
-        refuseAtStart("schema", ds.getSchema());
-        String initSql = ds.getConnectionInitSql();
+        refuseAtStart("schema", config.schema());
+        String initSql = config.connectionInitSql();
         if (initSql != null && !initSql.isBlank() && postgres.classify(initSql).session) {
             throw new IllegalArgumentException("connectionInitSql " + quote(initSql) + " leaves state on the session, and "
                     + SETTING + ": PgBouncer runs it on one server connection and the pool's later transactions on "
                     + "others; set it on the database or role instead (ALTER ROLE … SET …)");
         }
-        if (Pattern.compile("(?i)[?&;]readOnlyMode=always").matcher(ds.getJdbcUrl()).find()
-                || "always".equalsIgnoreCase(ds.getDataSourceProperties().getProperty("readOnlyMode"))) {
+        if (Pattern.compile("(?i)[?&;]readOnlyMode=always").matcher(config.jdbcUrl()).find()
+                || "always".equalsIgnoreCase(config.dataSourceProperties().getProperty("readOnlyMode"))) {
             throw new IllegalArgumentException("readOnlyMode=always makes pgjdbc set read-only on the session, and "
                     + SETTING + "; use readOnlyMode=transaction (pgjdbc's default)");
         }

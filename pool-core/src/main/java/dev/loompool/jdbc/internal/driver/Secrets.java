@@ -1,6 +1,5 @@
 package dev.loompool.jdbc.internal.driver;
 
-import dev.loompool.jdbc.LoomPoolDataSource;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -54,13 +53,16 @@ public final class Secrets {
         this.pattern = literals.isEmpty() ? null : compile(literals);
     }
 
-    /** The passwords {@code ds} is configured with; a credentials supplier is not asked (the connect masks its password). */
-    public static Secrets of(LoomPoolDataSource ds) {
-        Secrets secrets = of(ds.getJdbcUrl(), ds.getDataSourceProperties(),
-                ds.getCredentialsSupplier() == null ? ds.getPassword() : null);
-        for (String replica : ds.getReplicas()) {
-            for (String password : JdbcUrls.passwords(replica)) {
-                secrets = secrets.with(password);
+    /**
+     * The passwords a pool is configured with: its URL's, its replicas' URLs', the password-like
+     * driver properties' and {@code password}'s (each may be null). A credentials supplier is not
+     * asked: the connect masks the password of what it supplied.
+     */
+    public static Secrets of(String url, Properties properties, String password, List<String> replicas) {
+        Secrets secrets = of(url, properties, password);
+        for (String replica : replicas) {
+            for (String replicaPassword : JdbcUrls.passwords(replica)) {
+                secrets = secrets.with(replicaPassword);
             }
         }
         return secrets;

@@ -36,7 +36,7 @@ final class ConnectFailures {
         }
         SQLException driver = cause instanceof SQLException s ? s : null;
         return pool.factory.secrets().mask(new SQLException("pool '" + pool.name + "': could not open its minSize="
-                + pool.minSize + " connections to " + JdbcUrls.redact(pool.factory.url()) + how + ": "
+                + pool.minSize() + " connections to " + JdbcUrls.redact(pool.factory.url()) + how + ": "
                 + cause.getMessage(), driver != null ? driver.getSQLState() : "08001",
                 driver != null ? driver.getErrorCode() : 0, cause));
     }

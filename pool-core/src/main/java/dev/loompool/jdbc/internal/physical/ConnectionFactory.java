@@ -41,7 +41,8 @@ public final class ConnectionFactory {
     private final String initSql;
     /** Behind a pooler in transaction mode: the default isolation is the one sessions reset to (Settings.resetIsolation). */
     private final boolean behindPooler;
-    private final long maxLifetimeNanos;
+    /** Read at every connect: a change at run time (JdbcPool.change) applies to the connections opened after it. */
+    private volatile long maxLifetimeNanos;
     private final PoolClock clock;
     private volatile Settings learned;
     private volatile SessionReset sessionReset = SessionReset.NONE;
@@ -69,6 +70,10 @@ public final class ConnectionFactory {
         this.initSql = initSql;
         this.maxLifetimeNanos = maxLifetimeNanos;
         this.clock = clock;
+    }
+
+    void maxLifetime(long nanos) {
+        this.maxLifetimeNanos = nanos;
     }
 
     /**
@@ -209,11 +214,12 @@ public final class ConnectionFactory {
 
     /** Max lifetime minus up to 2.5 % jitter, so that connections made together do not all retire together. */
     private long expiry(long now) {
-        if (maxLifetimeNanos <= 0) {
+        long lifetime = maxLifetimeNanos;
+        if (lifetime <= 0) {
             return Long.MAX_VALUE;
         }
-        long jitter = maxLifetimeNanos > 40 ? ThreadLocalRandom.current().nextLong(maxLifetimeNanos / 40) : 0;
-        return now + maxLifetimeNanos - jitter;
+        long jitter = lifetime > 40 ? ThreadLocalRandom.current().nextLong(lifetime / 40) : 0;
+        return now + lifetime - jitter;
     }
 
     /** The defaults of the first connection made, or null before any. */

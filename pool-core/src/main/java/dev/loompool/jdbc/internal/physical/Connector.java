@@ -83,7 +83,7 @@ final class Connector implements ResourceFactory<PhysicalConnection>, PrewarmPol
     public void startedShort(int made, Throwable cause) {
         log.warn("pool '{}' started {}: could not connect to {} ({}); connecting in the background, requests fail "
                 + "until it succeeds", pool.name, made == 0 ? "without connections" : "with " + made + " of minSize="
-                + pool.minSize + " connections", pool.factory.secrets().mask(JdbcUrls.redact(pool.factory.url())),
+                + pool.minSize() + " connections", pool.factory.secrets().mask(JdbcUrls.redact(pool.factory.url())),
                 pool.factory.secrets().mask(Secrets.quotesHidden(cause.getMessage())));
     }
 }

@@ -37,7 +37,7 @@ final class IdleChecks {
                 && pool.pool.state() == CircuitBreakerState.ACTIVE) {
             return true;
         }
-        if (p.raw.isValid(pool.handOutValidationSeconds)) {
+        if (p.raw.isValid(pool.handOutValidationSeconds())) {
             if (pool.classifier.refreshDue(now)) { // after a quiet while: the first statement gets a current catalog
                 try {
                     readFunctions(pool, p, now);
@@ -68,11 +68,11 @@ final class IdleChecks {
         if (pool.clock.nanoTime() - p.expiresAt >= 0 || p.state() == ConnectionState.EVICTED) {
             return false;
         }
-        if (pool.idleTimeoutNanos > 0 && pool.clock.nanoTime() - p.lastReturnedAt > pool.idleTimeoutNanos
-                && pool.pool.stats().total() > pool.minSize) {
+        if (pool.idleTimeoutNanos() > 0 && pool.clock.nanoTime() - p.lastReturnedAt > pool.idleTimeoutNanos()
+                && pool.pool.stats().total() > pool.minSize()) {
             return false;
         }
-        if (!p.raw.isValid(pool.validationSeconds)) { // the keepalive
+        if (!p.raw.isValid(pool.validationSeconds())) { // the keepalive
             return false;
         }
         long now = pool.clock.nanoTime();
@@ -99,7 +99,7 @@ final class IdleChecks {
             log.warn("pool '{}': could not read the catalog of functions and views again, keeping the last one "
                     + "(SQLState {}: {})", pool.name, e.getSQLState(),
                     pool.factory.secrets().mask(JdbcUrls.redact(e.getMessage())));
-            if (BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
+            if (BrokenConnections.lost(p.raw, e, pool.validationSeconds())) {
                 throw new Retired("broken while the catalog was read: " + e.getSQLState());
             }
         } finally {

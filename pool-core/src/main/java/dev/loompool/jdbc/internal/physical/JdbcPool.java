@@ -14,9 +14,7 @@ import dev.loompool.ServiceUnavailableException;
 import dev.loompool.engine.DirectPool;
 import dev.loompool.engine.Entry;
 import dev.loompool.jdbc.BindObserver;
-import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.ReleaseMode;
-import dev.loompool.jdbc.ServerPooler;
 import java.lang.ref.Reference;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
@@ -34,7 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A started {@link LoomPoolDataSource}: the generic pool of {@link PhysicalConnection}s with the
+ * A started data source's pool (the primary's, or a replica's): the generic pool of {@link PhysicalConnection}s with the
  * JDBC callbacks (connect, validate, reset, destroy) and the error mapping of DESIGN.md §4. The
  * checks of an idle connection, and the read of the function table, are {@link IdleChecks}.
  */
@@ -46,7 +44,8 @@ public final class JdbcPool {
     public final ReleaseMode releaseMode;
     public final BindObserver bindObserver;
     public final PoolClock clock;
-    public final long leakThresholdNanos;
+    /** leakDetectionThreshold in nanoseconds, 0 off; changes at run time ({@link #change}). */
+    private volatile long leakThresholdNanos;
     /** pinWarningThreshold: a handle pinned by session state or explicitly for longer is logged once; 0 off. */
     public final long pinWarnNanos;
     public final ConnectionFactory factory;
@@ -57,7 +56,7 @@ public final class JdbcPool {
     /** Every physical connection alive: what the reclaimer scans, a registration per connect, not per handle. */
     public final Set<PhysicalConnection> connections = ConcurrentHashMap.newKeySet();
     // The handles' counts: a replica's pool shares its primary's, since a handle binds to either.
-    /** Handles that have used a connection and have not ended: see {@link LoomPoolDataSource#getOpenHandles()}. */
+    /** Handles that have used a connection and have not ended: what the data source's getOpenHandles() counts. */
     public final LongAdder openHandles;
     /** How long each pin reason held a connection; shared with the replicas. */
     public final PinTimes pinTimes;
@@ -75,11 +74,13 @@ public final class JdbcPool {
     public final boolean readOnlyByDefault;
     /** The read replicas' pools, on the primary's; null without replicas, and on a replica's own. */
     public Replicas replicas;
-    public final int validationSeconds;
-    final int handOutValidationSeconds;
-    final long idleTimeoutNanos;
-    final int minSize;
-    private final String acquireTimeoutText;
+    // The limits that change at run time (change): each read on its own, so a reader may see one
+    // change's value beside the previous one's of another setting, never a value out of its range.
+    private volatile int validationSeconds;
+    private volatile int handOutValidationSeconds;
+    private volatile long idleTimeoutNanos;
+    private volatile int minSize;
+    private volatile String acquireTimeoutText;
     /** The factory the generic pool calls: the connect, counted, and the start's policy. */
     final Connector connector;
     /** The room above's watch over this pool's connections and their holders (the reclaimer). */
@@ -96,59 +97,100 @@ public final class JdbcPool {
     long suspectSince;
 
     /**
-     * A primary's pool ({@code primary} null), or a replica's, named {@code name}, which shares the
-     * primary's handle counts; {@code watcher} makes its {@link #watcher}, started once the pool is.
+     * A primary's pool ({@code primary} null), or a replica's, which shares the primary's handle
+     * counts; {@code watcher} makes its {@link #watcher}, started once the pool is.
      */
-    public JdbcPool(LoomPoolDataSource config, ConnectionFactory factory, PoolClock clock, List<PoolListener> listeners,
-            String name, int minSize, int maxSize, JdbcPool primary, Function<JdbcPool, Watcher> watcher)
-            throws SQLException {
-        this.name = name;
+    public JdbcPool(JdbcPoolSettings s, ConnectionFactory factory, PoolClock clock, List<PoolListener> listeners,
+            JdbcPool primary, Function<JdbcPool, Watcher> watcher) throws SQLException {
+        this.name = s.name();
         this.openHandles = primary == null ? new LongAdder() : primary.openHandles;
         this.pinTimes = primary == null ? new PinTimes() : primary.pinTimes;
         this.watches = primary == null ? new ConcurrentLinkedQueue<>() : primary.watches;
         this.reclaimed = primary == null ? new AtomicLong() : primary.reclaimed;
         this.leaksReported = primary == null ? new AtomicLong() : primary.leaksReported;
-        this.transactionPooler = config.getServerPooler() == ServerPooler.PGBOUNCER_TRANSACTION;
-        this.readOnlyByDefault = Boolean.TRUE.equals(config.getReadOnly());
-        this.releaseMode = config.getReleaseMode();
-        this.bindObserver = config.getBindObserver();
+        this.transactionPooler = s.transactionPooler();
+        this.readOnlyByDefault = s.readOnlyByDefault();
+        this.releaseMode = s.releaseMode();
+        this.bindObserver = s.bindObserver();
         this.clock = clock;
         this.factory = factory;
         this.classifier = factory.classifier();
-        this.leakThresholdNanos = config.getLeakDetectionThreshold().toNanos();
-        this.pinWarnNanos = config.getPinWarningThreshold().toNanos();
-        this.reclaimOnOwnerExit = config.isReclaimOnOwnerExit();
-        this.validationSeconds = (int) Math.max(1, config.getValidationTimeout().toSeconds());
-        this.handOutValidationSeconds = IdleChecks.handOutValidationSeconds(validationSeconds, config.getAcquireTimeout());
-        this.idleTimeoutNanos = config.getIdleTimeout().toNanos();
-        this.minSize = minSize;
-        this.acquireTimeoutText = config.getAcquireTimeout().toMillis() + " ms";
+        this.pinWarnNanos = s.pinWarningThreshold().toNanos();
+        this.reclaimOnOwnerExit = s.reclaimOnOwnerExit();
+        setLimits(s.minSize(), s.acquireTimeout(), s.leakDetectionThreshold(), s.validationTimeout(), s.idleTimeout());
         this.suspectSince = clock.nanoTime() - 1; // before every connection this pool makes
-        this.connector = new Connector(this, config.getInitializationFailTimeout(), config::isClosed);
+        this.connector = new Connector(this, s.initializationFailTimeout(), s.closing());
         var builder = Pool.builder(connector)
                 .name(name)
-                .minSize(minSize)
-                .maxSize(maxSize)
-                .acquireTimeout(config.getAcquireTimeout())
-                .healthcheckInterval(config.getHealthcheckInterval())
+                .minSize(s.minSize())
+                .maxSize(s.maxSize())
+                .acquireTimeout(s.acquireTimeout())
+                .healthcheckInterval(s.healthcheckInterval())
                 .clock(clock)
                 .destructor(this::destroy)
                 .beforeAcquire(p -> IdleChecks.validBeforeHandOut(this, p))
                 .beforeRelease(this::reset)
                 .healthcheck(p -> IdleChecks.healthyWhileIdle(this, p));
         listeners.forEach(builder::listener);
-        if (config.getCircuitBreakerFailureThreshold() > 0) {
+        if (s.circuitBreakerFailureThreshold() > 0) {
             builder.circuitBreakerStrategy(new BreakerStrategy(CircuitBreakerStrategy.consecutiveFailures(
-                    config.getCircuitBreakerFailureThreshold(), config.getCircuitBreakerOpenDuration(), clock)));
+                    s.circuitBreakerFailureThreshold(), s.circuitBreakerOpenDuration(), clock)));
         }
         long began = clock.nanoTime();
         try {
             this.pool = (DirectPool<PhysicalConnection>) builder.build(); // every built pool is one
         } catch (PoolException e) { // its cause is what the factory threw, already masked
-            throw ConnectFailures.startFailed(this, config.getInitializationFailTimeout(), connector.attempts.get(),
+            throw ConnectFailures.startFailed(this, s.initializationFailTimeout(), connector.attempts.get(),
                     clock.nanoTime() - began, e.getCause());
         }
         this.watcher = watcher.apply(this);
+    }
+
+    private void setLimits(int minSize, Duration acquireTimeout, Duration leakDetectionThreshold,
+            Duration validationTimeout, Duration idleTimeout) {
+        this.minSize = minSize;
+        this.acquireTimeoutText = acquireTimeout.toMillis() + " ms";
+        this.leakThresholdNanos = leakDetectionThreshold.toNanos();
+        int seconds = (int) Math.max(1, validationTimeout.toSeconds());
+        this.validationSeconds = seconds;
+        this.handOutValidationSeconds = IdleChecks.handOutValidationSeconds(seconds, acquireTimeout);
+        this.idleTimeoutNanos = idleTimeout.toNanos();
+    }
+
+    /**
+     * Applies limits the caller validated (StartedPool.change) to the running pool: the sizes and
+     * the acquire timeout to the generic pool (a lower maxSize closes surplus idle connections now
+     * and retires lent ones as they come back), the timeouts to what reads them next, and
+     * maxLifetime to the connections opened from now on.
+     */
+    public void change(int minSize, int maxSize, Duration acquireTimeout, Duration leakDetectionThreshold,
+            Duration validationTimeout, Duration idleTimeout, Duration maxLifetime) {
+        setLimits(minSize, acquireTimeout, leakDetectionThreshold, validationTimeout, idleTimeout);
+        factory.maxLifetime(maxLifetime.toNanos());
+        pool.acquireTimeout(acquireTimeout);
+        pool.resize(minSize, maxSize);
+    }
+
+    /** leakDetectionThreshold in nanoseconds; 0 when leak detection is off. */
+    public long leakThresholdNanos() {
+        return leakThresholdNanos;
+    }
+
+    /** validationTimeout in whole seconds, at least 1: what {@code isValid} and the resets' timeouts get. */
+    public int validationSeconds() {
+        return validationSeconds;
+    }
+
+    int handOutValidationSeconds() {
+        return handOutValidationSeconds;
+    }
+
+    long idleTimeoutNanos() {
+        return idleTimeoutNanos;
+    }
+
+    int minSize() {
+        return minSize;
     }
 
     // ---- callbacks of the generic pool ---------------------------------------------------------

@@ -212,13 +212,13 @@ public final class PhysicalConnection {
     boolean confirmWire() {
         try {
             if (wire.confirmedByPing()) {
-                if (raw.isValid(home.validationSeconds)) {
+                if (raw.isValid(home.validationSeconds())) {
                     wireUnknown = false;
                     return true;
                 }
             } else {
                 try (Statement st = raw.createStatement()) {
-                    st.setQueryTimeout(home.validationSeconds);
+                    st.setQueryTimeout(home.validationSeconds());
                     st.execute("DO 0");
                 }
                 wireUnknown = false;

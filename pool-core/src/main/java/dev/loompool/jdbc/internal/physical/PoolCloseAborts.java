@@ -52,14 +52,14 @@ final class PoolCloseAborts {
             // isValid waits for the driver's lock, so for a statement still running, then pings.
             graces.add(CompletableFuture.runAsync(() -> {
                 try {
-                    p.raw.isValid(pool.validationSeconds);
+                    p.raw.isValid(pool.validationSeconds());
                 } catch (SQLException e) {
                     // aborted below in any case
                 }
             }, ownThread));
         }
         try {
-            CompletableFuture.allOf(graces.toArray(new CompletableFuture<?>[0])).get(pool.validationSeconds, TimeUnit.SECONDS);
+            CompletableFuture.allOf(graces.toArray(new CompletableFuture<?>[0])).get(pool.validationSeconds(), TimeUnit.SECONDS);
         } catch (TimeoutException | ExecutionException e) {
             // the grace is over: abort what still runs
         } catch (InterruptedException e) {

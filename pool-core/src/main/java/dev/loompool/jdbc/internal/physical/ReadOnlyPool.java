@@ -5,12 +5,11 @@ import dev.loompool.Lease;
 import dev.loompool.Pool;
 import dev.loompool.PoolException;
 import dev.loompool.PoolStats;
-import dev.loompool.jdbc.LoomPoolDataSource;
 import java.time.Duration;
 import java.util.Optional;
 
 /**
- * What {@link LoomPoolDataSource#getPool()} returns: the pool's stats and circuit breaker, and no
+ * What the data source's {@code getPool()} returns: the pool's stats and circuit breaker, and no
  * way to take a connection around the handles, which would skip binding, reset and accounting.
  */
 public final class ReadOnlyPool implements Pool<Object> {
@@ -23,7 +22,7 @@ public final class ReadOnlyPool implements Pool<Object> {
 
     private PoolException readOnly(String what) {
         return new PoolException("pool '" + pool.name() + "': " + what + " is not allowed on the read-only "
-                + "view of a LoomPoolDataSource; use getConnection(), or close the data source");
+                + "view of a loompool data source; use getConnection(), or close the data source");
     }
 
     @Override

@@ -36,7 +36,7 @@ final class ReturnUndo {
                 // The reset runs on the releasing thread: a network that stopped answering must not
                 // hold it in a ROLLBACK for ever. Bounded by validationTimeout; a timeout loses the
                 // connection, and the server rolls back whatever was open when it goes.
-                p.raw.setNetworkTimeout(Runnable::run, pool.validationSeconds * 1000);
+                p.raw.setNetworkTimeout(Runnable::run, pool.validationSeconds() * 1000);
                 undo(pool, p, transaction);
                 p.raw.setNetworkTimeout(Runnable::run, p.current.networkTimeout);
             }
@@ -46,7 +46,7 @@ final class ReturnUndo {
             throw r;
         } catch (SQLException e) {
             Retired retired;
-            if (BrokenConnections.lost(p.raw, e, pool.validationSeconds)) {
+            if (BrokenConnections.lost(p.raw, e, pool.validationSeconds())) {
                 retired = new Retired("broken during the reset: " + e.getSQLState());
             } else {
                 log.warn("pool '{}': could not reset a returned connection, closing it (SQLState {}: {})",
