@@ -36,8 +36,10 @@ abstract class HandleLife implements Holder {
     private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", HandleStage.class);
     private static final VarHandle OWNER = Fields.varHandle(MethodHandles.lookup(), "owner", Object.class);
     private static final VarHandle PHYSICAL = Fields.varHandle(MethodHandles.lookup(), "physical", PhysicalConnection.class);
+    private static final VarHandle LOST = Fields.varHandle(MethodHandles.lookup(), "lost", boolean.class);
     private static final VarHandle RUNS = Fields.varHandle(MethodHandles.lookup(), "runs", int.class);
-    private static final VarHandle RELEASE_DEFERRED = Fields.varHandle(MethodHandles.lookup(), "releaseDeferred", boolean.class);
+    /** In {@link #runs}: a release was asked for while a statement ran; the count is in the bits below. */
+    private static final int RELEASE_DEFERRED = 1 << 30;
 
     final JdbcPool pool;
     /**
@@ -63,20 +65,17 @@ abstract class HandleLife implements Holder {
      */
     private long binding;
     /**
-     * Statements running now, on any thread ({@link #runStarted}, {@link #runEnded}): while one runs,
-     * a release asked for by another thread (a statement closed by a watchdog) waits for it to end.
+     * Statements running now, on any thread ({@link #runStarted}, {@link #runEnded}), and the
+     * {@link #RELEASE_DEFERRED} bit: while one runs, a release asked for by another thread (a
+     * statement closed by a watchdog) is left to the last run to end. One word, changed only by
+     * atomic operations, so that exactly one thread makes a deferred release.
      */
     @SuppressWarnings("unused") // accessed through RUNS
     private int runs;
-    /**
-     * A thread that found a statement running asked for the release check: the last run to end
-     * makes it. Taken by compare-and-set, so exactly one thread makes it.
-     */
-    @SuppressWarnings("unused") // accessed through RELEASE_DEFERRED
-    private boolean releaseDeferred;
     /** It has used a connection, and so counts in the pool's open handles until it ends. */
     private boolean counted;
-    /** The reclaimer took its connection from under it: the next call settles that (HandleEnds.reclaimedUnderUse). */
+    /** The reclaimer or the pool's close took its connection from under it: the next call settles that (HandleEnds.reclaimedUnderUse). */
+    @SuppressWarnings("unused") // accessed through LOST
     private boolean lost;
     // What keeps the physical connection, read and written by the rules in Pins (the pin table in
     // one place): fields here rather than an object of their own, one allocation less per getConnection.
@@ -244,13 +243,19 @@ abstract class HandleLife implements Holder {
         return binding;
     }
 
+    /**
+     * Lets the connection go. The compare-and-set on {@link #physical} settles a release of this
+     * handle on another thread at the same moment (a deferred one, {@link #releaseWhenIdle}); the
+     * one on the connection's binding, a reclaim or the pool's close that took it from under the
+     * handle: its next call says so.
+     */
     final void unbind() {
         PhysicalConnection p = physical;
         if (p == null || !PHYSICAL.compareAndSet(this, p, null)) {
             return; // a close or abort, or a deferred release, on another thread let it go meanwhile
         }
         if (!p.home.release(p, binding)) {
-            lost = true; // only the reclaimer, or the pool's close, ends a binding from under its handle
+            LOST.setOpaque(this, true); // only the reclaimer, or the pool's close, ends a binding from under its handle
         }
     }
 
@@ -267,15 +272,14 @@ abstract class HandleLife implements Holder {
 
     /** The run ends: the last one to end makes the release check another thread asked for meanwhile. */
     final void runEnded() {
-        if ((int) RUNS.getAndAdd(this, -1) == 1 && (boolean) RELEASE_DEFERRED.getVolatile(this)
-                && RELEASE_DEFERRED.compareAndSet(this, true, false)) {
+        if ((int) RUNS.getAndAdd(this, -1) - 1 == RELEASE_DEFERRED && RUNS.compareAndSet(this, RELEASE_DEFERRED, 0)) {
             releaseCheck();
         }
     }
 
     /** Whether a statement of this handle runs now, on any thread. */
     final boolean running() {
-        return (int) RUNS.getVolatile(this) != 0;
+        return ((int) RUNS.getVolatile(this) & ~RELEASE_DEFERRED) != 0;
     }
 
     /**
@@ -284,13 +288,13 @@ abstract class HandleLife implements Holder {
      * while a statement runs on the connection; never forgotten.
      */
     final void releaseWhenIdle() {
-        if (!running()) {
-            releaseCheck();
+        if ((int) RUNS.getVolatile(this) == 0) {
+            releaseCheck(); // the common case: nothing runs, nothing was deferred
             return;
         }
-        RELEASE_DEFERRED.setVolatile(this, true);
-        if (!running() && RELEASE_DEFERRED.compareAndSet(this, true, false)) {
-            releaseCheck(); // the run ended between the two reads, and did not see the request
+        int before = (int) RUNS.getAndBitwiseOr(this, RELEASE_DEFERRED);
+        if ((before & ~RELEASE_DEFERRED) == 0 && RUNS.compareAndSet(this, RELEASE_DEFERRED, 0)) {
+            releaseCheck(); // the runs ended before the request was noted: it is this thread's to make
         }
     }
 
@@ -303,7 +307,7 @@ abstract class HandleLife implements Holder {
         if (!open(s)) {
             throw HandleEnds.endedError(this, (HandleState) s);
         }
-        if (lost) {
+        if ((boolean) LOST.getOpaque(this)) {
             throw HandleEnds.reclaimedUnderUse(this);
         }
         touchOwner();
@@ -332,7 +336,7 @@ abstract class HandleLife implements Holder {
         if (!open(s)) {
             return;
         }
-        if (p == null && !lost) {
+        if (p == null && !(boolean) LOST.getOpaque(this)) {
             STATE.setRelease(this, HandleState.CLOSED);
             finish(s);
             return;
