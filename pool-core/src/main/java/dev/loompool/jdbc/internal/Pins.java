@@ -26,7 +26,7 @@ import java.util.EnumSet;
  */
 final class Pins {
 
-    // The record itself is three fields of the handle (HandleLife's held, first and more), not an object
+    // The record itself is two fields of the handle (HandleLife's held and tracked), not an object
     // of its own: that was one more allocation, 24 bytes, on every getConnection (P6).
 
     private static final int STATEMENT_BIT = PinTimes.bit(PinReason.STATEMENT);
@@ -48,7 +48,7 @@ final class Pins {
 
     /** Whether the handle must keep {@code p}. */
     static boolean hold(HandleLife h, PhysicalConnection p, ReleaseMode mode) {
-        return h.first != null || h.more != null && !h.more.isEmpty() || h.held != null && !h.held.isEmpty()
+        return h.tracked != null || h.held != null && !h.held.isEmpty()
                 || mode == ReleaseMode.CLOSE || p.serverTransactionOpen();
     }
 
@@ -263,7 +263,8 @@ final class Pins {
     // ---- open statements and metadata result sets ----------------------------------------------
 
     static int statements(HandleLife h) {
-        return (h.first == null ? 0 : 1) + (h.more == null ? 0 : h.more.size());
+        Object t = h.tracked;
+        return t == null ? 0 : t instanceof Tracked ? 1 : ((ArrayList<?>) t).size();
     }
 
     /**
@@ -278,39 +279,52 @@ final class Pins {
     }
 
     /** Tracks {@code t}, opened by {@code by} (its SQL, or a label): a reference kept if it starts the pin. */
+    @SuppressWarnings("unchecked")
     static void track(HandleLife h, Tracked t, String by) {
         PhysicalConnection p = h.physical;
+        Object now = h.tracked;
         if (p != null) {
             p.pinsSeen |= STATEMENT_BIT; // its sample is the binding's length: no clock per statement
             // The statement pin starts. Stored only if it changed: a reference store dirties a GC card
             // that other cores' stores share (P1 at 8 threads), and a service repeats the same SQL.
-            if (h.first == null && (h.more == null || h.more.isEmpty()) && p.pinStartedBy[STATEMENT_INDEX] != by) {
+            if (now == null && p.pinStartedBy[STATEMENT_INDEX] != by) {
                 p.pinStartedBy[STATEMENT_INDEX] = by;
             }
         }
-        if (h.first == null) {
-            h.first = t;
-            return;
+        if (now == null) {
+            h.tracked = t;
+        } else if (now instanceof Tracked one) {
+            ArrayList<Tracked> all = new ArrayList<>(4);
+            all.add(one);
+            all.add(t);
+            h.tracked = all;
+        } else {
+            ((ArrayList<Tracked>) now).add(t);
         }
-        if (h.more == null) {
-            h.more = new ArrayList<>(4);
-        }
-        h.more.add(t);
     }
 
-    /** Removes {@code t} by identity (wrappers may delegate equals); false if it was not tracked. */
+    /**
+     * Removes {@code t} by identity (wrappers may delegate equals); false if it was not tracked.
+     * The last one out leaves the field null: that is the statement pin's end.
+     */
+    @SuppressWarnings("unchecked")
     static boolean untrack(HandleLife h, Tracked t) {
-        if (h.first == t) {
-            h.first = null;
+        Object now = h.tracked;
+        if (now == t) {
+            h.tracked = null;
             return true;
         }
-        if (h.more == null) {
+        if (!(now instanceof ArrayList<?>)) {
             return false;
         }
-        for (int i = 0, n = h.more.size(); i < n; i++) {
-            if (h.more.get(i) == t) {
-                h.more.set(i, h.more.get(n - 1));
-                h.more.remove(n - 1);
+        ArrayList<Tracked> all = (ArrayList<Tracked>) now;
+        for (int i = 0, n = all.size(); i < n; i++) {
+            if (all.get(i) == t) {
+                all.set(i, all.get(n - 1));
+                all.remove(n - 1);
+                if (n == 1) {
+                    h.tracked = null;
+                }
                 return true;
             }
         }
@@ -319,18 +333,15 @@ final class Pins {
 
     /** Closes every tracked statement and result set, quietly: the connection is going. */
     private static void closeTracked(HandleLife h) {
-        Tracked f = h.first;
-        h.first = null;
-        if (f != null) {
-            f.closeQuietly();
-        }
-        ArrayList<Tracked> more = h.more;
-        if (more != null) {
+        Object now = h.tracked;
+        h.tracked = null;
+        if (now instanceof Tracked one) {
+            one.closeQuietly();
+        } else if (now instanceof ArrayList<?> all) {
             // A close on another thread walks the list while the handle's own thread may be adding a
             // statement (which then finds its binding ended and closes itself): a copy, which never
-            // fails the way an iterator does, and a fresh list for whatever comes after.
-            h.more = null;
-            for (Object t : more.toArray()) {
+            // fails the way an iterator does.
+            for (Object t : all.toArray()) {
                 if (t != null) {
                     ((Tracked) t).closeQuietly();
                 }
