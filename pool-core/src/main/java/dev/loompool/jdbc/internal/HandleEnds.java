@@ -41,6 +41,17 @@ final class HandleEnds {
      * The reclaimer took the connection as this handle let go of it: the handle ends as reclaimed.
      * Or the pool's close took it (and aborted it): the handle ends as closed.
      */
+    /**
+     * The connection broke under a handle that relied on its session ({@link Pins#lostSession}):
+     * the handle ends, as the driver's connection does; its next call says why.
+     */
+    static void sessionLost(HandleLife h) {
+        Object was = h.end(HandleState.SESSION_LOST);
+        if (HandleLife.open(was)) {
+            h.finish(was);
+        }
+    }
+
     static SQLException reclaimedUnderUse(HandleLife h) {
         HandleState how = h.pool.closed ? HandleState.CLOSED : HandleState.RECLAIMED;
         Object was = h.end(how);
@@ -51,6 +62,12 @@ final class HandleEnds {
     }
 
     static SQLException endedError(HandleLife h, HandleState s) {
+        if (s == HandleState.SESSION_LOST) {
+            return new SQLException("pool '" + h.pool.name + "': the connection broke and took with it the session "
+                    + "this handle relied on (what SQL set on it, temporary tables, session locks, an explicit pin); "
+                    + "a fresh connection would not have it, so this handle goes no further: close it and open a new one",
+                    "08003");
+        }
         return s == HandleState.RECLAIMED
                 ? new SQLException("connection was reclaimed: its owner thread " + h.ownerThread().getName() + " ended and "
                         + "no other thread used it for " + Reclaimer.PERIOD_MILLIS + " ms (pool '" + h.pool.name

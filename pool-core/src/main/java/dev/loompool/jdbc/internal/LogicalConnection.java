@@ -114,8 +114,12 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         if (p != null && BrokenConnections.lost(p.raw, e, pool.validationSeconds())) {
             p.markBroken();
             lostTransaction = Pins.lostWork(this, p);
+            boolean sessionLost = Pins.lostSession(this, p);
             Pins.dropForConnectionLoss(this);
             unbind(); // destroyed; outside a transaction the next statement binds a fresh connection
+            if (sessionLost) {
+                HandleEnds.sessionLost(this); // unless the handle relied on that session: then it ends
+            }
         } else if (p != null) {
             Pins.afterError(this, p);
         }

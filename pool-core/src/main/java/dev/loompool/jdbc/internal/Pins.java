@@ -143,6 +143,15 @@ final class Pins {
      * cannot be asked; MariaDB). In autocommit with no transaction begun, nothing was lost: the next
      * statement binds a fresh connection, as the plain driver's next connection just works.
      */
+    /**
+     * Whether {@code p}, which just broke, took with it a session the handle relied on: state SQL
+     * left on it, or an explicit pin (a session lock, an identity read, {@code pin()}, an unwrap),
+     * but not a pin only for arrays made for the next statement.
+     */
+    static boolean lostSession(HandleLife h, PhysicalConnection p) {
+        return has(h, PinReason.SESSION_STATE) || has(h, PinReason.EXPLICIT) && p.arraysMadeBy == 0;
+    }
+
     static boolean lostWork(HandleLife h, PhysicalConnection p) {
         return has(h, PinReason.TRANSACTION) || p.transactionOpenBeforeError();
     }

@@ -247,6 +247,12 @@ final class Reclaimer implements Watcher {
         if (claim == null) {
             return; // another thread has just used it
         }
+        if (handle.running()) {
+            // A statement another thread started before the owner ended still runs on it: that
+            // thread is alive and using the handle; taking the connection would roll its work back.
+            handle.dropClaim(claim);
+            return;
+        }
         Throwable from = p.boundFrom; // before the give-back: the next binder overwrites it
         long boundFor = now - p.handedOutAt;
         boolean reclaimed = false;

@@ -46,24 +46,55 @@ final class SessionCalls {
      * {@code isValid(t)} of a handle that holds no connection: it answers within t (JDBC makes the
      * argument the bound; 0 is none, and then the pool's acquireTimeout bounds it). A connection that
      * comes free in time is checked and goes back; none in time means a busy pool, which is no fault
-     * of the handle: valid while the pool serves (its circuit ACTIVE, a connection made).
+     * of the handle: valid while the pool serves (its circuit ACTIVE, a connection made). The check
+     * runs on a thread of its own, so that neither the pool's hand-out validation nor a frozen
+     * network holds the caller past t: not done in time means the database did not answer, false.
      */
     private static boolean unboundValid(LogicalConnection h, int timeout) throws SQLException {
         h.ensureOpen();
-        long start = System.nanoTime();
+        if (timeout == 0) {
+            return checkAnIdleConnection(h.pool, null, 0);
+        }
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(timeout);
+        // The queue wait ends a little before the caller's: a busy pool answers in time
+        java.time.Duration wait = java.time.Duration.ofMillis(Math.max(1, timeout * 1000L - 100));
+        java.util.concurrent.CompletableFuture<Boolean> answer = new java.util.concurrent.CompletableFuture<>();
+        Thread check = new Thread(() -> {
+            try {
+                answer.complete(checkAnIdleConnection(h.pool, wait, timeout));
+            } catch (Throwable e) {
+                answer.complete(false);
+            }
+        }, "loompool-isValid-" + h.pool.name);
+        check.setDaemon(true);
+        check.start();
+        try {
+            return answer.get(Math.max(0, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            return false; // the check goes on in the background, and gives its connection back when done
+        } catch (java.util.concurrent.ExecutionException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** An idle connection within {@code wait} (null: the acquireTimeout), checked within {@code seconds}, and given back. */
+    private static boolean checkAnIdleConnection(dev.loompool.jdbc.internal.physical.JdbcPool pool, java.time.Duration wait,
+            int seconds) {
         PhysicalConnection p;
         try {
-            p = h.pool.acquireWithin(timeout == 0 ? null : java.time.Duration.ofSeconds(timeout));
+            p = pool.acquireWithin(wait);
         } catch (SQLException e) {
             return false; // the circuit is open, the pool closed, or the database refused a connect
         }
         if (p == null) {
-            return h.pool.serving();
+            return pool.serving();
         }
         boolean valid = false;
         try {
-            int left = timeout == 0 ? 0 : (int) Math.max(1, timeout - java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
-            valid = p.raw.isValid(left);
+            valid = p.raw.isValid(seconds);
             return valid;
         } catch (SQLException e) {
             return false;

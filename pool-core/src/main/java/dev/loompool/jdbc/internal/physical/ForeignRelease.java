@@ -1,5 +1,6 @@
 package dev.loompool.jdbc.internal.physical;
 
+import dev.loompool.jdbc.internal.driver.RunningQuery;
 import java.sql.SQLException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -56,6 +57,7 @@ public final class ForeignRelease {
     /** Marks {@code p} broken and aborts it: what it runs ends, and the server rolls back its transaction. */
     static void abort(PhysicalConnection p) {
         p.markBroken();
+        RunningQuery.cancel(p.raw); // else PostgreSQL runs the statement to its end first
         try {
             p.raw.abort(Runnable::run);
         } catch (SQLException | RuntimeException e) {

@@ -282,9 +282,12 @@ public final class JdbcPool {
         }
     }
 
-    /** Whether the pool would hand out a connection if one came free: started, not closed, circuit ACTIVE, one connection made. */
+    /**
+     * Whether the pool would hand out a connection if one came free: not closed, circuit ACTIVE,
+     * and a connection made and not yet destroyed (a connect under way is no evidence).
+     */
     public boolean serving() {
-        return !closed && pool.state() == CircuitBreakerState.ACTIVE && pool.stats().total() > 0;
+        return !closed && pool.state() == CircuitBreakerState.ACTIVE && !connections.isEmpty();
     }
 
     /** {@link #acquire()} within {@code timeout}, or within the pool's acquireTimeout if null. */
@@ -420,17 +423,35 @@ public final class JdbcPool {
         return new SQLException("pool '" + name + "' is closed", "08003", cause);
     }
 
+    /**
+     * Closes this pool and its replicas' in two steps, so that no waiter waits for another pool's
+     * grace: first every engine pool closes (its waiters are woken at once with the news, its idle
+     * connections closed), then the connections still bound are given their grace and aborted.
+     */
     public void close() {
-        closed = true;
+        closeWaiters();
         if (replicas != null) {
-            replicas.close();
+            replicas.forEach(JdbcPool::abortBound);
         }
+        abortBound();
+    }
+
+    /** Step one: closed to new acquires; waiters woken; idle connections closed. */
+    void closeWaiters() {
+        closed = true;
         watcher.stop();
         try {
             pool.close();
         } catch (PoolException e) {
             log.warn("pool '{}': some connections failed to close", name, factory.secrets().mask(e));
         }
+        if (replicas != null) {
+            replicas.forEach(JdbcPool::closeWaiters);
+        }
+    }
+
+    /** Step two: what handles still hold gets its grace, then is aborted. */
+    void abortBound() {
         PoolCloseAborts.abortBound(this);
     }
 }

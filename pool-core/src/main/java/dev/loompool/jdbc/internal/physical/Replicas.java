@@ -57,7 +57,7 @@ public final class Replicas {
         return primary.acquire();
     }
 
-    void close() {
-        pools.forEach(JdbcPool::close);
+    void forEach(java.util.function.Consumer<JdbcPool> action) {
+        pools.forEach(action);
     }
 }
