@@ -230,7 +230,7 @@ abstract class HandleLife implements Holder {
         }
         if (p.unbind(b)) {
             PHYSICAL.setRelease(this, null);
-            p.home.giveBack(p);
+            p.home().giveBack(p);
         }
         return true;
     }
@@ -254,7 +254,7 @@ abstract class HandleLife implements Holder {
         if (p == null || !PHYSICAL.compareAndSet(this, p, null)) {
             return; // a close or abort, or a deferred release, on another thread let it go meanwhile
         }
-        if (!p.home.release(p, binding)) {
+        if (!p.home().release(p, binding)) {
             LOST.setOpaque(this, true); // only the reclaimer, or the pool's close, ends a binding from under its handle
         }
     }
@@ -353,7 +353,7 @@ abstract class HandleLife implements Holder {
             try {
                 finish(s); // its statements close before the connection goes back
             } finally {
-                p.home.giveBack(p); // the release check rolls back and resets what this handle changed
+                p.home().giveBack(p); // the release check rolls back and resets what this handle changed
             }
             return;
         }

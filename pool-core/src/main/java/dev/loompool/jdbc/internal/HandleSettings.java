@@ -41,7 +41,7 @@ final class HandleSettings {
             } catch (SQLException e) {
                 // Refused (pgjdbc: read-only in the middle of a transaction): the choice does not
                 // stand, or it would take effect at the next binding (and route it to a replica).
-                h.own.copyFrom(p.current, a);
+                h.own.copyFrom(p.current(), a);
                 throw h.error(e);
             } finally {
                 p.leave();
@@ -62,7 +62,7 @@ final class HandleSettings {
 
     static void setReadOnly(LogicalConnection h, boolean readOnly) throws SQLException {
         PhysicalConnection p = h.physical;
-        if (!readOnly && p != null && p.home != h.pool) { // writes must not follow onto the replica it holds
+        if (!readOnly && p != null && p.home() != h.pool) { // writes must not follow onto the replica it holds
             throw stillBound(h, p);
         }
         chosen(h).readOnly = readOnly;
@@ -75,9 +75,9 @@ final class HandleSettings {
      */
     private static SQLException stillBound(LogicalConnection h, PhysicalConnection p) {
         return new SQLException("pool '" + h.pool.name + "': setReadOnly(false) while this handle holds a connection of "
-                + "the replica pool '" + p.home.name + "' (pinned by " + h.pinReasons() + "); close its statements and "
+                + "the replica pool '" + p.home().name + "' (pinned by " + h.pinReasons() + "); close its statements and "
                 + "result sets, or end its transaction, first: what follows would run on the replica ("
-                + p.home.pool.stats() + ")", "25000");
+                + p.home().pool.stats() + ")", "25000");
     }
 
     /** Whether this unit of work goes to a replica: the handle's readOnly, else the pool's default. */
@@ -143,7 +143,7 @@ final class HandleSettings {
         h.ensureOpen();
         PhysicalConnection p = h.physical;
         if (p != null) {
-            return p.sessionDirty ? askDriver(h, p, a) : p.current;
+            return p.sessionDirty() ? askDriver(h, p, a) : p.current();
         }
         if (h.own != null && h.own.marked.contains(a)) {
             return h.own;
@@ -159,17 +159,17 @@ final class HandleSettings {
      */
     private static Settings askDriver(LogicalConnection h, PhysicalConnection p, Attr a) throws SQLException {
         try {
-            p.current.readFrom(p.raw, a);
+            p.current().readFrom(p.raw, a);
         } catch (SQLException e) {
             throw h.error(e);
         }
-        if (!p.current.same(p.defaults, a)) {
-            p.current.marked.add(a);
+        if (!p.current().same(p.defaults(), a)) {
+            p.current().marked.add(a);
         }
         if (h.own != null && h.own.marked.contains(a)) {
-            h.own.copyFrom(p.current, a);
+            h.own.copyFrom(p.current(), a);
         }
-        return p.current;
+        return p.current();
     }
 
     /** The pool's defaults, as the first connection took them: one is made to learn them if none was. */
@@ -177,7 +177,7 @@ final class HandleSettings {
         Settings defaults = h.pool.factory.learnedDefaults();
         if (defaults == null) { // no connection made yet: make one to learn them
             h.bind();
-            defaults = h.physical.current;
+            defaults = h.physical.current();
             h.done();
         }
         return defaults;

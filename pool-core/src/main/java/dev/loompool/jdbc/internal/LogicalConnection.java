@@ -58,11 +58,11 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
             throw new SQLException("pool '" + pool.name + "': the connection broke inside a transaction, "
                     + "which is lost; call rollback() before going on", "08003");
         }
-        p = pool.replicas != null && HandleSettings.readOnlyWork(this) ? pool.replicas.acquire(pool) : pool.acquire();
+        p = pool.replicas() != null && HandleSettings.readOnlyWork(this) ? pool.replicas().acquire(pool) : pool.acquire();
         if (!isOpen()) { // a watchdog's abort or a close on another thread ended it while this call waited
-            p.home.putBack(p);
+            p.home().putBack(p);
             throw new SQLException("pool '" + pool.name + "': the connection was closed while this call waited for "
-                    + "a physical connection (" + p.home.pool.stats() + ")", "08003");
+                    + "a physical connection (" + p.home().pool.stats() + ")", "08003");
         }
         if (own != null) {
             try {
@@ -75,7 +75,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
                 if (BrokenConnections.lost(p.raw, e, pool.validationSeconds())) {
                     p.markBroken(); // retired on the way back
                 }
-                p.home.putBack(p);
+                p.home().putBack(p);
                 throw e;
             }
         }
@@ -84,7 +84,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         hold(p, b);
         if (endedWhileBinding(p, b)) { // a close on another thread during the settings' replay
             throw new SQLException("pool '" + pool.name + "': the connection was closed while this call bound a "
-                    + "physical connection (" + p.home.pool.stats() + ")", "08003");
+                    + "physical connection (" + p.home().pool.stats() + ")", "08003");
         }
         countFromFirstUse();
         Pins.bound(this, p);

@@ -89,7 +89,7 @@ final class Startup {
             primary.close();
             throw e;
         }
-        primary.replicas = new Replicas(replicas, config.replicaFallbackToPrimary());
+        primary.attachReplicas(new Replicas(replicas, config.replicaFallbackToPrimary()));
         return primary;
     }
 

@@ -51,8 +51,8 @@ final class TransactionCalls {
         } finally {
             p.leave();
         }
-        p.wireUnknown = false; // its reply carried the state (a MariaDB rollback() with the state unknown is sent)
-        Pins.jdbcTransactionEnded(h, p, p.current.autoCommit);
+        p.noteWireCurrent(); // its reply carried the state (a MariaDB rollback() with the state unknown is sent)
+        Pins.jdbcTransactionEnded(h, p, p.current().autoCommit);
         h.done();
     }
 
@@ -68,7 +68,7 @@ final class TransactionCalls {
             Pins.remove(h, PinReason.STATEMENT_VALUE); // it commits: an exchange with the server, as commit() is
         }
         PhysicalConnection p = h.physical;
-        boolean before = p == null || p.current.autoCommit;
+        boolean before = p == null || p.current().autoCommit;
         try {
             HandleSettings.changed(h, Attr.AUTO_COMMIT); // switching it on commits, as the driver does
         } catch (SQLException e) {
