@@ -56,7 +56,7 @@ final class HandleSettings {
             TransactionIsolation.set(h, level);
             return;
         }
-        chosen(h).isolation = level;
+        chosen(h).chooseIsolation(level);
         changed(h, Attr.ISOLATION);
     }
 
@@ -65,7 +65,7 @@ final class HandleSettings {
         if (!readOnly && p != null && p.home() != h.pool) { // writes must not follow onto the replica it holds
             throw stillBound(h, p);
         }
-        chosen(h).readOnly = readOnly;
+        chosen(h).chooseReadOnly(readOnly);
         changed(h, Attr.READ_ONLY);
     }
 
@@ -82,38 +82,37 @@ final class HandleSettings {
 
     /** Whether this unit of work goes to a replica: the handle's readOnly, else the pool's default. */
     static boolean readOnlyWork(LogicalConnection h) {
-        return h.own != null && h.own.marked.contains(Attr.READ_ONLY) ? h.own.readOnly : h.pool.readOnlyByDefault;
+        return h.own != null && h.own.marked.contains(Attr.READ_ONLY) ? h.own.readOnly() : h.pool.readOnlyByDefault;
     }
 
     static void setCatalog(LogicalConnection h, String catalog) throws SQLException {
-        chosen(h).catalog = catalog;
+        chosen(h).chooseCatalog(catalog);
         changed(h, Attr.CATALOG);
     }
 
     static void setSchema(LogicalConnection h, String schema) throws SQLException {
         if (h.pool.transactionPooler) {
-            checkBehindPooler(h, Attr.SCHEMA, w -> w.schema = schema, "setSchema(" + schema + ")");
+            checkBehindPooler(h, Attr.SCHEMA, w -> w.chooseSchema(schema), "setSchema(" + schema + ")");
         }
-        if (defaults(h).schema == null) {
+        if (defaults(h).schema() == null) {
             // The driver reports no schema (MariaDB, MySQL Connector/J): it ignores setSchema, as
             // JDBC lets a driver without schemas do. The handle does not remember a choice that
             // nothing applies, or getSchema() would name a schema the SQL does not run in.
             h.ensureOpen();
             return;
         }
-        chosen(h).schema = schema;
+        chosen(h).chooseSchema(schema);
         changed(h, Attr.SCHEMA);
     }
 
     static void setHoldability(LogicalConnection h, int holdability) throws SQLException {
-        chosen(h).holdability = holdability;
+        chosen(h).chooseHoldability(holdability);
         changed(h, Attr.HOLDABILITY);
     }
 
     static void setNetworkTimeout(LogicalConnection h, Executor executor, int milliseconds) throws SQLException {
         Settings s = chosen(h);
-        s.networkTimeout = milliseconds;
-        s.networkExecutor = executor;
+        s.chooseNetworkTimeout(executor, milliseconds);
         changed(h, Attr.NETWORK_TIMEOUT);
     }
 

@@ -298,7 +298,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final boolean isReadOnly() throws SQLException {
-        return HandleSettings.view(this, Attr.READ_ONLY).readOnly;
+        return HandleSettings.view(this, Attr.READ_ONLY).readOnly();
     }
 
     @Override
@@ -308,7 +308,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final String getCatalog() throws SQLException {
-        return HandleSettings.view(this, Attr.CATALOG).catalog;
+        return HandleSettings.view(this, Attr.CATALOG).catalog();
     }
 
     @Override
@@ -318,7 +318,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final String getSchema() throws SQLException {
-        return HandleSettings.view(this, Attr.SCHEMA).schema;
+        return HandleSettings.view(this, Attr.SCHEMA).schema();
     }
 
     @Override
@@ -328,7 +328,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final int getHoldability() throws SQLException {
-        return HandleSettings.view(this, Attr.HOLDABILITY).holdability;
+        return HandleSettings.view(this, Attr.HOLDABILITY).holdability();
     }
 
     @Override
@@ -338,7 +338,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final int getNetworkTimeout() throws SQLException {
-        return HandleSettings.view(this, Attr.NETWORK_TIMEOUT).networkTimeout;
+        return HandleSettings.view(this, Attr.NETWORK_TIMEOUT).networkTimeout();
     }
 
     // ---- calls that need a physical connection for a moment, or leave state on its session --------

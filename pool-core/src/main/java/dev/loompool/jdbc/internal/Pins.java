@@ -60,7 +60,7 @@ final class Pins {
         if (h.pool.releaseMode == ReleaseMode.CLOSE) {
             p.pinSeen(PinReason.RELEASE_MODE, RELEASE_MODE_CLOSE);
         }
-        if (!p.current().autoCommit) {
+        if (!p.current().autoCommit()) {
             transactionBegun(h, p, AUTOCOMMIT_OFF);
         }
     }
@@ -86,7 +86,7 @@ final class Pins {
             add(h, PinReason.SESSION_STATE, sql);
             p.noteSessionState();
         }
-        if (e.tx == Tx.OPEN || !p.current().autoCommit) {
+        if (e.tx == Tx.OPEN || !p.current().autoCommit()) {
             transactionBegun(h, p, sql);
         }
     }
@@ -96,7 +96,7 @@ final class Pins {
      * in autocommit mode: with autocommit off the driver may have begun the next one in the same text.
      */
     static void afterSql(HandleLife h, PhysicalConnection p, SqlEffect e) {
-        if (e.tx == Tx.ENDED && (p.wireReadable || p.current().autoCommit)) {
+        if (e.tx == Tx.ENDED && (p.wireReadable || p.current().autoCommit())) {
             transactionEnded(h, p);
         }
     }

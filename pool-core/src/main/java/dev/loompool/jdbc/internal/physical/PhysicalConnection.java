@@ -172,7 +172,7 @@ public final class PhysicalConnection {
 
     /** Whether the driver says a transaction is open (or failed) on it, false if it cannot say; a stale reading is confirmed first (open if it cannot be). */
     public boolean serverTransactionOpen() {
-        return wireReadable && (wireUnknown && !confirmWire() || wire.transactionOpen(raw, current.autoCommit));
+        return wireReadable && (wireUnknown && !confirmWire() || wire.transactionOpen(raw, current.autoCommit()));
     }
 
     /**
@@ -180,7 +180,7 @@ public final class PhysicalConnection {
      * just broke, which cannot be asked. False where the driver cannot say (the pin decides then).
      */
     public boolean transactionOpenBeforeError() {
-        return wireReadable && wire.transactionOpen(raw, current.autoCommit);
+        return wireReadable && wire.transactionOpen(raw, current.autoCommit());
     }
 
     /**
@@ -189,7 +189,7 @@ public final class PhysicalConnection {
      * confirmation would cost, and it waits for the driver, as the confirmation does.
      */
     boolean transactionMayBeOpen() {
-        return wireReadable ? wireUnknown || wire.transactionOpen(raw, current.autoCommit) : transactionDirty;
+        return wireReadable ? wireUnknown || wire.transactionOpen(raw, current.autoCommit()) : transactionDirty;
     }
 
     /** A driver error: the transaction state is unknown until a reply that carries it. */
