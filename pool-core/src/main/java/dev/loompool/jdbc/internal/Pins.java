@@ -29,7 +29,6 @@ final class Pins {
     // The record itself is three fields of the handle (HandleLife's held, first and more), not an object
     // of its own: that was one more allocation, 24 bytes, on every getConnection (P6).
 
-
     // What started a pin when no SQL did: the call, as the endpoint, a pin warning and Flight Recorder
     // show it (PhysicalConnection.pinStartedBy). Constants: a start stores a reference, nothing more.
     static final String AUTOCOMMIT_OFF = "setAutoCommit(false)";
