@@ -32,7 +32,7 @@ final class HandleEnds {
                 h.physical = null;
             }
             if (ours) {
-                p.home.giveBack(p);
+                p.home().giveBack(p);
             }
         }
     }
@@ -53,7 +53,7 @@ final class HandleEnds {
     }
 
     static SQLException reclaimedUnderUse(HandleLife h) {
-        HandleState how = h.pool.closed ? HandleState.CLOSED : HandleState.RECLAIMED;
+        HandleState how = h.pool.isClosed() ? HandleState.CLOSED : HandleState.RECLAIMED;
         Object was = h.end(how);
         if (HandleLife.open(was)) {
             h.finish(was); // its connection is the reclaimer's; the rest of the handle is for this thread to close

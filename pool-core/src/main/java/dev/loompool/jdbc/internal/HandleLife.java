@@ -64,7 +64,7 @@ abstract class HandleLife implements Holder {
      */
     private long binding;
     /**
-     * Statements running now, on any thread ({@link #runStarted}, {@link #runEnded}), and the
+     * Statements running now, on any thread ({@link #runStarted}, {@link #endRun}), and the
      * {@link #RELEASE_DEFERRED} bit: while one runs, a release asked for by another thread (a
      * statement closed by a watchdog) is left to the last run to end. One word, changed only by
      * atomic operations, so that exactly one thread makes a deferred release.
@@ -232,7 +232,7 @@ abstract class HandleLife implements Holder {
         }
         if (p.unbind(b)) {
             PHYSICAL.setRelease(this, null);
-            p.home.giveBack(p);
+            p.home().giveBack(p);
         }
         return true;
     }
@@ -247,7 +247,7 @@ abstract class HandleLife implements Holder {
 
     /**
      * Lets the connection go. The compare-and-set on {@link #physical} settles a release of this
-     * handle on another thread at the same moment (a deferred one, {@link #releaseWhenIdle}); the
+     * handle on another thread at the same moment (a deferred one, {@link #releaseNowOrDefer}); the
      * one on the connection's binding, a reclaim or the pool's close that took it from under the
      * handle: its next call says so.
      */
@@ -256,7 +256,7 @@ abstract class HandleLife implements Holder {
         if (p == null || !PHYSICAL.compareAndSet(this, p, null)) {
             return; // a close or abort, or a deferred release, on another thread let it go meanwhile
         }
-        if (!p.home.release(p, binding)) {
+        if (!p.home().release(p, binding)) {
             LOST.setOpaque(this, true); // only the reclaimer, or the pool's close, ends a binding from under its handle
         }
     }
@@ -266,17 +266,18 @@ abstract class HandleLife implements Holder {
     /**
      * A statement of this handle starts to run on the calling thread: first thing, before the
      * check that its binding still holds, so that a close on another thread either sees the run
-     * or the run sees the close. Pair with {@link #runEnded()}, in a {@code finally}.
+     * or the run sees the close. Pair with {@link #endRun()}, in a {@code finally}.
      */
     final void runStarted() {
         RUNS.getAndAdd(this, 1);
     }
 
-    /** The run ends: the last one to end makes the release check another thread asked for meanwhile. */
-    final void runEnded() {
-        if ((int) RUNS.getAndAdd(this, -1) - 1 == RELEASE_DEFERRED && RUNS.compareAndSet(this, RELEASE_DEFERRED, 0)) {
-            releaseCheck();
-        }
+    /**
+     * The run ends: true for the last one to end if another thread asked for the release check
+     * meanwhile, which the caller then makes ({@code LogicalConnection#runEnded}).
+     */
+    final boolean endRun() {
+        return (int) RUNS.getAndAdd(this, -1) - 1 == RELEASE_DEFERRED && RUNS.compareAndSet(this, RELEASE_DEFERRED, 0);
     }
 
     /** Whether a statement of this handle runs now, on any thread. */
@@ -285,23 +286,20 @@ abstract class HandleLife implements Holder {
     }
 
     /**
-     * The release check, from whichever thread ended a pin (a statement closed by a helper thread,
-     * a future, a watchdog): made now if no statement runs; else by the last run to end. Never
-     * while a statement runs on the connection; never forgotten.
+     * A thread that ended a pin (a statement closed by a helper thread, a future, a watchdog)
+     * asks for the release check: true if it is to make it now, as no statement runs; false if the
+     * last run to end makes it. Never while a statement runs on the connection; never forgotten.
      */
-    final void releaseWhenIdle() {
+    final boolean releaseNowOrDefer() {
         if ((int) RUNS.getVolatile(this) == 0) {
-            releaseCheck(); // the common case: nothing runs, nothing was deferred
-            return;
+            return true; // the common case: nothing runs, nothing was deferred
         }
         int before = (int) RUNS.getAndBitwiseOr(this, RELEASE_DEFERRED);
-        if ((before & ~RELEASE_DEFERRED) == 0 && RUNS.compareAndSet(this, RELEASE_DEFERRED, 0)) {
-            releaseCheck(); // the runs ended before the request was noted: it is this thread's to make
-        }
+        // the runs ended before the request was noted: it is this thread's to make
+        return (before & ~RELEASE_DEFERRED) == 0 && RUNS.compareAndSet(this, RELEASE_DEFERRED, 0);
     }
 
-    /** The handle releases its connection if nothing pins it: {@code done()}. */
-    abstract void releaseCheck();
+
 
     /** Refuses a closed or reclaimed handle; otherwise notes the calling thread as its user. */
     final void ensureOpen() throws SQLException {
@@ -355,7 +353,7 @@ abstract class HandleLife implements Holder {
             try {
                 finish(s); // its statements close before the connection goes back
             } finally {
-                p.home.giveBack(p); // the release check rolls back and resets what this handle changed
+                p.home().giveBack(p); // the release check rolls back and resets what this handle changed
             }
             return;
         }

@@ -41,7 +41,7 @@ final class HandleSettings {
             } catch (SQLException e) {
                 // Refused (pgjdbc: read-only in the middle of a transaction): the choice does not
                 // stand, or it would take effect at the next binding (and route it to a replica).
-                h.own.copyFrom(p.current, a);
+                h.own.copyFrom(p.current(), a);
                 throw h.error(e);
             } finally {
                 p.leave();
@@ -56,16 +56,16 @@ final class HandleSettings {
             TransactionIsolation.set(h, level);
             return;
         }
-        chosen(h).isolation = level;
+        chosen(h).chooseIsolation(level);
         changed(h, Attr.ISOLATION);
     }
 
     static void setReadOnly(LogicalConnection h, boolean readOnly) throws SQLException {
         PhysicalConnection p = h.physical;
-        if (!readOnly && p != null && p.home != h.pool) { // writes must not follow onto the replica it holds
+        if (!readOnly && p != null && p.home() != h.pool) { // writes must not follow onto the replica it holds
             throw stillBound(h, p);
         }
-        chosen(h).readOnly = readOnly;
+        chosen(h).chooseReadOnly(readOnly);
         changed(h, Attr.READ_ONLY);
     }
 
@@ -75,45 +75,44 @@ final class HandleSettings {
      */
     private static SQLException stillBound(LogicalConnection h, PhysicalConnection p) {
         return new SQLException("pool '" + h.pool.name + "': setReadOnly(false) while this handle holds a connection of "
-                + "the replica pool '" + p.home.name + "' (pinned by " + h.pinReasons() + "); close its statements and "
+                + "the replica pool '" + p.home().name + "' (pinned by " + h.pinReasons() + "); close its statements and "
                 + "result sets, or end its transaction, first: what follows would run on the replica ("
-                + p.home.pool.stats() + ")", "25000");
+                + p.home().pool.stats() + ")", "25000");
     }
 
     /** Whether this unit of work goes to a replica: the handle's readOnly, else the pool's default. */
     static boolean readOnlyWork(LogicalConnection h) {
-        return h.own != null && h.own.marked.contains(Attr.READ_ONLY) ? h.own.readOnly : h.pool.readOnlyByDefault;
+        return h.own != null && h.own.marked.contains(Attr.READ_ONLY) ? h.own.readOnly() : h.pool.readOnlyByDefault;
     }
 
     static void setCatalog(LogicalConnection h, String catalog) throws SQLException {
-        chosen(h).catalog = catalog;
+        chosen(h).chooseCatalog(catalog);
         changed(h, Attr.CATALOG);
     }
 
     static void setSchema(LogicalConnection h, String schema) throws SQLException {
         if (h.pool.transactionPooler) {
-            checkBehindPooler(h, Attr.SCHEMA, w -> w.schema = schema, "setSchema(" + schema + ")");
+            checkBehindPooler(h, Attr.SCHEMA, w -> w.chooseSchema(schema), "setSchema(" + schema + ")");
         }
-        if (defaults(h).schema == null) {
+        if (defaults(h).schema() == null) {
             // The driver reports no schema (MariaDB, MySQL Connector/J): it ignores setSchema, as
             // JDBC lets a driver without schemas do. The handle does not remember a choice that
             // nothing applies, or getSchema() would name a schema the SQL does not run in.
             h.ensureOpen();
             return;
         }
-        chosen(h).schema = schema;
+        chosen(h).chooseSchema(schema);
         changed(h, Attr.SCHEMA);
     }
 
     static void setHoldability(LogicalConnection h, int holdability) throws SQLException {
-        chosen(h).holdability = holdability;
+        chosen(h).chooseHoldability(holdability);
         changed(h, Attr.HOLDABILITY);
     }
 
     static void setNetworkTimeout(LogicalConnection h, Executor executor, int milliseconds) throws SQLException {
         Settings s = chosen(h);
-        s.networkTimeout = milliseconds;
-        s.networkExecutor = executor;
+        s.chooseNetworkTimeout(executor, milliseconds);
         changed(h, Attr.NETWORK_TIMEOUT);
     }
 
@@ -143,7 +142,7 @@ final class HandleSettings {
         h.ensureOpen();
         PhysicalConnection p = h.physical;
         if (p != null) {
-            return p.sessionDirty ? askDriver(h, p, a) : p.current;
+            return p.sessionDirty() ? askDriver(h, p, a) : p.current();
         }
         if (h.own != null && h.own.marked.contains(a)) {
             return h.own;
@@ -159,17 +158,17 @@ final class HandleSettings {
      */
     private static Settings askDriver(LogicalConnection h, PhysicalConnection p, Attr a) throws SQLException {
         try {
-            p.current.readFrom(p.raw, a);
+            p.current().readFrom(p.raw, a);
         } catch (SQLException e) {
             throw h.error(e);
         }
-        if (!p.current.same(p.defaults, a)) {
-            p.current.marked.add(a);
+        if (!p.current().same(p.defaults(), a)) {
+            p.current().marked.add(a);
         }
         if (h.own != null && h.own.marked.contains(a)) {
-            h.own.copyFrom(p.current, a);
+            h.own.copyFrom(p.current(), a);
         }
-        return p.current;
+        return p.current();
     }
 
     /** The pool's defaults, as the first connection took them: one is made to learn them if none was. */
@@ -177,7 +176,7 @@ final class HandleSettings {
         Settings defaults = h.pool.factory.learnedDefaults();
         if (defaults == null) { // no connection made yet: make one to learn them
             h.bind();
-            defaults = h.physical.current;
+            defaults = h.physical.current();
             h.done();
         }
         return defaults;

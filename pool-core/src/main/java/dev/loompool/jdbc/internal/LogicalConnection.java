@@ -58,11 +58,11 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
             throw new SQLException("pool '" + pool.name + "': the connection broke inside a transaction, "
                     + "which is lost; call rollback() before going on", "08003");
         }
-        p = pool.replicas != null && HandleSettings.readOnlyWork(this) ? pool.replicas.acquire(pool) : pool.acquire();
+        p = pool.replicas() != null && HandleSettings.readOnlyWork(this) ? pool.replicas().acquire(pool) : pool.acquire();
         if (!isOpen()) { // a watchdog's abort or a close on another thread ended it while this call waited
-            p.home.putBack(p);
+            p.home().putBack(p);
             throw new SQLException("pool '" + pool.name + "': the connection was closed while this call waited for "
-                    + "a physical connection (" + p.home.pool.stats() + ")", "08003");
+                    + "a physical connection (" + p.home().pool.stats() + ")", "08003");
         }
         if (own != null) {
             try {
@@ -75,7 +75,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
                 if (BrokenConnections.lost(p.raw, e, pool.validationSeconds())) {
                     p.markBroken(); // retired on the way back
                 }
-                p.home.putBack(p);
+                p.home().putBack(p);
                 throw e;
             }
         }
@@ -84,7 +84,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         hold(p, b);
         if (endedWhileBinding(p, b)) { // a close on another thread during the settings' replay
             throw new SQLException("pool '" + pool.name + "': the connection was closed while this call bound a "
-                    + "physical connection (" + p.home.pool.stats() + ")", "08003");
+                    + "physical connection (" + p.home().pool.stats() + ")", "08003");
         }
         countFromFirstUse();
         Pins.bound(this, p);
@@ -167,14 +167,16 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
      * or, if a statement still runs on another thread, when that run ends.
      */
     void untrack(Tracked t) {
-        if (Pins.untrack(this, t)) { // else already dropped with a broken connection
-            releaseWhenIdle();
+        if (Pins.untrack(this, t) && releaseNowOrDefer()) { // else already dropped with a broken connection
+            done();
         }
     }
 
-    @Override
-    final void releaseCheck() {
-        done();
+    /** A statement's run ends ({@link #runStarted}): the last one makes a release asked for meanwhile. */
+    final void runEnded() {
+        if (endRun()) {
+            done();
+        }
     }
 
     // ---- the wrappers the generated methods ask for ------------------------------------------------
@@ -302,7 +304,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final boolean isReadOnly() throws SQLException {
-        return HandleSettings.view(this, Attr.READ_ONLY).readOnly;
+        return HandleSettings.view(this, Attr.READ_ONLY).readOnly();
     }
 
     @Override
@@ -312,7 +314,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final String getCatalog() throws SQLException {
-        return HandleSettings.view(this, Attr.CATALOG).catalog;
+        return HandleSettings.view(this, Attr.CATALOG).catalog();
     }
 
     @Override
@@ -322,7 +324,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final String getSchema() throws SQLException {
-        return HandleSettings.view(this, Attr.SCHEMA).schema;
+        return HandleSettings.view(this, Attr.SCHEMA).schema();
     }
 
     @Override
@@ -332,7 +334,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final int getHoldability() throws SQLException {
-        return HandleSettings.view(this, Attr.HOLDABILITY).holdability;
+        return HandleSettings.view(this, Attr.HOLDABILITY).holdability();
     }
 
     @Override
@@ -342,7 +344,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final int getNetworkTimeout() throws SQLException {
-        return HandleSettings.view(this, Attr.NETWORK_TIMEOUT).networkTimeout;
+        return HandleSettings.view(this, Attr.NETWORK_TIMEOUT).networkTimeout();
     }
 
     // ---- calls that need a physical connection for a moment, or leave state on its session --------

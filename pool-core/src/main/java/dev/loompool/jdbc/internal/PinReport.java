@@ -28,16 +28,16 @@ final class PinReport {
         PinReason longest = null;
         long since = 0;
         for (PinReason r : reasons) { // the reasons that outlive a statement: timed from when each started
-            if (startedOnThisBinding(p, r) && (longest == null || p.pinSince[r.ordinal()] - since < 0)) {
+            if (startedOnThisBinding(p, r) && (longest == null || p.pinSince(r) - since < 0)) {
                 longest = r;
-                since = p.pinSince[r.ordinal()];
+                since = p.pinSince(r);
             }
         }
         if (longest == null && !reasons.isEmpty()) { // per-statement only (or a transaction the server reports): no start of its own
             longest = reasons.iterator().next();
-            since = p.handedOutAt;
+            since = p.handedOutAt();
         }
-        return new HandleInfo(h.ownerThread().getName(), Duration.ofNanos(Math.max(0, now - p.handedOutAt)), reasons,
+        return new HandleInfo(h.ownerThread().getName(), Duration.ofNanos(Math.max(0, now - p.handedOutAt())), reasons,
                 longest, longest == null ? Duration.ZERO : Duration.ofNanos(Math.max(0, now - since)),
                 longest == null ? null : statement(h.pool, p, longest), bindSite(h.pool, p));
     }
@@ -47,17 +47,17 @@ final class PinReport {
      * its start is not older than the bind (read from another thread, a stale start is not trusted).
      */
     static boolean startedOnThisBinding(PhysicalConnection p, PinReason r) {
-        return (p.pinsTimed & PinTimes.bit(r)) != 0 && p.pinSince[r.ordinal()] - p.handedOutAt >= 0;
+        return (p.pinsTimed() & PinTimes.bit(r)) != 0 && p.pinSince(r) - p.handedOutAt() >= 0;
     }
 
     /** The masked first line of what started {@code r} on {@code p}, or null if that is not known. */
     static String statement(JdbcPool pool, PhysicalConnection p, PinReason r) {
-        boolean known = PinTimes.lazy(r) ? (p.pinsSeen & PinTimes.bit(r)) != 0 : startedOnThisBinding(p, r);
-        return known ? SqlMask.firstLine(p.pinStartedBy[r.ordinal()], pool.classifier.dialect()) : null;
+        boolean known = PinTimes.lazy(r) ? (p.pinsSeen() & PinTimes.bit(r)) != 0 : startedOnThisBinding(p, r);
+        return known ? SqlMask.firstLine(p.pinStartedBy(r), pool.classifier.dialect()) : null;
     }
 
     /** Where {@code p} was bound, when leak detection captured it. */
     static String bindSite(JdbcPool pool, PhysicalConnection p) {
-        return pool.leakThresholdNanos() > 0 ? BindSite.of(p.boundFrom) : null;
+        return pool.leakThresholdNanos() > 0 ? BindSite.of(p.boundFrom()) : null;
     }
 }

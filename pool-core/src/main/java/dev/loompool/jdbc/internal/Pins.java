@@ -29,9 +29,6 @@ final class Pins {
     // The record itself is two fields of the handle (HandleLife's held and tracked), not an object
     // of its own: that was one more allocation, 24 bytes, on every getConnection (P6).
 
-    private static final int STATEMENT_BIT = PinTimes.bit(PinReason.STATEMENT);
-    private static final int STATEMENT_INDEX = PinReason.STATEMENT.ordinal();
-
     // What started a pin when no SQL did: the call, as the endpoint, a pin warning and Flight Recorder
     // show it (PhysicalConnection.pinStartedBy). Constants: a start stores a reference, nothing more.
     static final String AUTOCOMMIT_OFF = "setAutoCommit(false)";
@@ -56,14 +53,13 @@ final class Pins {
     static void bound(HandleLife h, PhysicalConnection p) {
         if (h.held != null && !h.held.isEmpty()) { // held while unbound (pin(), a framework transaction): timed from the bind
             for (PinReason r : h.held) {
-                started(h, p, r, p.handedOutAt, r == PinReason.FRAMEWORK_TRANSACTION ? FRAMEWORK : PIN);
+                started(h, p, r, p.handedOutAt(), r == PinReason.FRAMEWORK_TRANSACTION ? FRAMEWORK : PIN);
             }
         }
         if (h.pool.releaseMode == ReleaseMode.CLOSE) {
-            p.pinsSeen |= PinTimes.bit(PinReason.RELEASE_MODE);
-            p.pinStartedBy[PinReason.RELEASE_MODE.ordinal()] = RELEASE_MODE_CLOSE;
+            p.pinSeen(PinReason.RELEASE_MODE, RELEASE_MODE_CLOSE);
         }
-        if (!p.current.autoCommit) {
+        if (!p.current().autoCommit()) {
             transactionBegun(h, p, AUTOCOMMIT_OFF);
         }
     }
@@ -78,18 +74,18 @@ final class Pins {
         long b = p.boundAs();
         if (e.values != 0) {
             StatementValues.before(h, p, b, e, sql);
-        } else if (p.lastStatement != b) { // the common statement: one read, and a write on the first of a binding
+        } else if (p.lastStatement() != b) { // the common statement: one read, and a write on the first of a binding
             StatementValues.ran(h, p, b);
         }
-        if (p.arraysMadeBy != 0) {
+        if (p.arraysMadeBy() != 0) {
             arraysBound(h, p, b);
         }
         if (e.session) {
             StatementValues.discardOthers(h, p, b);
             add(h, PinReason.SESSION_STATE, sql);
-            p.sessionDirty = true;
+            p.noteSessionState();
         }
-        if (e.tx == Tx.OPEN || !p.current.autoCommit) {
+        if (e.tx == Tx.OPEN || !p.current().autoCommit()) {
             transactionBegun(h, p, sql);
         }
     }
@@ -99,7 +95,7 @@ final class Pins {
      * in autocommit mode: with autocommit off the driver may have begun the next one in the same text.
      */
     static void afterSql(HandleLife h, PhysicalConnection p, SqlEffect e) {
-        if (e.tx == Tx.ENDED && (p.wireReadable || p.current.autoCommit)) {
+        if (e.tx == Tx.ENDED && (p.wireReadable || p.current().autoCommit())) {
             transactionEnded(h, p);
         }
     }
@@ -149,7 +145,7 @@ final class Pins {
      * but not a pin only for arrays made for the next statement.
      */
     static boolean lostSession(HandleLife h, PhysicalConnection p) {
-        return has(h, PinReason.SESSION_STATE) || has(h, PinReason.EXPLICIT) && p.arraysMadeBy == 0;
+        return has(h, PinReason.SESSION_STATE) || has(h, PinReason.EXPLICIT) && p.arraysMadeBy() == 0;
     }
 
     static boolean lostWork(HandleLife h, PhysicalConnection p) {
@@ -158,15 +154,15 @@ final class Pins {
 
     private static void transactionBegun(HandleLife h, PhysicalConnection p, String by) {
         add(h, PinReason.TRANSACTION, by);
-        p.transactionDirty = true;
+        p.noteTransactionBegun();
     }
 
     /** The pin ends, unless the server says the transaction is still open (AND CHAIN, a BEGIN after the COMMIT…). */
     private static void transactionEnded(HandleLife h, PhysicalConnection p) {
         if (!p.serverTransactionOpen()) {
             remove(h, PinReason.TRANSACTION);
-            p.transactionDirty = false;
-            p.isolationSentIn = 0; // the next transaction is sent its own (TransactionIsolation)
+            p.noteTransactionEnded();
+            p.forgetIsolationSent(); // the next transaction is sent its own (TransactionIsolation)
         }
     }
 
@@ -180,16 +176,16 @@ final class Pins {
     static void arrayMade(HandleLife h, PhysicalConnection p) {
         if (!has(h, PinReason.EXPLICIT)) {
             add(h, PinReason.EXPLICIT, ARRAY);
-            p.arraysMadeBy = p.boundAs();
+            p.noteArraysMade();
         }
     }
 
     /** The handle's next statement runs on binding {@code b}: the pin of the arrays made for it ends. */
     private static void arraysBound(HandleLife h, PhysicalConnection p, long b) {
-        if (p.arraysMadeBy == b) {
+        if (p.arraysMadeBy() == b) {
             remove(h, PinReason.EXPLICIT);
         }
-        p.arraysMadeBy = 0;
+        p.forgetArraysMade();
     }
 
     // ---- the reasons ----------------------------------------------------------------------------
@@ -204,7 +200,7 @@ final class Pins {
         PhysicalConnection p = h.physical;
         if (p != null) {
             if (r == PinReason.EXPLICIT) {
-                p.arraysMadeBy = 0; // pinned for something else now (arrayMade sets it after): until close
+                p.forgetArraysMade(); // pinned for something else now (arrayMade sets it after): until close
             }
             started(h, p, r, 0, by);
         }
@@ -215,8 +211,8 @@ final class Pins {
             h.held.remove(r);
         }
         PhysicalConnection p = h.physical;
-        if (p != null && (p.pinsTimed & PinTimes.bit(r)) != 0) {
-            h.pool.pinTimes.ended(p, r, h.pool.clock.nanoTime() - p.pinSince[r.ordinal()]);
+        if (p != null && (p.pinsTimed() & PinTimes.bit(r)) != 0) {
+            h.pool.pinTimes.ended(p, r, h.pool.clock.nanoTime() - p.pinSince(r));
         }
     }
 
@@ -227,9 +223,8 @@ final class Pins {
     private static void started(HandleLife h, PhysicalConnection p, PinReason r, long at, String by) {
         int bit = PinTimes.bit(r);
         if (PinTimes.lazy(r)) {
-            p.pinsSeen |= bit;
-            p.pinStartedBy[r.ordinal()] = by; // STATEMENT_VALUE: the statement that left the value kept now
-        } else if ((p.pinsTimed & bit) == 0) { // a transaction is re-added by each of its statements: one read
+            p.pinSeen(r, by); // STATEMENT_VALUE: the statement that left the value kept now
+        } else if ((p.pinsTimed() & bit) == 0) { // a transaction is re-added by each of its statements: one read
             PinTimes.began(p, r, at != 0 ? at : h.pool.clock.nanoTime(), by);
         }
     }
@@ -282,8 +277,8 @@ final class Pins {
      */
     static void plainSql(HandleLife h, String sql) {
         PhysicalConnection p = h.physical;
-        if (p != null && p.pinStartedBy[STATEMENT_INDEX] == CREATE_STATEMENT) {
-            p.pinStartedBy[STATEMENT_INDEX] = sql;
+        if (p != null) {
+            p.statementPinNamed(CREATE_STATEMENT, sql);
         }
     }
 
@@ -293,12 +288,8 @@ final class Pins {
         PhysicalConnection p = h.physical;
         Object now = h.tracked;
         if (p != null) {
-            p.pinsSeen |= STATEMENT_BIT; // its sample is the binding's length: no clock per statement
-            // The statement pin starts. Stored only if it changed: a reference store dirties a GC card
-            // that other cores' stores share (P1 at 8 threads), and a service repeats the same SQL.
-            if (now == null && p.pinStartedBy[STATEMENT_INDEX] != by) {
-                p.pinStartedBy[STATEMENT_INDEX] = by;
-            }
+            // its sample is the binding's length: no clock per statement; the first tracked starts the pin
+            p.statementPinSeen(now == null, by);
         }
         if (now == null) {
             h.tracked = t;

@@ -11,6 +11,8 @@ import java.lang.ref.Reference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +52,12 @@ final class Reclaimer implements Watcher {
     /** The watched handles that have not ended yet, as far as the last scan knew. Scans only. */
     private final List<HandleWatch> watches = new ArrayList<>();
     private long scanNumber;
+    /**
+     * Its own notes on each connection of its pool, which it alone writes: at its scans, and at a
+     * test's look at an owner (hence concurrent). A connection that no scan looks at any more has
+     * gone: its notes go at the end of the scan.
+     */
+    private final Map<PhysicalConnection, Notes> notes = new ConcurrentHashMap<>();
 
     Reclaimer(JdbcPool pool) {
         this.pool = pool;
@@ -79,6 +87,8 @@ final class Reclaimer implements Watcher {
                     log.error("pool '{}': the reclaimer's scan failed on {}", pool.name, p, pool.factory.secrets().mask(e));
                 }
             }
+            long scan = scanNumber;
+            notes.values().removeIf(n -> n.scan != scan); // after a whole pass only: the connections gone
             pollWatches();
         } catch (RuntimeException e) {
             log.error("pool '{}': the reclaimer's scan failed", pool.name, pool.factory.secrets().mask(e));
@@ -90,13 +100,14 @@ final class Reclaimer implements Watcher {
 
     private void look(PhysicalConnection p, long now) {
         long binding = p.binding(); // an acquire read: the holder below is the one bound with it, or a newer one
+        Notes n = notes(p);
         if (binding == 0) {
-            p.ownerExit = null;
-            p.bindingSeenAtLastScan = 0;
-            lookIdle(p);
+            n.ownerExit = null;
+            n.bindingSeenAtLastScan = 0;
+            lookIdle(p, n);
             return;
         }
-        p.seenAtLastScan = null; // an idle period's note: the next one starts afresh
+        n.seenAtLastScan = null; // an idle period's note: the next one starts afresh
         if (p.holderCollected()) {
             if (p.state() == ConnectionState.EXPOSED) {
                 // the application still holds the driver's own connection: taking it back could hand it to
@@ -111,25 +122,25 @@ final class Reclaimer implements Watcher {
         if (handle == null) {
             return;
         }
-        if (p.bindingSeenAtLastScan == binding) {
+        if (n.bindingSeenAtLastScan == binding) {
             HandleWatch watch = handle.watch(); // held across a whole period: from now on, let it be collected
             if (watch != null) {
                 p.holdWeakly(handle, watch);
             }
         } else {
-            p.bindingSeenAtLastScan = binding;
+            n.bindingSeenAtLastScan = binding;
         }
         lookAtOwner(p, binding, handle, now);
-        if (pool.leakThresholdNanos() > 0 && !p.leakReported && now - p.handedOutAt > pool.leakThresholdNanos()) {
-            p.leakReported = true;
+        if (pool.leakThresholdNanos() > 0 && !p.leakReported() && now - p.handedOutAt() > pool.leakThresholdNanos()) {
+            p.noteLeakReported();
             pool.leaksReported.incrementAndGet();
             log.warn("pool '{}': a connection has been held for {} ms by thread {}, longer than "
                     + "leakDetectionThreshold; possible leak", pool.name,
-                    Duration.ofNanos(now - p.handedOutAt).toMillis(), handle.ownerThread().getName(),
-                    p.boundFrom);
+                    Duration.ofNanos(now - p.handedOutAt()).toMillis(), handle.ownerThread().getName(),
+                    p.boundFrom());
         }
-        if (pool.pinWarnNanos > 0 && p.pinWarnedBinding != binding) {
-            warnIfPinnedLong(p, binding, handle, now);
+        if (pool.pinWarnNanos > 0 && n.pinWarnedBinding != binding) {
+            warnIfPinnedLong(p, n, binding, handle, now);
         }
     }
 
@@ -140,18 +151,18 @@ final class Reclaimer implements Watcher {
      * it. The transaction and framework pins do not warn: a long transaction is the application's
      * to bound (a statement or transaction timeout), and leakDetectionThreshold covers a forgotten one.
      */
-    private void warnIfPinnedLong(PhysicalConnection p, long binding, LogicalConnection handle, long now) {
+    private void warnIfPinnedLong(PhysicalConnection p, Notes n, long binding, LogicalConnection handle, long now) {
         for (PinReason r : WARNED) {
-            if (PinReport.startedOnThisBinding(p, r) && now - p.pinSince[r.ordinal()] > pool.pinWarnNanos) {
-                p.pinWarnedBinding = binding;
+            if (PinReport.startedOnThisBinding(p, r) && now - p.pinSince(r) > pool.pinWarnNanos) {
+                n.pinWarnedBinding = binding;
                 String statement = PinReport.statement(pool, p, r);
                 String site = PinReport.bindSite(pool, p);
                 log.warn("pool '{}': a connection has been pinned by {} for {} ms, longer than pinWarningThreshold "
                         + "({} ms), and serves nobody else until its handle closes: thread {}, bound for {} ms, pinned "
                         + "by {}; started by: {}; bound at: {}", pool.name, r,
-                        Duration.ofNanos(now - p.pinSince[r.ordinal()]).toMillis(),
+                        Duration.ofNanos(now - p.pinSince(r)).toMillis(),
                         Duration.ofNanos(pool.pinWarnNanos).toMillis(), handle.ownerThread().getName(),
-                        Duration.ofNanos(now - p.handedOutAt).toMillis(), handle.pinReasons(),
+                        Duration.ofNanos(now - p.handedOutAt()).toMillis(), handle.pinReasons(),
                         statement == null ? "unknown" : statement,
                         site == null ? "unknown (set leakDetectionThreshold to see where)" : site);
                 return;
@@ -164,19 +175,19 @@ final class Reclaimer implements Watcher {
      * dropped: seen so at two scans, it is put under watch and the note dropped (by CAS, so as not
      * to erase a newer holder). A closed one's note is dropped at once, so it can be collected.
      */
-    private static void lookIdle(PhysicalConnection p) {
+    private static void lookIdle(PhysicalConnection p, Notes n) {
         Object last = p.lastHolder();
         if (!(last instanceof LogicalConnection handle)) {
-            p.seenAtLastScan = null;
+            n.seenAtLastScan = null;
             return;
         }
-        if (handle.isOpen() && p.seenAtLastScan != handle) {
-            p.seenAtLastScan = handle;
+        if (handle.isOpen() && n.seenAtLastScan != handle) {
+            n.seenAtLastScan = handle;
             return;
         }
         handle.watchIfLeftOpen(); // nothing if it ended, or is bound to another connection, which notes it now
         p.forgetHolder(handle);
-        p.seenAtLastScan = null;
+        n.seenAtLastScan = null;
     }
 
     /**
@@ -187,20 +198,21 @@ final class Reclaimer implements Watcher {
      * or result sets), and the same binding holds it.
      */
     void lookAtOwner(PhysicalConnection p, long binding, LogicalConnection handle, long now) {
+        Notes n = notes(p);
         Thread owner = handle.ownerThread();
         if (owner.isAlive()) {
-            p.ownerExit = null;
+            n.ownerExit = null;
             return;
         }
         if (p.binding() != binding) {
             // It let go after this scan read the binding, and then its thread ended: a close, not a
             // leak. Seeing the thread ended makes everything it did visible, so this read is final.
-            p.ownerExit = null;
+            n.ownerExit = null;
             return;
         }
-        OwnerExit seen = p.ownerExit;
+        OwnerExit seen = n.ownerExit;
         if (seen == null || seen.binding() != binding || seen.owner() != owner) {
-            p.ownerExit = new OwnerExit(binding, owner, now);
+            n.ownerExit = new OwnerExit(binding, owner, now);
             if (!pool.reclaimOnOwnerExit) {
                 reportOwnerEnded(p, owner);
             }
@@ -218,7 +230,7 @@ final class Reclaimer implements Watcher {
 
     private void reportOwnerEnded(PhysicalConnection p, Thread owner) {
         pool.leaksReported.incrementAndGet();
-        Throwable from = p.boundFrom;
+        Throwable from = p.boundFrom();
         log.warn("pool '{}': thread {} ended, and the connection handle it used last still holds a connection; "
                 + "not reclaimed, since a Connection may be handed to another thread (set reclaimOnOwnerExit to "
                 + "reclaim such handles); close it when done{}", pool.name, owner.getName(),
@@ -226,12 +238,12 @@ final class Reclaimer implements Watcher {
     }
 
     private void reportExposed(PhysicalConnection p) {
-        if (!p.leakReported) {
-            p.leakReported = true;
+        if (!p.leakReported()) {
+            p.noteLeakReported();
             pool.leaksReported.incrementAndGet();
             log.warn("pool '{}': a connection whose handle was dropped or whose thread ended is not reclaimed: the "
                     + "application still holds the driver's own connection or objects from it (unwrap); close "
-                    + "the handle to give it back", pool.name, p.boundFrom);
+                    + "the handle to give it back", pool.name, p.boundFrom());
         }
     }
 
@@ -253,8 +265,8 @@ final class Reclaimer implements Watcher {
             handle.dropClaim(claim);
             return;
         }
-        Throwable from = p.boundFrom; // before the give-back: the next binder overwrites it
-        long boundFor = now - p.handedOutAt;
+        Throwable from = p.boundFrom(); // before the give-back: the next binder overwrites it
+        long boundFor = now - p.handedOutAt();
         boolean reclaimed = false;
         int open = handle.openStatements(); // read under the claim: nobody opens or closes one now
         try {
@@ -283,8 +295,8 @@ final class Reclaimer implements Watcher {
     }
 
     private void reclaimUnreachable(PhysicalConnection p, long binding, long now) {
-        Throwable from = p.boundFrom;
-        long boundFor = now - p.handedOutAt; // before the release, as the rest: the next binder overwrites them
+        Throwable from = p.boundFrom();
+        long boundFor = now - p.handedOutAt(); // before the release, as the rest: the next binder overwrites them
         Thread runner = p.runner();
         HandleWatch watch = (HandleWatch) p.holderWatch(); // before the release: the next binder overwrites it
         if (pool.release(p, binding)) { // only if that very binding still holds it
@@ -334,5 +346,33 @@ final class Reclaimer implements Watcher {
             watches.set(i, watches.get(last));
             watches.remove(last);
         }
+    }
+
+    /** Its notes on {@code p}, made at its first look, and kept while scans still look at it. */
+    private Notes notes(PhysicalConnection p) {
+        Notes n = notes.get(p);
+        if (n == null) {
+            n = new Notes();
+            Notes raced = notes.putIfAbsent(p, n);
+            if (raced != null) {
+                n = raced;
+            }
+        }
+        n.scan = scanNumber;
+        return n;
+    }
+
+    /** What the reclaimer saw of one connection at its last scans: its own, written by it alone. */
+    private static final class Notes {
+        /** The scan that looked at it last. */
+        long scan;
+        /** The last holder it saw at its last scan while idle. */
+        Object seenAtLastScan;
+        /** The binding it saw at its last scan while lent, else 0. */
+        long bindingSeenAtLastScan;
+        /** The lent connection's handle's last user was seen ended. */
+        OwnerExit ownerExit;
+        /** The binding whose long pin it warned about (once per binding), else 0. */
+        long pinWarnedBinding;
     }
 }

@@ -102,7 +102,7 @@ final class SessionCalls {
             if (!valid) {
                 p.markBroken(); // retired on the way back, as any connection that failed its check
             }
-            p.home.putBack(p);
+            p.home().putBack(p);
         }
     }
 
@@ -364,7 +364,7 @@ final class SessionCalls {
     /** Something changed the session behind the handle: pin until close, and reset before reuse. */
     private static void sessionChanged(LogicalConnection h, String call) {
         Pins.add(h, PinReason.SESSION_STATE, call);
-        h.physical.sessionDirty = true;
+        h.physical.noteSessionState();
     }
 
     @FunctionalInterface

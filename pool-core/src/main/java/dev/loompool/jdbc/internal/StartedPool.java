@@ -93,7 +93,7 @@ public final class StartedPool {
     public void change(PoolConfig.Limits next) {
         changeLock.lock();
         try {
-            if (pool.closed) {
+            if (pool.isClosed()) {
                 throw new IllegalStateException("pool '" + pool.name + "' is closed: its settings no longer change");
             }
             int replicaMin = config.replicaMinSize(next);
@@ -146,12 +146,12 @@ public final class StartedPool {
 
     /** The primary's pool, then the replicas'. */
     private List<JdbcPool> pools() {
-        if (pool.replicas == null) {
+        if (pool.replicas() == null) {
             return List.of(pool);
         }
-        List<JdbcPool> all = new ArrayList<>(pool.replicas.pools().size() + 1);
+        List<JdbcPool> all = new ArrayList<>(pool.replicas().pools().size() + 1);
         all.add(pool);
-        all.addAll(pool.replicas.pools());
+        all.addAll(pool.replicas().pools());
         return all;
     }
 

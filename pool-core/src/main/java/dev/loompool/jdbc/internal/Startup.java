@@ -89,7 +89,7 @@ final class Startup {
             primary.close();
             throw e;
         }
-        primary.replicas = new Replicas(replicas, config.replicaFallbackToPrimary());
+        primary.attachReplicas(new Replicas(replicas, config.replicaFallbackToPrimary()));
         return primary;
     }
 
@@ -121,23 +121,23 @@ final class Startup {
     private static Settings configuredDefaults(PoolConfig config) {
         Settings s = new Settings();
         if (config.autoCommit() != null) {
-            s.autoCommit = config.autoCommit();
+            s.chooseAutoCommit(config.autoCommit());
             s.marked.add(Attr.AUTO_COMMIT);
         }
         if (config.transactionIsolation() != null) {
-            s.isolation = isolation(config.transactionIsolation());
+            s.chooseIsolation(isolation(config.transactionIsolation()));
             s.marked.add(Attr.ISOLATION);
         }
         if (config.readOnly() != null) {
-            s.readOnly = config.readOnly();
+            s.chooseReadOnly(config.readOnly());
             s.marked.add(Attr.READ_ONLY);
         }
         if (config.catalog() != null) {
-            s.catalog = config.catalog();
+            s.chooseCatalog(config.catalog());
             s.marked.add(Attr.CATALOG);
         }
         if (config.schema() != null) {
-            s.schema = config.schema();
+            s.chooseSchema(config.schema());
             s.marked.add(Attr.SCHEMA);
         }
         return s;

@@ -33,10 +33,11 @@ final class StatementChecks {
     private static void unresettable(LogicalConnection h, String sql) {
         PhysicalConnection p = h.physical;
         if (h.classifier().noteCatalogChange(sql) && p != null) {
-            p.ranDdl = true;
+            p.noteDdl();
         }
         if (p != null && h.classifier().unresettable(sql)) {
-            p.unresettable = "SQL that may leave what no session reset removes (a LOAD of a library, a dblink connection, an extension)";
+            p.noteUnresettable("SQL that may leave what no session reset removes (a LOAD of a library, a dblink "
+                    + "connection, an extension)");
         }
     }
 

@@ -21,7 +21,7 @@ import java.sql.SQLException;
  * ({@link PinReason#STATEMENT_VALUE}) until the handle's next statement has run, so that
  * {@code INSERT; SELECT lastval()} works as on the plain driver.
  *
- * <p>The connection keeps the binding number of its last statement ({@link PhysicalConnection#lastStatement}):
+ * <p>The connection keeps the binding number of its last statement ({@link PhysicalConnection#lastStatement()}):
  * a binding is one handle's, so the number says whether the statement was this handle's, on this
  * binding; nothing is added to the handle, which is allocated on every getConnection.
  * There is no exception for the next binding of the same connection when nothing ran on it in
@@ -33,7 +33,7 @@ final class StatementValues {
     /** SQLState of a refusal: PostgreSQL's own for {@code currval} "not yet defined in this session". */
     static final String REFUSED = "55000";
     /**
-     * In {@link PhysicalConnection#lastStatement}: a statement on that binding left a value. Binding
+     * In {@link PhysicalConnection#lastStatement()}: a statement on that binding left a value. Binding
      * numbers never reach the sign bit (a connection's id sits in the high half).
      */
     static final long KEPT = Long.MIN_VALUE;
@@ -49,15 +49,15 @@ final class StatementValues {
      */
     static void before(HandleLife h, PhysicalConnection p, long b, SqlEffect e, String sql) throws SQLException {
         int v = e.values;
-        long last = p.lastStatement;
+        long last = p.lastStatement();
         boolean sameBinding = (last & ~KEPT) == b;
         if ((v & SqlEffect.READS_LAST) != 0 && !sameBinding || (v & SqlEffect.READS_KEPT) != 0 && last != (b | KEPT)) {
             throw refused(h.pool, sql, (v & SqlEffect.READS_KEPT) != 0 && sameBinding);
         }
         if ((v & SqlEffect.LEAVES) != 0) {
             Pins.add(h, PinReason.STATEMENT_VALUE, sql);
-            p.lastStatement = b | KEPT;
-            p.valuesLeftBy = b;
+            p.noteStatement(b | KEPT);
+            p.noteValueLeft(b);
         } else {
             ran(h, p, b);
         }
@@ -71,14 +71,14 @@ final class StatementValues {
      * no longer kept for it (still readable on the same binding, as the session keeps it).
      */
     static void ran(HandleLife h, PhysicalConnection p, long b) {
-        long last = p.lastStatement;
+        long last = p.lastStatement();
         if ((last & KEPT) != 0) {
             Pins.remove(h, PinReason.STATEMENT_VALUE);
             if (last != (b | KEPT)) {
-                p.lastStatement = b;
+                p.noteStatement(b);
             }
         } else {
-            p.lastStatement = b;
+            p.noteStatement(b);
         }
     }
 
@@ -90,7 +90,7 @@ final class StatementValues {
      * {@code LAST_INSERT_ID(0)}, a fresh session's value). One round trip, only then.
      */
     static void discardOthers(HandleLife h, PhysicalConnection p, long b) throws SQLException {
-        long by = p.valuesLeftBy;
+        long by = p.valuesLeftBy();
         if (by == 0 || by == b) {
             return;
         }
@@ -100,7 +100,7 @@ final class StatementValues {
                 st.execute(discard);
             }
         }
-        p.valuesLeftBy = 0;
+        p.noteValuesDiscarded();
     }
 
     private static SQLException refused(JdbcPool pool, String sql, boolean sameBinding) {

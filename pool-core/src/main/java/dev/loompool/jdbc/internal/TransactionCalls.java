@@ -51,8 +51,8 @@ final class TransactionCalls {
         } finally {
             p.leave();
         }
-        p.wireUnknown = false; // its reply carried the state (a MariaDB rollback() with the state unknown is sent)
-        Pins.jdbcTransactionEnded(h, p, p.current.autoCommit);
+        p.noteWireCurrent(); // its reply carried the state (a MariaDB rollback() with the state unknown is sent)
+        Pins.jdbcTransactionEnded(h, p, p.current().autoCommit());
         h.done();
     }
 
@@ -63,12 +63,12 @@ final class TransactionCalls {
         if (!autoCommit && h.physical == null) {
             beginsHere(h);
         }
-        HandleSettings.chosen(h).autoCommit = autoCommit;
+        HandleSettings.chosen(h).chooseAutoCommit(autoCommit);
         if (autoCommit) {
             Pins.remove(h, PinReason.STATEMENT_VALUE); // it commits: an exchange with the server, as commit() is
         }
         PhysicalConnection p = h.physical;
-        boolean before = p == null || p.current.autoCommit;
+        boolean before = p == null || p.current().autoCommit();
         try {
             HandleSettings.changed(h, Attr.AUTO_COMMIT); // switching it on commits, as the driver does
         } catch (SQLException e) {
@@ -87,7 +87,7 @@ final class TransactionCalls {
     }
 
     static boolean getAutoCommit(LogicalConnection h) throws SQLException {
-        boolean autoCommit = HandleSettings.view(h, Attr.AUTO_COMMIT).autoCommit;
+        boolean autoCommit = HandleSettings.view(h, Attr.AUTO_COMMIT).autoCommit();
         if (!autoCommit && h.physical == null && !h.lostTransaction) {
             // Autocommit off: the handle is in a transaction from its first use, and this is how
             // DataSourceTransactionManager begins one on such a pool (it asks, and sets nothing).

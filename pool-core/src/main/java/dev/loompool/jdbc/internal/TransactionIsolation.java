@@ -49,29 +49,29 @@ final class TransactionIsolation {
                     + " is not supported", "0A000"); // feature_not_supported, pgjdbc's own
         }
         PhysicalConnection p = h.physical;
-        if (p != null && level != (h.own.marked.contains(Attr.ISOLATION) ? h.own.isolation : p.defaults.isolation)
+        if (p != null && level != (h.own.marked.contains(Attr.ISOLATION) ? h.own.isolation() : p.defaults().isolation())
                 && p.serverTransactionOpen()) {
             // 25001 active_sql_transaction: what pgjdbc answers on a plain connection
             throw new SQLException("pool '" + h.pool.name + "': cannot change the transaction isolation level in the "
                     + "middle of a transaction; commit or roll back first", "25001");
         }
-        h.own.isolation = level;
+        h.own.chooseIsolation(level);
         h.own.marked.add(Attr.ISOLATION);
     }
 
     /** What {@code getTransactionIsolation} answers: the handle's choice, which no session has. */
     static int get(LogicalConnection h) throws SQLException {
         if (!h.pool.transactionPooler) {
-            return HandleSettings.view(h, Attr.ISOLATION).isolation;
+            return HandleSettings.view(h, Attr.ISOLATION).isolation();
         }
         h.ensureOpen();
         if (h.own != null && h.own.marked.contains(Attr.ISOLATION)) {
-            return h.own.isolation;
+            return h.own.isolation();
         }
         // Not the driver's SHOW: that reads whichever server connection PgBouncer gives, where another
         // client may have left SET SESSION CHARACTERISTICS. The default, as the pool read it (reset_val).
         PhysicalConnection p = h.physical;
-        return p != null ? p.defaults.isolation : HandleSettings.defaults(h).isolation;
+        return p != null ? p.defaults().isolation() : HandleSettings.defaults(h).isolation();
     }
 
     /**
@@ -82,24 +82,24 @@ final class TransactionIsolation {
      * A handle that never chose one pays one field test, and no round trip.
      */
     static void beforeSql(LogicalConnection h, PhysicalConnection p, SqlEffect e, String sql) throws SQLException {
-        if (e.tx != Tx.SAME && sql != null && !p.current.autoCommit && h.classifier().transactionBoundaryThenMore(sql)) {
+        if (e.tx != Tx.SAME && sql != null && !p.current().autoCommit() && h.classifier().transactionBoundaryThenMore(sql)) {
             throw TransactionPooling.refusedAfterBoundary(h.pool, sql, "the text");
         }
         if (h.own == null || !h.own.marked.contains(Attr.ISOLATION)) {
             Pins.beforeSql(h, p, e, sql);
             return;
         }
-        int level = h.own.isolation;
-        if (p.current.autoCommit) {
-            if (level != p.defaults.isolation) {
-                throw TransactionPooling.refusedInAutoCommit(h.pool, sql, name(level), name(p.defaults.isolation));
+        int level = h.own.isolation();
+        if (p.current().autoCommit()) {
+            if (level != p.defaults().isolation()) {
+                throw TransactionPooling.refusedInAutoCommit(h.pool, sql, name(level), name(p.defaults().isolation()));
             }
             Pins.beforeSql(h, p, e, sql); // the default: what a statement in autocommit mode runs at
             return;
         }
         Pins.beforeSql(h, p, e, sql);
         long b = p.boundAs();
-        if (p.isolationSentIn == b && p.serverTransactionOpen()) {
+        if (p.isolationSentIn() == b && p.serverTransactionOpen()) {
             return; // sent in the transaction open now
         }
         try (Statement st = p.raw.createStatement()) {
@@ -107,7 +107,7 @@ final class TransactionIsolation {
         } catch (SQLException x) {
             throw h.error(x);
         }
-        p.isolationSentIn = b;
+        p.noteIsolationSent(b);
     }
 
     /**
@@ -117,7 +117,7 @@ final class TransactionIsolation {
      */
     static void batch(LogicalConnection h, String sql) throws SQLException {
         PhysicalConnection p = h.physical;
-        if (h.pool.transactionPooler && p != null && !p.current.autoCommit) {
+        if (h.pool.transactionPooler && p != null && !p.current().autoCommit()) {
             throw TransactionPooling.refusedAfterBoundary(h.pool, sql, "the batch");
         }
     }

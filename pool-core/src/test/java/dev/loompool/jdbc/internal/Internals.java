@@ -101,7 +101,7 @@ public final class Internals {
      */
     public static void lookAtOwner(Object connection, long binding) {
         PhysicalConnection p = (PhysicalConnection) connection;
-        ((Reclaimer) p.home.watcher).lookAtOwner(p, binding, (LogicalConnection) p.holder(), p.home.clock.nanoTime());
+        ((Reclaimer) p.home().watcher).lookAtOwner(p, binding, (LogicalConnection) p.holder(), p.home().clock.nanoTime());
     }
 
     /** A handle's watch, which counts the handle down once, whoever ends it. */

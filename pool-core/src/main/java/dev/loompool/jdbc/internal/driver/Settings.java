@@ -13,14 +13,14 @@ import java.util.concurrent.Executor;
  */
 public final class Settings {
 
-    public boolean autoCommit = true;
-    public int isolation = Connection.TRANSACTION_READ_COMMITTED;
-    public boolean readOnly;
-    public String catalog;
-    public String schema;
-    public int holdability;
-    public int networkTimeout;
-    public Executor networkExecutor;
+    private boolean autoCommit = true;
+    private int isolation = Connection.TRANSACTION_READ_COMMITTED;
+    private boolean readOnly;
+    private String catalog;
+    private String schema;
+    private int holdability;
+    private int networkTimeout;
+    private Executor networkExecutor;
     /** Which values were set on purpose (for a handle) or differ from the defaults (for a connection). */
     public final EnumSet<Attr> marked = EnumSet.noneOf(Attr.class);
 
@@ -78,6 +78,72 @@ public final class Settings {
                 throw new IllegalArgumentException("transactionIsolation must be one of READ_UNCOMMITTED, "
                         + "READ_COMMITTED, REPEATABLE_READ, SERIALIZABLE, NONE, was " + name);
         }
+    }
+
+    public boolean autoCommit() {
+        return autoCommit;
+    }
+
+    public int isolation() {
+        return isolation;
+    }
+
+    public boolean readOnly() {
+        return readOnly;
+    }
+
+    public String catalog() {
+        return catalog;
+    }
+
+    public String schema() {
+        return schema;
+    }
+
+    public int holdability() {
+        return holdability;
+    }
+
+    public int networkTimeout() {
+        return networkTimeout;
+    }
+
+    /** The executor given with the network timeout; null for none (applied with a direct one). */
+    public Executor networkExecutor() {
+        return networkExecutor;
+    }
+
+    // Named changes: a value chosen (by the handle, the pool's configuration, or the session's reset
+    // value); whoever chose it records it in marked when that is what the choice means.
+
+    public void chooseAutoCommit(boolean autoCommit) {
+        this.autoCommit = autoCommit;
+    }
+
+    public void chooseIsolation(int isolation) {
+        this.isolation = isolation;
+    }
+
+    public void chooseReadOnly(boolean readOnly) {
+        this.readOnly = readOnly;
+    }
+
+    public void chooseCatalog(String catalog) {
+        this.catalog = catalog;
+    }
+
+    public void chooseSchema(String schema) {
+        this.schema = schema;
+    }
+
+    public void chooseHoldability(int holdability) {
+        this.holdability = holdability;
+    }
+
+    /** A network timeout of {@code milliseconds}, applied with {@code executor} (null: a direct one). */
+    public void chooseNetworkTimeout(Executor executor, int milliseconds) {
+        this.networkExecutor = executor;
+        this.networkTimeout = milliseconds;
     }
 
     /** Reads attribute {@code a} from {@code c}: what the driver says now. */

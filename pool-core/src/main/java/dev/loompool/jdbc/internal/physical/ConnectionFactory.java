@@ -148,9 +148,9 @@ public final class ConnectionFactory {
         }
         Settings defaults = Settings.read(raw);
         if (behindPooler) {
-            defaults.isolation = Settings.resetIsolation(raw);
+            defaults.chooseIsolation(Settings.resetIsolation(raw));
         }
-        if (!defaults.autoCommit) {
+        if (!defaults.autoCommit()) {
             raw.commit(); // the init SQL must not leave a transaction open for the first borrower
         }
         if (learned == null) {

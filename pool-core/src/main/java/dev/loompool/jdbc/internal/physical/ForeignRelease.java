@@ -27,7 +27,7 @@ public final class ForeignRelease {
      * aborted and marked broken: the release check then retires it instead of reusing it.
      */
     public static void settle(PhysicalConnection p) {
-        int seconds = p.home.validationSeconds();
+        int seconds = p.home().validationSeconds();
         AtomicBoolean over = new AtomicBoolean();
         // isValid bounds its own round trip, not its wait for the driver's lock: the timer bounds that.
         CompletableFuture<Void> timer = CompletableFuture.runAsync(() -> {

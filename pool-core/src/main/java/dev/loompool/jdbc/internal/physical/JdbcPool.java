@@ -73,7 +73,7 @@ public final class JdbcPool {
     /** The handles' readOnly unless they set it: true routes them to the replicas. */
     public final boolean readOnlyByDefault;
     /** The read replicas' pools, on the primary's; null without replicas, and on a replica's own. */
-    public Replicas replicas;
+    private Replicas replicas;
     // The limits that change at run time (change): each read on its own, so a reader may see one
     // change's value beside the previous one's of another setting, never a value out of its range.
     private volatile int validationSeconds;
@@ -86,7 +86,7 @@ public final class JdbcPool {
     /** The room above's watch over this pool's connections and their holders (the reclaimer). */
     public final Watcher watcher;
     /** {@link #close()} began: a handle that lost its connection to it says "closed", not "reclaimed". */
-    public volatile boolean closed;
+    private volatile boolean closed;
     /**
      * When a connection was last found broken: an idle one returned before that is not trusted on
      * its recent use, but validated when handed out (DESIGN.md §7: a restart or failover kills them
@@ -205,7 +205,7 @@ public final class JdbcPool {
             throw e;
         }
         ConnectEvent.ok(event, name);
-        p.home = this;
+        p.joinPool(this);
         connections.add(p);
         return p;
     }
@@ -417,6 +417,24 @@ public final class JdbcPool {
     /** One reclaimer scan now (for tests). */
     public void scanNow() {
         watcher.scan();
+    }
+
+    /** The read replicas' pools, on the primary's; null without replicas, and on a replica's own. */
+    public Replicas replicas() {
+        return replicas;
+    }
+
+    /** The primary's pool routes read-only work to {@code r} from now: once, at start, before it is used. */
+    public void attachReplicas(Replicas r) {
+        if (replicas != null) {
+            throw new IllegalStateException("pool '" + name + "' has its replicas already");
+        }
+        replicas = r;
+    }
+
+    /** Whether {@link #close()} began: a handle that lost its connection to it says "closed", not "reclaimed". */
+    public boolean isClosed() {
+        return closed;
     }
 
     public SQLException closed(Throwable cause) {

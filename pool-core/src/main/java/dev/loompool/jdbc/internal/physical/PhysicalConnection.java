@@ -4,6 +4,7 @@ import dev.loompool.jdbc.internal.driver.Attr;
 import dev.loompool.jdbc.internal.driver.Settings;
 import dev.loompool.jdbc.internal.driver.WireState;
 import dev.loompool.engine.Entry;
+import dev.loompool.jdbc.PinReason;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.Reference;
@@ -28,10 +29,12 @@ public final class PhysicalConnection {
     private static final VarHandle CALLS = Fields.varHandle(MethodHandles.lookup(), "calls", int.class);
     /** Connections made in this JVM: each one's binding numbers start at its id, shifted (4 billion binds each). */
     private static final AtomicInteger IDS = new AtomicInteger();
+    private static final int STATEMENT_BIT = PinTimes.bit(PinReason.STATEMENT);
+    private static final int STATEMENT_INDEX = PinReason.STATEMENT.ordinal();
 
     public final Connection raw;
     /** The pool it belongs to (the primary's or a replica's), which it goes back to; set once, before it is first lent. */
-    public JdbcPool home;
+    private JdbcPool home;
     /** Its entry in {@code home}'s generic pool, the token it goes back with; set when first lent. */
     Entry<PhysicalConnection> entry;
     /** How to read from the driver whether the server has a transaction open on {@link #raw}. */
@@ -42,61 +45,59 @@ public final class PhysicalConnection {
     /** When max lifetime (with jitter) retires it; Long.MAX_VALUE never. */
     final long expiresAt;
     /** What a returned connection is reset to: the pool's defaults as this connection took them. */
-    public Settings defaults;
+    final Settings defaults;
     /** What is set on the connection now; {@code marked} holds the attributes that differ from defaults. */
-    public Settings current;
+    Settings current;
 
     long lastReturnedAt;
     /** When the pool last handed it out (fresh connections: when made); the bind time of its handle. */
-    public long handedOutAt;
+    long handedOutAt;
     /** The pin reasons timed on this binding ({@link PinTimes}), by ordinal, and when each started. */
-    public int pinsTimed;
-    public final long[] pinSince = new long[dev.loompool.jdbc.PinReason.values().length];
+    int pinsTimed;
+    final long[] pinSince = new long[dev.loompool.jdbc.PinReason.values().length];
     /** The per-statement pin reasons (and RELEASE_MODE) that held on this binding: a bit each, no clock. */
-    public int pinsSeen;
+    int pinsSeen;
     /** Their samples, summed here by the holder ({@link PinTimes.Local}). */
     final PinTimes.Local pinLocal = new PinTimes.Local();
     /** What started each reason, by ordinal: the SQL run (a reference, masked when read) or a call's label. Holder only. */
-    public final String[] pinStartedBy = new String[pinSince.length];
+    final String[] pinStartedBy = new String[pinSince.length];
     PinEvent[] pinEvents; // Flight Recorder's, of the timed reasons, begun as each started; null unless recorded
-    /** The reclaimer's own note: the binding whose long pin it warned about (once per binding), else 0. */
-    public long pinWarnedBinding;
     /** SQL left session state: reset (or destroy) before reuse. */
-    public boolean sessionDirty;
+    boolean sessionDirty;
     /** For a driver whose transaction state cannot be read: a transaction may be open since the last commit or rollback. */
-    public boolean transactionDirty;
+    boolean transactionDirty;
     /**
      * The binding number of the last statement a handle ran on it, with the handle's {@code KEPT} bit
      * set if a statement of that binding left a value for a later one; 0 for none. Here rather than
      * in the handle, which is allocated on every getConnection (P6): a binding is one handle's, so
      * its number says whose the statement was. Plain: written and read by the holder only.
      */
-    public long lastStatement;
+    private long lastStatement;
     /**
      * The binding whose statement last left a value on the session ({@code nextval}, an
      * {@code INSERT}), 0 for none or once discarded: SQL the pool cannot read (a function) could
      * read it there for another binding (the handle's {@code StatementValues.discardOthers}). Holder only.
      */
-    public long valuesLeftBy;
+    private long valuesLeftBy;
     /**
      * The binding whose {@link dev.loompool.jdbc.PinReason#EXPLICIT} pin is only for arrays the
      * handle made ({@code createArrayOf}), 0 for none: it ends when the handle's next statement runs
      * (the handle's {@code Pins.arraysBound}). Holder only.
      */
-    public long arraysMadeBy;
+    private long arraysMadeBy;
     /** SQL that may change the catalog ran on it: the function table is read when it comes back. Holder only. */
-    public boolean ranDdl;
+    boolean ranDdl;
     /**
      * The driver's reading of the transaction state may not be current: a driver error since the
      * last confirmation, where an error leaves it stale ({@link WireState#staleAfterErrors()}).
      * Unknown means kept, until a round trip that reports the status confirms it
      * ({@link #confirmWire()}); only a release after an error pays it. Plain: the holder's own.
      */
-    public boolean wireUnknown;
+    boolean wireUnknown;
     /** The binding whose transaction open now was sent its handle's isolation behind a pooler, else 0. Holder only. */
-    public long isolationSentIn;
+    private long isolationSentIn;
     /** What SQL left that no reset removes (a loaded library): retired on return, not reused; else null. */
-    public String unresettable;
+    String unresettable;
     /**
      * The thread that runs this binding's SQL: the binder, then whichever thread ran a statement
      * last. A close from any other thread (a watchdog, even one that asked {@code isClosed()} first
@@ -151,14 +152,10 @@ public final class PhysicalConnection {
      */
     @SuppressWarnings("unused") // accessed through HOLDER, and plainly by the binder
     private Object holder;
-    /** The housekeeper's own note: the last holder it saw at its last scan while idle. */
-    public Object seenAtLastScan;
-    /** The housekeeper's own note: the binding it saw at its last scan while lent, else 0. */
-    public long bindingSeenAtLastScan;
-    /** The housekeeper's own note: the lent connection's handle's last user was seen ended. */
-    public OwnerExit ownerExit;
-    public volatile Throwable boundFrom;
-    public volatile boolean leakReported;
+    /** Where it was bound, when leak detection is on (it costs nothing otherwise); else null. */
+    volatile Throwable boundFrom;
+    /** The leak of this binding was reported (reset at a bind with leak detection on). */
+    private volatile boolean leakReported;
 
     PhysicalConnection(Connection raw, WireState wire, Settings defaults, long createdAt, long expiresAt) {
         this.raw = raw;
@@ -175,7 +172,7 @@ public final class PhysicalConnection {
 
     /** Whether the driver says a transaction is open (or failed) on it, false if it cannot say; a stale reading is confirmed first (open if it cannot be). */
     public boolean serverTransactionOpen() {
-        return wireReadable && (wireUnknown && !confirmWire() || wire.transactionOpen(raw, current.autoCommit));
+        return wireReadable && (wireUnknown && !confirmWire() || wire.transactionOpen(raw, current.autoCommit()));
     }
 
     /**
@@ -183,7 +180,7 @@ public final class PhysicalConnection {
      * just broke, which cannot be asked. False where the driver cannot say (the pin decides then).
      */
     public boolean transactionOpenBeforeError() {
-        return wireReadable && wire.transactionOpen(raw, current.autoCommit);
+        return wireReadable && wire.transactionOpen(raw, current.autoCommit());
     }
 
     /**
@@ -192,7 +189,7 @@ public final class PhysicalConnection {
      * confirmation would cost, and it waits for the driver, as the confirmation does.
      */
     boolean transactionMayBeOpen() {
-        return wireReadable ? wireUnknown || wire.transactionOpen(raw, current.autoCommit) : transactionDirty;
+        return wireReadable ? wireUnknown || wire.transactionOpen(raw, current.autoCommit()) : transactionDirty;
     }
 
     /** A driver error: the transaction state is unknown until a reply that carries it. */
@@ -397,6 +394,198 @@ public final class PhysicalConnection {
     /** Drops the note of a last holder, unless a newer holder replaced it meanwhile. */
     public void forgetHolder(Object last) {
         HOLDER.compareAndSet(this, last, null);
+    }
+
+    // ---- its pool, its settings -----------------------------------------------------------------
+
+    /** Joins {@code pool}, which it goes back to: once, before it is first lent. */
+    void joinPool(JdbcPool pool) {
+        if (home != null) {
+            throw new IllegalStateException(this + " is in pool '" + home.name + "' already");
+        }
+        home = pool;
+    }
+
+    /** The pool it belongs to (the primary's or a replica's), which it goes back to. */
+    public JdbcPool home() {
+        return home;
+    }
+
+    /** What a returned connection is reset to: the pool's defaults as this connection took them. */
+    public Settings defaults() {
+        return defaults;
+    }
+
+    /** What is set on the connection now; {@code marked} holds the attributes that differ from defaults. */
+    public Settings current() {
+        return current;
+    }
+
+    /** When the pool last handed it out (fresh connections: when made); the bind time of its handle. */
+    public long handedOutAt() {
+        return handedOutAt;
+    }
+
+    // ---- what its holder's SQL did (the holder's own: plain fields) -------------------------------
+
+    /** Whether SQL left session state: reset (or destroy) before reuse. */
+    public boolean sessionDirty() {
+        return sessionDirty;
+    }
+
+    /** SQL left session state on it: it is reset (or destroyed) before reuse. */
+    public void noteSessionState() {
+        sessionDirty = true;
+    }
+
+    /** For a driver whose transaction state cannot be read: a transaction may be open from now. */
+    public void noteTransactionBegun() {
+        transactionDirty = true;
+    }
+
+    /** A commit or rollback ended the transaction (for a driver whose state cannot be read). */
+    public void noteTransactionEnded() {
+        transactionDirty = false;
+    }
+
+    /** SQL that may change the catalog ran on it: the function table is read when it comes back. */
+    public void noteDdl() {
+        ranDdl = true;
+    }
+
+    /** SQL left {@code why}, which no reset removes (a loaded library): retired on return, not reused. */
+    public void noteUnresettable(String why) {
+        unresettable = why;
+    }
+
+    /** A reply that carries the transaction state came (a commit or rollback): the driver's reading is current. */
+    public void noteWireCurrent() {
+        wireUnknown = false;
+    }
+
+    /** The binding whose transaction open now was sent its handle's isolation behind a pooler, else 0. */
+    public long isolationSentIn() {
+        return isolationSentIn;
+    }
+
+    /** The transaction open now on binding {@code binding} was sent its handle's isolation (behind a pooler). */
+    public void noteIsolationSent(long binding) {
+        isolationSentIn = binding;
+    }
+
+    /** The transaction ended: the next one is sent its own isolation. */
+    public void forgetIsolationSent() {
+        isolationSentIn = 0;
+    }
+
+    // ---- per-statement values (StatementValues' rules) --------------------------------------------
+
+    /**
+     * The binding number of the last statement a handle ran on it, with the handle's {@code KEPT} bit
+     * set if a statement of that binding left a value for a later one; 0 for none.
+     */
+    public long lastStatement() {
+        return lastStatement;
+    }
+
+    /** A statement ran on binding {@code binding} (with the {@code KEPT} bit if that binding left a value kept now). */
+    public void noteStatement(long binding) {
+        lastStatement = binding;
+    }
+
+    /** The binding whose statement last left a value on the session, 0 for none or once discarded. */
+    public long valuesLeftBy() {
+        return valuesLeftBy;
+    }
+
+    /** A statement of binding {@code binding} left a value on the session ({@code nextval}, an {@code INSERT}). */
+    public void noteValueLeft(long binding) {
+        valuesLeftBy = binding;
+    }
+
+    /** The value left on the session was discarded: nobody's is there now. */
+    public void noteValuesDiscarded() {
+        valuesLeftBy = 0;
+    }
+
+    /** The binding whose {@link dev.loompool.jdbc.PinReason#EXPLICIT} pin is only for arrays the handle made, else 0. */
+    public long arraysMadeBy() {
+        return arraysMadeBy;
+    }
+
+    /** The binding that holds it now made an array, which alone pins it until its next statement runs. */
+    public void noteArraysMade() {
+        arraysMadeBy = bindings;
+    }
+
+    /** The pin of the arrays made ends: they were bound to a statement, or something else pins it now. */
+    public void forgetArraysMade() {
+        arraysMadeBy = 0;
+    }
+
+    // ---- pins (timed by PinTimes; the lazy ones a bit each) ---------------------------------------
+
+    /** The timed pin reasons held on this binding, a bit each ({@link PinTimes#bit}). */
+    public int pinsTimed() {
+        return pinsTimed;
+    }
+
+    /** The per-statement pin reasons (and RELEASE_MODE) that held on this binding, a bit each. */
+    public int pinsSeen() {
+        return pinsSeen;
+    }
+
+    /** When timed reason {@code r} started (valid while its bit is in {@link #pinsTimed()}). */
+    public long pinSince(PinReason r) {
+        return pinSince[r.ordinal()];
+    }
+
+    /** What started {@code r}: the SQL run (a reference, masked when read) or a call's label. Holder only. */
+    public String pinStartedBy(PinReason r) {
+        return pinStartedBy[r.ordinal()];
+    }
+
+    /** Per-statement reason {@code r} holds on this binding, started by {@code by}: a bit, no clock. */
+    public void pinSeen(PinReason r, String by) {
+        pinsSeen |= PinTimes.bit(r);
+        pinStartedBy[r.ordinal()] = by;
+    }
+
+    /**
+     * A statement is tracked: the statement pin holds (its sample is the binding's length: no clock
+     * per statement). If it {@code starts} the pin, {@code by} started it: stored only if it changed,
+     * as a reference store dirties a GC card that other cores' stores share (P1 at 8 threads), and a
+     * service repeats the same SQL.
+     */
+    public void statementPinSeen(boolean starts, String by) {
+        pinsSeen |= STATEMENT_BIT;
+        if (starts && pinStartedBy[STATEMENT_INDEX] != by) {
+            pinStartedBy[STATEMENT_INDEX] = by;
+        }
+    }
+
+    /** If {@code was} started the statement pin (a label), {@code by} names it instead (the first SQL run). */
+    public void statementPinNamed(String was, String by) {
+        if (pinStartedBy[STATEMENT_INDEX] == was) {
+            pinStartedBy[STATEMENT_INDEX] = by;
+        }
+    }
+
+    // ---- leak detection ---------------------------------------------------------------------------
+
+    /** Where it was bound, when leak detection captured it; else null. */
+    public Throwable boundFrom() {
+        return boundFrom;
+    }
+
+    /** Whether the leak of this binding was reported already. */
+    public boolean leakReported() {
+        return leakReported;
+    }
+
+    /** The leak of this binding was reported: once per binding (with leak detection on). */
+    public void noteLeakReported() {
+        leakReported = true;
     }
 
     @Override

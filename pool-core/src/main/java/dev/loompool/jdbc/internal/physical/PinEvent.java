@@ -75,7 +75,7 @@ final class PinEvent extends Event {
         events[i] = null;
         e.end();
         if (e.shouldCommit()) {
-            JdbcPool pool = p.home;
+            JdbcPool pool = p.home();
             e.poolName = pool.name;
             e.reason = PinReason.values()[i].name();
             e.statement = SqlMask.firstLine(p.pinStartedBy[i], pool.classifier.dialect());

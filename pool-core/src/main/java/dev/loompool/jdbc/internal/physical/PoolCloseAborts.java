@@ -69,7 +69,7 @@ final class PoolCloseAborts {
                 + "back what they had not committed (close every Connection before the pool)", pool.name, taken.size());
         for (PhysicalConnection p : taken) {
             ForeignRelease.abort(p);
-            p.home.giveBack(p); // retired as broken, and destroyed by the closed pool
+            p.home().giveBack(p); // retired as broken, and destroyed by the closed pool
         }
     }
 }

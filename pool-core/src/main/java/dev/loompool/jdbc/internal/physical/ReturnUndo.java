@@ -38,7 +38,7 @@ final class ReturnUndo {
                 // connection, and the server rolls back whatever was open when it goes.
                 p.raw.setNetworkTimeout(Runnable::run, pool.validationSeconds() * 1000);
                 undo(pool, p, transaction);
-                p.raw.setNetworkTimeout(Runnable::run, p.current.networkTimeout);
+                p.raw.setNetworkTimeout(Runnable::run, p.current.networkTimeout());
             }
             p.raw.clearWarnings();
         } catch (Retired r) {
@@ -97,7 +97,7 @@ final class ReturnUndo {
      * once {@code setCatalog} or {@code USE} chose one: B's unqualified SQL would run in A's database.
      */
     private static void noDatabaseToGoBackTo(PhysicalConnection p, Attr a) throws Retired {
-        if (a == Attr.CATALOG && p.defaults.catalog == null) {
+        if (a == Attr.CATALOG && p.defaults.catalog() == null) {
             throw new Retired("a database was chosen on a connection made without one, which cannot be unset");
         }
     }
@@ -109,7 +109,7 @@ final class ReturnUndo {
      * they were read); the statement waits for the driver's lock, and its OK carries the state.
      */
     private static void rollback(PhysicalConnection p) throws SQLException {
-        if (p.current.autoCommit || p.wire.staleAfterErrors()) {
+        if (p.current.autoCommit() || p.wire.staleAfterErrors()) {
             try (Statement st = p.raw.createStatement()) {
                 st.execute("ROLLBACK");
             }
@@ -128,7 +128,7 @@ final class ReturnUndo {
         if (!sessionReset.supported()) {
             throw new Retired("session state cannot be reset on this database");
         }
-        if (!p.current.autoCommit) {
+        if (!p.current.autoCommit()) {
             p.raw.setAutoCommit(true); // DISCARD ALL cannot run in the transaction pgjdbc would begin
         }
         sessionReset.reset(p.raw);
