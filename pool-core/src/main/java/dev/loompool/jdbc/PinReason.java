@@ -4,7 +4,11 @@ package dev.loompool.jdbc;
 public enum PinReason {
     /** {@code setAutoCommit(false)}, or SQL {@code BEGIN} / {@code START TRANSACTION} / {@code SET autocommit=0}. */
     TRANSACTION,
-    /** A statement, or a {@code DatabaseMetaData} result set, is open. */
+    /**
+     * A statement, or a {@code DatabaseMetaData} result set, is open; or a statement, metadata call
+     * or {@code setClientInfo} of the handle still runs on some thread (a statement closed by
+     * another thread meanwhile lets the connection go when that run ends).
+     */
     STATEMENT,
     /** SQL left state on the session ({@code SET}, temp tables, {@code LISTEN}, session locks…). */
     SESSION_STATE,

@@ -259,7 +259,7 @@ class HandleAcrossThreadsTest extends HostileSupport {
         LoomPoolDataSource ds = one(db);
         try (Connection a = ds.getConnection()) {
             Statement st = a.createStatement();
-            long id = db == TestDatabase.POSTGRES ? pgPid(a) : myIdUnpinnedOpen(st);
+            long id = db == TestDatabase.POSTGRES ? pgPidUnpinned(a) : myIdUnpinned(a); // an identity read would pin
             try (Connection admin = db.admin()) {
                 run(admin, db == TestDatabase.POSTGRES ? "SELECT pg_terminate_backend(" + id + ")" : "KILL " + id);
             }
@@ -270,10 +270,29 @@ class HandleAcrossThreadsTest extends HostileSupport {
         }
     }
 
-    private static long myIdUnpinnedOpen(Statement st) throws SQLException {
-        try (ResultSet rs = st.executeQuery("SELECT CONNECTION_ID()")) {
-            rs.next();
-            return rs.getLong(1);
+    /**
+     * The same kill under a handle that relied on its session (SQL set a variable): a fresh
+     * connection would not have it, so the handle ends and says so, as the driver's does; nothing
+     * runs on without it.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void aConnectionKilledUnderSessionStateEndsTheHandleInsteadOfGoingOnWithoutIt(TestDatabase db) throws Exception {
+        LoomPoolDataSource ds = one(db);
+        Connection a = ds.getConnection();
+        Statement st = a.createStatement();
+        run(a, db == TestDatabase.POSTGRES ? "SET search_path TO pg_catalog" : "SET @loompool_mark = 1");
+        long id = db == TestDatabase.POSTGRES ? pgPidUnpinned(a) : myIdUnpinned(a);
+        try (Connection admin = db.admin()) {
+            run(admin, db == TestDatabase.POSTGRES ? "SELECT pg_terminate_backend(" + id + ")" : "KILL " + id);
+        }
+        assertThatThrownBy(() -> st.executeQuery("SELECT 1")).isInstanceOf(SQLException.class);
+        assertThatThrownBy(() -> num(a, "SELECT 8")).isInstanceOf(SQLException.class)
+                .hasMessageContaining("took with it the session");
+        assertThat(a.isClosed()).isTrue();
+        a.close();
+        try (Connection b = ds.getConnection()) {
+            assertThat(num(b, "SELECT 9")).as("the pool goes on").isEqualTo(9);
         }
     }
 }

@@ -23,12 +23,20 @@ abstract class LogicalDatabaseMetaData extends ResultSetOwner implements Databas
     }
 
     /** The driver's metadata of the handle's physical connection, bound now if it was not. */
+    /**
+     * The driver's metadata, in a run of the handle ({@link HandleLife#runStarted}): a statement
+     * closed on another thread meanwhile leaves the release to the run's end, so the metadata
+     * query never lands on a connection lent to somebody else. Paired with {@link #done()}, which
+     * every generated caller reaches in its {@code finally}.
+     */
     final DatabaseMetaData meta() throws SQLException {
+        handle.runStarted();
         return handle.bind().getMetaData();
     }
 
-    /** After every bound call: the handle releases the physical connection if nothing pins it. */
+    /** After every bound call: the run ends, and the handle releases the physical connection if nothing pins it. */
     final void done() {
+        handle.endRun(); // a release deferred to this run is the one done() makes now
         handle.done();
     }
 

@@ -236,7 +236,7 @@ final class Pins {
     /** What pins {@code p} now, the derived reasons included. */
     static EnumSet<PinReason> reasons(HandleLife h, PhysicalConnection p, ReleaseMode mode) {
         EnumSet<PinReason> reasons = h.held == null ? EnumSet.noneOf(PinReason.class) : EnumSet.copyOf(h.held);
-        if (statements(h) > 0) {
+        if (statements(h) > 0 || h.running()) { // a call still running on another thread holds it as a statement does
             reasons.add(PinReason.STATEMENT);
         }
         if (p.serverTransactionOpen()) {

@@ -373,7 +373,13 @@ final class SessionCalls {
     }
 
     /** Client info lives on the session, or in the driver where no reset reaches: the connection is not reused. */
+    /**
+     * A run of the handle ({@link HandleLife#runStarted}): a statement closed on another thread
+     * meanwhile leaves the release to its end, so the session pin is in place before the release
+     * check, and the call never lands on a connection lent to somebody else.
+     */
     static void clientInfo(LogicalConnection h, ClientInfoCall call) throws SQLClientInfoException {
+        h.runStarted();
         try {
             call.apply(h.bind());
             sessionChanged(h, "setClientInfo()");
@@ -382,6 +388,8 @@ final class SessionCalls {
             throw e;
         } catch (SQLException e) {
             throw new SQLClientInfoException(e.getMessage(), e.getSQLState(), e.getErrorCode(), Map.of(), h.error(e));
+        } finally {
+            h.runEnded();
         }
     }
 }
