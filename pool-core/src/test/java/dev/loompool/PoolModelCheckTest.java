@@ -12,6 +12,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 
 /**
  * The generic pool's acquire, release, invalidate, close and breaker, model-checked (DESIGN.md §6):
@@ -29,6 +31,8 @@ import org.junit.jupiter.api.Test;
  * </ul>
  * Each scenario's invocation count is small so that the class runs in well under a minute.
  */
+@EnabledForJreRange(max = JRE.JAVA_21, disabledReason = "Lincheck 3.7 on JDK 25: every scenario reports"
+        + " 'Concurrent test has hung' with no reproducible interleaving, at 3-4x the JDK 17 run time")
 class PoolModelCheckTest {
 
     /** Interleavings tried per scenario: enough to reach each scenario's races, few enough for CI. */

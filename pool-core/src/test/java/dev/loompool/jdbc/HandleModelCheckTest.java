@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 
 /**
  * The JDBC handle's binding, model-checked (DESIGN.md §6): one handle of a pool of one (the stub
@@ -29,6 +31,8 @@ import org.junit.jupiter.api.Test;
  *       {@code getConnection()} gets the connection.</li>
  * </ul>
  */
+@EnabledForJreRange(max = JRE.JAVA_21, disabledReason = "Lincheck 3.7 on JDK 25: every scenario reports"
+        + " 'Concurrent test has hung' with no reproducible interleaving, at 3-4x the JDK 17 run time")
 class HandleModelCheckTest {
 
     private static final int INVOCATIONS = 40;
