@@ -22,6 +22,15 @@ public final class Internals {
     private Internals() {
     }
 
+    /**
+     * Stops the periodic reclaimer scans of the pool {@code c} came from; a test's scanNow() still
+     * scans. For the model checker, which must run every thread that touches the handle: a scan on
+     * a thread it does not schedule holds locks it cannot see released.
+     */
+    public static void stopPeriodicScans(Connection c) throws SQLException {
+        ((LogicalConnection) c.unwrap(LoomConnection.class)).pool.watcher.stop();
+    }
+
     /** Reclaimer scans run so far, over all pools. */
     public static long reclaimerScans() {
         return Reclaimer.scans.get();
