@@ -133,14 +133,14 @@ class HandleModelCheckTest {
 
     /**
      * A statement made on the main thread runs a query on one thread and is closed on another.
-     * The checker finds (in the plain order: thread 1's query and result-set close, then thread
-     * 2's statement close) that the close reads the connection's runner, still thread 1 after its
-     * query ended, takes the "running on another thread" path, untracks the statement and leaves
-     * the handle bound with {@code pinReasons()} empty.
+     * Before issue 37's fix the checker found (in the plain order: thread 1's query and result-set
+     * close, then thread 2's statement close) that the close read the connection's runner, still
+     * thread 1 after its query ended, took the "running on another thread" path, untracked the
+     * statement and left the handle bound with {@code pinReasons()} empty. Now the close lets the
+     * connection go unless a run of the handle is under way, whose end then does: every
+     * interleaving ends unbound.
      */
     @Test
-    @Disabled("issue 37: a statement run on one thread and closed on another leaves the connection bound with no pin"
-            + " reason (the close sees thread 1 as the runner after its query ended); the handle fix is under way")
     void aStatementRunOnOneThreadAndClosedOnAnotherLeavesNoSilentBinding() {
         modelCheck(ds -> {
             Connection c = ds.getConnection();
