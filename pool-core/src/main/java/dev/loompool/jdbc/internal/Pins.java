@@ -134,20 +134,21 @@ final class Pins {
     }
 
     /**
+     * Whether {@code p}, which just broke, took with it a session the handle relied on: state SQL
+     * left on it (a {@code SET}, a session lock, a temporary table), or an explicit {@code pin()}.
+     * An identity read alone ({@code pg_backend_pid()}) is no such reliance: the handle goes on,
+     * on a fresh connection with an identity of its own.
+     */
+    static boolean lostSession(HandleLife h, PhysicalConnection p) {
+        return has(h, PinReason.SESSION_STATE) || has(h, PinReason.EXPLICIT) && p.pinStartedBy(PinReason.EXPLICIT) == PIN;
+    }
+
+    /**
      * Whether {@code p}, which just broke, took work with it: the pin held for a transaction, or the
      * server's last word before the error (an error packet carries no state, and a broken connection
      * cannot be asked; MariaDB). In autocommit with no transaction begun, nothing was lost: the next
      * statement binds a fresh connection, as the plain driver's next connection just works.
      */
-    /**
-     * Whether {@code p}, which just broke, took with it a session the handle relied on: state SQL
-     * left on it, or an explicit pin (a session lock, an identity read, {@code pin()}, an unwrap),
-     * but not a pin only for arrays made for the next statement.
-     */
-    static boolean lostSession(HandleLife h, PhysicalConnection p) {
-        return has(h, PinReason.SESSION_STATE) || has(h, PinReason.EXPLICIT) && p.arraysMadeBy() == 0;
-    }
-
     static boolean lostWork(HandleLife h, PhysicalConnection p) {
         return has(h, PinReason.TRANSACTION) || p.transactionOpenBeforeError();
     }

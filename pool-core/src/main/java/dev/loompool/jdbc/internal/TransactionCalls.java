@@ -23,6 +23,9 @@ final class TransactionCalls {
     }
 
     static void rollback(LogicalConnection h) throws SQLException {
+        if (h.ended() == HandleState.SESSION_LOST) {
+            return; // its work went with the session: nothing is committed, and an error handler's rollback() succeeds
+        }
         h.ensureOpen();
         h.lostTransaction = false;
         end(h, false);
