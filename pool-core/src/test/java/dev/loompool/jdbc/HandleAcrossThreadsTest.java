@@ -175,20 +175,25 @@ class HandleAcrossThreadsTest extends HostileSupport {
         LoomPoolDataSource ds = one(db);
         try (Connection a = ds.getConnection()) {
             Statement st = a.createStatement();
+            String marker = "wdrun_" + tag;
             AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread helper = other("helper", () -> st.executeQuery(sleep(db, 2)), failure);
-            awaitRunning(db, db == TestDatabase.POSTGRES ? "pg_sleep(2)" : "SLEEP(2)");
+            Thread helper = other("helper", () -> st.executeQuery(sleep(db, 2) + " AS " + marker), failure);
+            awaitRunning(db, marker);
             Thread watchdog = other("watchdog", st::close, new AtomicReference<>());
             boolean lentWhileRunning = false;
             while (helper.isAlive()) {
-                // never free to lend while the statement still runs on it
-                lentWhileRunning |= !a.unwrap(LoomConnection.class).isBound() && helper.isAlive();
+                // never free to lend while the statement still runs on it, as the server's own list says
+                lentWhileRunning |= !a.unwrap(LoomConnection.class).isBound() && stillRunning(db, marker);
                 Thread.sleep(5);
             }
             watchdog.join(30_000);
             assertThat(lentWhileRunning).as("the connection was free to lend while A's statement ran").isFalse();
             letGo(ds, a);
         }
+    }
+
+    private static boolean stillRunning(TestDatabase db, String marker) {
+        return db == TestDatabase.POSTGRES ? WatchdogCloseTest.pgRunning(marker) : WatchdogCloseTest.mariaRunning(marker);
     }
 
     /** {@code isValid(t)} answers within t, whether or not a connection is free (DESIGN.md §4, the error table). */

@@ -54,6 +54,7 @@ final class HandleEnds {
 
     static SQLException reclaimedUnderUse(HandleLife h) {
         HandleState how = h.pool.isClosed() ? HandleState.CLOSED : HandleState.RECLAIMED;
+        h.physical = null; // the reclaimer's or the closed pool's now, never this handle's again
         Object was = h.end(how);
         if (HandleLife.open(was)) {
             h.finish(was); // its connection is the reclaimer's; the rest of the handle is for this thread to close

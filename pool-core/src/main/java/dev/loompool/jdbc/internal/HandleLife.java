@@ -246,19 +246,24 @@ abstract class HandleLife implements Holder {
     }
 
     /**
-     * Lets the connection go. The compare-and-set on {@link #physical} settles a release of this
-     * handle on another thread at the same moment (a deferred one, {@link #releaseNowOrDefer}); the
-     * one on the connection's binding, a reclaim or the pool's close that took it from under the
-     * handle: its next call says so.
+     * Lets the connection go. Whoever wins the compare-and-set on the connection's binding gives it
+     * back: this call, or a release of this handle on another thread at the same moment (a deferred
+     * one, {@link #releaseNowOrDefer}), or the pool (its close, the reclaimer), which then says so
+     * through {@link #takenFromUnderIt}: a lost compare-and-set here needs no reading.
      */
     final void unbind() {
         PhysicalConnection p = physical;
-        if (p == null || !PHYSICAL.compareAndSet(this, p, null)) {
-            return; // a close or abort, or a deferred release, on another thread let it go meanwhile
+        if (p == null) {
+            return; // a close or abort on another thread ended the handle meanwhile, and its connection with it
         }
-        if (!p.home().release(p, binding)) {
-            LOST.setOpaque(this, true); // only the reclaimer, or the pool's close, ends a binding from under its handle
-        }
+        physical = null;
+        p.home().release(p, binding);
+    }
+
+    /** The reclaimer or the pool's close took the connection: the next call ends the handle (HandleEnds.reclaimedUnderUse). */
+    @Override
+    public final void takenFromUnderIt() {
+        LOST.setVolatile(this, true);
     }
 
     // ---- statements running, on whichever thread ---------------------------------------------------

@@ -273,6 +273,7 @@ final class Reclaimer implements Watcher {
             if (!p.unbind(seen.binding())) {
                 return; // given back, or closed, since this scan read the binding
             }
+            handle.takenFromUnderIt();
             try {
                 reclaimed = handle.reclaimTaken(p); // closes its statements and result sets
             } finally {

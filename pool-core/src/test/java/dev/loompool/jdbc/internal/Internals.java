@@ -94,6 +94,7 @@ public final class Internals {
             if (!p.unbind(p.binding())) {
                 throw new AssertionError("the binding of " + p + " was ended already");
             }
+            handle.takenFromUnderIt(); // as the reclaimer says so, right after it won the binding
             return new Taken(handle, p);
         }
     }

@@ -8,4 +8,11 @@ package dev.loompool.jdbc.internal.physical;
  * a connection names its holder without naming the handle.
  */
 public interface Holder {
+
+    /**
+     * The pool (its close, or the reclaimer) ended this holder's binding from under it: the
+     * holder's next call must say so and never reach the connection. Called by whoever won the
+     * compare-and-set on the binding, right after it.
+     */
+    void takenFromUnderIt();
 }

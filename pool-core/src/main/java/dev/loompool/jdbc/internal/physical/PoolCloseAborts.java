@@ -37,6 +37,10 @@ final class PoolCloseAborts {
             long b = p.binding();
             if (b != 0 && p.unbind(b)) { // now the pool's: the handle's close or release no longer returns it
                 taken.add(p);
+                Holder h = p.holder();
+                if (h != null) {
+                    h.takenFromUnderIt();
+                }
             }
         }
         if (taken.isEmpty()) {
