@@ -14,7 +14,7 @@ import java.util.function.Supplier;
  * {@code IllegalArgumentException} naming the setting, as HikariCP's are, so that a binder (Spring's
  * {@code @ConfigurationProperties}) can say which key is wrong; what depends on several settings
  * (minSize against maxSize, the URL against the driver) is checked at start, when the settings are
- * read once into the record the engine works from ({@link PoolConfig}).
+ * read once into the record the engine works from ({@code PoolConfig}).
  *
  * <p>Once the pool has started the settings are frozen, as HikariCP's {@code HikariConfigMXBean}
  * freezes all but a few: the sizes and the timeouts (minSize, maxSize, acquireTimeout,
