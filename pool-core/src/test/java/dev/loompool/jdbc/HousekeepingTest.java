@@ -76,6 +76,32 @@ class HousekeepingTest extends StubSupport {
         assertThat(stub(2).sql()).containsExactly("SELECT 3");
     }
 
+    /**
+     * The release check reads the coarse clock, which lags: the connection then looks returned
+     * earlier than it was, and the hand-out validates it sooner, never later.
+     */
+    @Test
+    void aReturnReadOnALaggingCoarseClockMakesTheHandOutValidateNotTrust() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        ds.setClock(new dev.loompool.PoolClock() {
+            @Override
+            public long nanoTime() {
+                return clock.nanoTime();
+            }
+
+            @Override
+            public long coarseNanoTime() {
+                return clock.nanoTime() - Duration.ofMillis(600).toNanos();
+            }
+        });
+        try (Connection c = ds.getConnection()) {
+            BindingTest.query(c, "SELECT 1"); // a fresh connection: no validation
+            assertThat(stub(1).calls("isValid")).isZero();
+            BindingTest.query(c, "SELECT 2"); // no time passed, but the return was read 600 ms back
+        }
+        assertThat(stub(1).calls("isValid")).as("returned 'over half a second ago' on the coarse clock").isEqualTo(1);
+    }
+
     @Test
     void aConnectionHeldPastTheLeakThresholdIsReportedOnce() throws SQLException {
         LoomPoolDataSource ds = dataSource();

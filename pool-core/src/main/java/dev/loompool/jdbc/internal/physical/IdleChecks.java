@@ -25,10 +25,13 @@ final class IdleChecks {
     private IdleChecks() {
     }
 
-    /** One clock reading serves the lifetime check, the idle check, and the handle's bind time. */
+    /**
+     * One clock reading serves the lifetime check and the idle check; the handle's bind time is
+     * read on the coarse clock, as the release check reads the end of the binding.
+     */
     static boolean validBeforeHandOut(JdbcPool pool, PhysicalConnection p) throws SQLException {
         long now = pool.clock.nanoTime();
-        p.handedOutAt = now;
+        p.handedOutAt = pool.clock.coarseNanoTime();
         if (now - p.expiresAt >= 0) {
             return false;
         }

@@ -229,7 +229,8 @@ public final class JdbcPool {
      */
     private boolean reset(PhysicalConnection p) throws SQLException, Retired {
         if (p.pinsTimed != 0) { // before anything retires it: session state, on a database that cannot reset, ends here
-            pinTimes.bindingEnded(p, clock.nanoTime());
+            long now = clock.nanoTime();
+            pinTimes.bindingEnded(p, now, clock.coarseNanoTime());
         }
         ConnectionState state = p.state();
         if (state != ConnectionState.HEALTHY && state != ConnectionState.LENDING_DRIVER_OBJECTS) {
@@ -244,9 +245,11 @@ public final class JdbcPool {
             });
         }
         ReturnUndo.onReturn(this, p);
-        long now = clock.nanoTime();
-        if ((p.pinsTimed | p.pinsSeen) != 0) {
-            pinTimes.bindingEnded(p, now); // the per-statement pins: the release check's own clock reading ends them
+        // The coarse clock: it lags, never leads, so the connection looks returned a little earlier
+        // than it was and a hand-out validates it sooner, never later; the lifetime ends a tick late.
+        long now = clock.coarseNanoTime();
+        if ((p.pinsTimed | p.pinsSeen) != 0) { // the per-statement pins end on the same coarse reading
+            pinTimes.bindingEnded(p, p.pinsTimed != 0 ? clock.nanoTime() : now, now);
         }
         if (now - p.expiresAt >= 0) {
             throw new Retired("max lifetime reached");

@@ -50,7 +50,7 @@ public final class PhysicalConnection {
     Settings current;
 
     long lastReturnedAt;
-    /** When the pool last handed it out (fresh connections: when made); the bind time of its handle. */
+    /** When the pool last handed it out, on the coarse clock (fresh connections: when made); the bind time of its handle. */
     long handedOutAt;
     /** The pin reasons timed on this binding ({@link PinTimes}), by ordinal, and when each started. */
     int pinsTimed;

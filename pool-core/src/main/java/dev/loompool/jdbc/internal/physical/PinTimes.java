@@ -13,9 +13,10 @@ import java.util.concurrent.atomic.LongAdder;
  * held, recorded when it ends or when the binding does. The reasons a handle sets now and then
  * (a transaction, session state, a framework transaction, an explicit pin) read the pool's clock
  * when they start and end; the per-statement ones and RELEASE_MODE only set a bit on the
- * connection, and their sample is the binding's length, read by the release check's own clock
- * reading ({@link JdbcPool}'s reset), summed on the connection itself ({@link Local}): the common
- * cycle reads no clock, allocates nothing and makes no atomic operation more.
+ * connection, and their sample is the binding's length on the coarse clock (the hand-out's and
+ * the release check's readings, {@link dev.loompool.PoolClock#coarseNanoTime()}), summed on the
+ * connection itself ({@link Local}): the common cycle reads no clock for it, allocates nothing and
+ * makes no atomic operation more.
  * A replica's pool shares its primary's.
  */
 public final class PinTimes {
@@ -80,9 +81,11 @@ public final class PinTimes {
 
     /**
      * The binding of {@code p} ends at {@code now}: a sample for each reason still held on it, the
-     * timed ones from when they started, the lazy ones for the whole binding.
+     * timed ones from when they started, the lazy ones for the whole binding, on the coarse clock
+     * ({@code coarseNow}; the hand-out noted the binding's start on it too). Each lazy sample is then
+     * whole ticks, and their sum is right on average.
      */
-    void bindingEnded(PhysicalConnection p, long now) {
+    void bindingEnded(PhysicalConnection p, long now, long coarseNow) {
         int timed = p.pinsTimed;
         int lazy = p.pinsSeen & ~timed;
         p.pinsTimed = 0;
@@ -93,7 +96,7 @@ public final class PinTimes {
             PinEvent.end(p, i);
         }
         for (; lazy != 0; lazy &= lazy - 1) {
-            p.pinLocal.add(Integer.numberOfTrailingZeros(lazy), Math.max(0, now - p.handedOutAt));
+            p.pinLocal.add(Integer.numberOfTrailingZeros(lazy), Math.max(0, coarseNow - p.handedOutAt));
         }
     }
 
