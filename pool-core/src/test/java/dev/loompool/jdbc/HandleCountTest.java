@@ -44,6 +44,24 @@ class HandleCountTest extends StubSupport {
         assertThat(ds.getReclaimedConnections()).as("nothing was bound: nothing to reclaim").isZero();
     }
 
+    /** A handle is counted on the connection that served its first use: it stays counted after that connection goes. */
+    @Test
+    void aHandleStaysCountedAfterTheConnectionItWasCountedOnIsRetired() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        Connection c = ds.getConnection();
+        query(c, "SELECT 1"); // counted on connection 1, which goes back
+        assertThat(ds.getOpenHandles()).isEqualTo(1);
+        ds.unwrap(LoomPoolDataSource.class).evictIdle(); // connection 1 is retired
+        eventually("connection 1 is closed", () -> stub(1).isClosed());
+        assertThat(ds.getOpenHandles()).as("still open, still counted").isEqualTo(1);
+        try (Connection other = ds.getConnection()) {
+            query(other, "SELECT 2");
+            assertThat(ds.getOpenHandles()).isEqualTo(2);
+        }
+        c.close();
+        assertThat(ds.getOpenHandles()).isZero();
+    }
+
     @Test
     void handlesWhoseThreadEndedWhileUnboundAreCountedDownOnceCollected() throws Exception {
         LoomPoolDataSource ds = dataSource();

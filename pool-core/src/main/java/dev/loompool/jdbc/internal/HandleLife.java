@@ -108,11 +108,14 @@ abstract class HandleLife implements Holder {
         lostTransaction = false;
     }
 
-    /** A handle counts from its first use: one dropped unused holds nothing to count down. */
-    final void countFromFirstUse() {
+    /**
+     * A handle counts from its first use: one dropped unused holds nothing to count down. Counted
+     * on {@code p}, which it holds now, by a plain write ({@link dev.loompool.jdbc.internal.physical.HandleCount}).
+     */
+    final void countFromFirstUse(PhysicalConnection p) {
         if (!counted) {
             counted = true;
-            pool.openHandles.increment();
+            p.countHandle();
         }
     }
 
@@ -416,7 +419,7 @@ abstract class HandleLife implements Holder {
         if (counted) {
             counted = false;
             if (!(was instanceof HandleWatch w) || w.countDown()) {
-                pool.openHandles.decrement();
+                pool.handles.ended();
             }
         }
     }

@@ -86,7 +86,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
             throw new SQLException("pool '" + pool.name + "': the connection was closed while this call bound a "
                     + "physical connection (" + p.home().pool.stats() + ")", "08003");
         }
-        countFromFirstUse();
+        countFromFirstUse(p);
         Pins.bound(this, p);
         if (previous != this && previous instanceof LogicalConnection left) {
             left.watchIfLeftOpen();

@@ -302,7 +302,7 @@ final class Reclaimer implements Watcher {
         HandleWatch watch = (HandleWatch) p.holderWatch(); // before the release: the next binder overwrites it
         if (pool.release(p, binding)) { // only if that very binding still holds it
             if (watch != null && watch.countDown()) {
-                pool.openHandles.decrement();
+                pool.handles.ended();
             }
             pool.reclaimed.incrementAndGet();
             ReclaimEvent.emit(pool.name, ReclaimEvent.Reason.HANDLE_DROPPED, boundFor, runner, 0);
@@ -331,7 +331,7 @@ final class Reclaimer implements Watcher {
                 w.confirm();
             } else if (handle == null) {
                 if (w.countDown()) {
-                    pool.openHandles.decrement();
+                    pool.handles.ended();
                     log.debug("pool '{}': a handle dropped without close was collected; it no longer counts as open",
                             pool.name);
                 }

@@ -165,7 +165,7 @@ public final class StartedPool {
     }
 
     public int openHandles() {
-        return (int) pool.openHandles.sum();
+        return (int) pool.handles.open(pools());
     }
 
     /** How long each pin reason held a connection, primary and replicas together. */

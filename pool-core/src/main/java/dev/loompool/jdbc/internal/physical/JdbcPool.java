@@ -26,7 +26,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,7 +56,7 @@ public final class JdbcPool {
     public final Set<PhysicalConnection> connections = ConcurrentHashMap.newKeySet();
     // The handles' counts: a replica's pool shares its primary's, since a handle binds to either.
     /** Handles that have used a connection and have not ended: what the data source's getOpenHandles() counts. */
-    public final LongAdder openHandles;
+    public final HandleCount handles;
     /** How long each pin reason held a connection; shared with the replicas. */
     public final PinTimes pinTimes;
     /**
@@ -103,7 +102,7 @@ public final class JdbcPool {
     public JdbcPool(JdbcPoolSettings s, ConnectionFactory factory, PoolClock clock, List<PoolListener> listeners,
             JdbcPool primary, Function<JdbcPool, Watcher> watcher) throws SQLException {
         this.name = s.name();
-        this.openHandles = primary == null ? new LongAdder() : primary.openHandles;
+        this.handles = primary == null ? new HandleCount() : primary.handles;
         this.pinTimes = primary == null ? new PinTimes() : primary.pinTimes;
         this.watches = primary == null ? new ConcurrentLinkedQueue<>() : primary.watches;
         this.reclaimed = primary == null ? new AtomicLong() : primary.reclaimed;
@@ -214,6 +213,7 @@ public final class JdbcPool {
     private void destroy(PhysicalConnection p) throws SQLException {
         connections.remove(p);
         pinTimes.fold(p);
+        handles.fold(p);
         try {
             p.raw.close();
         } catch (SQLException e) {

@@ -27,6 +27,7 @@ public final class PhysicalConnection {
     private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", ConnectionState.class);
     private static final VarHandle RUNNER = Fields.varHandle(MethodHandles.lookup(), "runner", Thread.class);
     private static final VarHandle CALLS = Fields.varHandle(MethodHandles.lookup(), "calls", int.class);
+    private static final VarHandle HANDLES = Fields.varHandle(MethodHandles.lookup(), "handlesCounted", long.class);
     /** Connections made in this JVM: each one's binding numbers start at its id, shifted (4 billion binds each). */
     private static final AtomicInteger IDS = new AtomicInteger();
     private static final int STATEMENT_BIT = PinTimes.bit(PinReason.STATEMENT);
@@ -59,6 +60,9 @@ public final class PhysicalConnection {
     int pinsSeen;
     /** Their samples, summed here by the holder ({@link PinTimes.Local}). */
     final PinTimes.Local pinLocal = new PinTimes.Local();
+    /** The handles whose first use this connection served ({@link HandleCount}): written by its holder, read by anyone. */
+    @SuppressWarnings("unused") // through HANDLES
+    private long handlesCounted;
     /** What started each reason, by ordinal: the SQL run (a reference, masked when read) or a call's label. Holder only. */
     final String[] pinStartedBy = new String[pinSince.length];
     PinEvent[] pinEvents; // Flight Recorder's, of the timed reasons, begun as each started; null unless recorded
@@ -168,6 +172,22 @@ public final class PhysicalConnection {
         this.lastReturnedAt = createdAt;
         this.handedOutAt = createdAt;
         this.bindings = (long) IDS.incrementAndGet() << 32;
+    }
+
+    /** Its holder's handle is used for the first time: it counts as open ({@link HandleCount}). Holder only. */
+    public void countHandle() {
+        HANDLES.setOpaque(this, (long) HANDLES.getOpaque(this) + 1);
+    }
+
+    long handlesCounted() {
+        return (long) HANDLES.getOpaque(this);
+    }
+
+    /** Its count, for the shared sum, as it goes: nobody holds it any more, so nobody counts on it again. */
+    long takeHandleCount() {
+        long n = (long) HANDLES.getOpaque(this);
+        HANDLES.setOpaque(this, 0L);
+        return n;
     }
 
     /** Whether the driver says a transaction is open (or failed) on it, false if it cannot say; a stale reading is confirmed first (open if it cannot be). */
