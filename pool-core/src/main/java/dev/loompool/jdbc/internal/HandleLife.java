@@ -1,8 +1,8 @@
 package dev.loompool.jdbc.internal;
 
-import dev.loompool.jdbc.internal.physical.Fields;
+import dev.loompool.jdbc.internal.physical.VarHandles;
 import dev.loompool.jdbc.internal.physical.ForeignRelease;
-import dev.loompool.jdbc.internal.physical.Holder;
+import dev.loompool.jdbc.internal.physical.BindingHolder;
 import dev.loompool.jdbc.internal.physical.JdbcPool;
 import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import dev.loompool.jdbc.LoomConnection;
@@ -30,13 +30,13 @@ import java.util.concurrent.locks.LockSupport;
  * thread that starts using it changes the owner by compare-and-set too, so exactly one of them
  * wins: a reclaim never starts under a call, and a call never starts under a reclaim.
  */
-abstract class HandleLife implements Holder {
+abstract class HandleLife implements BindingHolder {
 
-    private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", HandleStage.class);
-    private static final VarHandle OWNER = Fields.varHandle(MethodHandles.lookup(), "owner", Object.class);
-    private static final VarHandle PHYSICAL = Fields.varHandle(MethodHandles.lookup(), "physical", PhysicalConnection.class);
-    private static final VarHandle LOST = Fields.varHandle(MethodHandles.lookup(), "lost", boolean.class);
-    private static final VarHandle RUNS = Fields.varHandle(MethodHandles.lookup(), "runs", int.class);
+    private static final VarHandle STATE = VarHandles.varHandle(MethodHandles.lookup(), "state", HandleStage.class);
+    private static final VarHandle OWNER = VarHandles.varHandle(MethodHandles.lookup(), "owner", Object.class);
+    private static final VarHandle PHYSICAL = VarHandles.varHandle(MethodHandles.lookup(), "physical", PhysicalConnection.class);
+    private static final VarHandle LOST = VarHandles.varHandle(MethodHandles.lookup(), "lost", boolean.class);
+    private static final VarHandle RUNS = VarHandles.varHandle(MethodHandles.lookup(), "runs", int.class);
     /** In {@link #runs}: a release was asked for while a statement ran; the count is in the bits below. */
     private static final int RELEASE_DEFERRED = 1 << 30;
 

@@ -1,7 +1,7 @@
 package dev.loompool.jdbc.internal;
 
 import dev.loompool.jdbc.internal.physical.PhysicalConnection;
-import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.SessionAttribute;
 import dev.loompool.jdbc.internal.driver.Settings;
 import java.sql.SQLException;
 import java.util.concurrent.Executor;
@@ -28,7 +28,7 @@ final class HandleSettings {
     }
 
     /** Records that the handle chose a value, and applies it now if bound. */
-    static void changed(LogicalConnection h, Attr a) throws SQLException {
+    static void changed(LogicalConnection h, SessionAttribute a) throws SQLException {
         h.own.marked.add(a);
         PhysicalConnection p = h.physical;
         if (p != null) {
@@ -57,7 +57,7 @@ final class HandleSettings {
             return;
         }
         chosen(h).chooseIsolation(level);
-        changed(h, Attr.ISOLATION);
+        changed(h, SessionAttribute.ISOLATION);
     }
 
     static void setReadOnly(LogicalConnection h, boolean readOnly) throws SQLException {
@@ -66,7 +66,7 @@ final class HandleSettings {
             throw stillBound(h, p);
         }
         chosen(h).chooseReadOnly(readOnly);
-        changed(h, Attr.READ_ONLY);
+        changed(h, SessionAttribute.READ_ONLY);
     }
 
     /**
@@ -82,17 +82,17 @@ final class HandleSettings {
 
     /** Whether this unit of work goes to a replica: the handle's readOnly, else the pool's default. */
     static boolean readOnlyWork(LogicalConnection h) {
-        return h.own != null && h.own.marked.contains(Attr.READ_ONLY) ? h.own.readOnly() : h.pool.readOnlyByDefault;
+        return h.own != null && h.own.marked.contains(SessionAttribute.READ_ONLY) ? h.own.readOnly() : h.pool.readOnlyByDefault;
     }
 
     static void setCatalog(LogicalConnection h, String catalog) throws SQLException {
         chosen(h).chooseCatalog(catalog);
-        changed(h, Attr.CATALOG);
+        changed(h, SessionAttribute.CATALOG);
     }
 
     static void setSchema(LogicalConnection h, String schema) throws SQLException {
         if (h.pool.transactionPooler) {
-            checkBehindPooler(h, Attr.SCHEMA, w -> w.chooseSchema(schema), "setSchema(" + schema + ")");
+            checkBehindPooler(h, SessionAttribute.SCHEMA, w -> w.chooseSchema(schema), "setSchema(" + schema + ")");
         }
         if (defaults(h).schema() == null) {
             // The driver reports no schema (MariaDB, MySQL Connector/J): it ignores setSchema, as
@@ -102,18 +102,18 @@ final class HandleSettings {
             return;
         }
         chosen(h).chooseSchema(schema);
-        changed(h, Attr.SCHEMA);
+        changed(h, SessionAttribute.SCHEMA);
     }
 
     static void setHoldability(LogicalConnection h, int holdability) throws SQLException {
         chosen(h).chooseHoldability(holdability);
-        changed(h, Attr.HOLDABILITY);
+        changed(h, SessionAttribute.HOLDABILITY);
     }
 
     static void setNetworkTimeout(LogicalConnection h, Executor executor, int milliseconds) throws SQLException {
         Settings s = chosen(h);
         s.chooseNetworkTimeout(executor, milliseconds);
-        changed(h, Attr.NETWORK_TIMEOUT);
+        changed(h, SessionAttribute.NETWORK_TIMEOUT);
     }
 
     // ---- what the setters and getters share -----------------------------------------------------------
@@ -122,7 +122,7 @@ final class HandleSettings {
      * Behind a pooler in transaction mode, a setting the driver sends as session SQL may only
      * keep the pool's default (TransactionPooling).
      */
-    static void checkBehindPooler(LogicalConnection h, Attr a, Consumer<Settings> value, String call)
+    static void checkBehindPooler(LogicalConnection h, SessionAttribute a, Consumer<Settings> value, String call)
             throws SQLException {
         Settings wanted = new Settings();
         value.accept(wanted);
@@ -138,7 +138,7 @@ final class HandleSettings {
      * connection would be: the session-state pin keeps that connection bound until close. The
      * common path (no session SQL) reads memory only.
      */
-    static Settings view(LogicalConnection h, Attr a) throws SQLException {
+    static Settings view(LogicalConnection h, SessionAttribute a) throws SQLException {
         h.ensureOpen();
         PhysicalConnection p = h.physical;
         if (p != null) {
@@ -156,7 +156,7 @@ final class HandleSettings {
      * has. A later setter applies whatever it believes: {@link PhysicalConnection#apply} always
      * sets a connection whose session SQL changed, and the reset restores the defaults.
      */
-    private static Settings askDriver(LogicalConnection h, PhysicalConnection p, Attr a) throws SQLException {
+    private static Settings askDriver(LogicalConnection h, PhysicalConnection p, SessionAttribute a) throws SQLException {
         try {
             p.current().readFrom(p.raw, a);
         } catch (SQLException e) {

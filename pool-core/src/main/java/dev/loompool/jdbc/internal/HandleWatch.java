@@ -1,6 +1,6 @@
 package dev.loompool.jdbc.internal;
 
-import dev.loompool.jdbc.internal.physical.Fields;
+import dev.loompool.jdbc.internal.physical.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
@@ -23,7 +23,7 @@ import java.lang.ref.WeakReference;
  */
 final class HandleWatch extends WeakReference<HandleLife> implements HandleStage {
 
-    private static final VarHandle COUNTED = Fields.varHandle(MethodHandles.lookup(), "counted", boolean.class);
+    private static final VarHandle COUNTED = VarHandles.varHandle(MethodHandles.lookup(), "counted", boolean.class);
 
     @SuppressWarnings("unused") // accessed through COUNTED
     private boolean counted;

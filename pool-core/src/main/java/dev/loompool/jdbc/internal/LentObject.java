@@ -20,7 +20,7 @@ import java.sql.Wrapper;
  */
 abstract class LentObject<T> {
 
-    /** The driver's object: what goes back into the driver when it is a parameter ({@link Lent#driver}). */
+    /** The driver's object: what goes back into the driver when it is a parameter ({@link LentWrapping#driver}). */
     final T delegate;
     /**
      * The handle is not held: an object the application keeps must not keep a handle it dropped
@@ -46,14 +46,14 @@ abstract class LentObject<T> {
      */
     final void check() throws SQLException {
         if (!live()) {
-            throw Lent.gone(poolName, kind);
+            throw LentWrapping.gone(poolName, kind);
         }
         LogicalConnection h = (LogicalConnection) physical.holder();
         if (h != null) {
             h.touchOwner();
         }
         if (!live()) {
-            throw Lent.gone(poolName, kind);
+            throw LentWrapping.gone(poolName, kind);
         }
     }
 
@@ -99,7 +99,7 @@ abstract class LentObject<T> {
         check();
         LogicalConnection h = (LogicalConnection) physical.holder();
         if (h == null) {
-            throw Lent.gone(poolName, kind);
+            throw LentWrapping.gone(poolName, kind);
         }
         try {
             Wrapper raw = (Wrapper) delegate;

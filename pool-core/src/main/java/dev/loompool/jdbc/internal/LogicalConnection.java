@@ -2,7 +2,7 @@ package dev.loompool.jdbc.internal;
 
 import dev.loompool.jdbc.internal.physical.JdbcPool;
 import dev.loompool.jdbc.internal.physical.PhysicalConnection;
-import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.SessionAttribute;
 import dev.loompool.jdbc.internal.driver.BrokenConnections;
 import dev.loompool.jdbc.internal.driver.Settings;
 import dev.loompool.jdbc.internal.sql.SqlClassifier;
@@ -66,8 +66,8 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         }
         if (own != null) {
             try {
-                for (Attr a : own.marked) {
-                    if (a != Attr.ISOLATION || !pool.transactionPooler) { // else sent per transaction: TransactionIsolation
+                for (SessionAttribute a : own.marked) {
+                    if (a != SessionAttribute.ISOLATION || !pool.transactionPooler) { // else sent per transaction: TransactionIsolation
                         p.apply(own, a);
                     }
                 }
@@ -304,7 +304,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final boolean isReadOnly() throws SQLException {
-        return HandleSettings.view(this, Attr.READ_ONLY).readOnly();
+        return HandleSettings.view(this, SessionAttribute.READ_ONLY).readOnly();
     }
 
     @Override
@@ -314,7 +314,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final String getCatalog() throws SQLException {
-        return HandleSettings.view(this, Attr.CATALOG).catalog();
+        return HandleSettings.view(this, SessionAttribute.CATALOG).catalog();
     }
 
     @Override
@@ -324,7 +324,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final String getSchema() throws SQLException {
-        return HandleSettings.view(this, Attr.SCHEMA).schema();
+        return HandleSettings.view(this, SessionAttribute.SCHEMA).schema();
     }
 
     @Override
@@ -334,7 +334,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final int getHoldability() throws SQLException {
-        return HandleSettings.view(this, Attr.HOLDABILITY).holdability();
+        return HandleSettings.view(this, SessionAttribute.HOLDABILITY).holdability();
     }
 
     @Override
@@ -344,7 +344,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final int getNetworkTimeout() throws SQLException {
-        return HandleSettings.view(this, Attr.NETWORK_TIMEOUT).networkTimeout();
+        return HandleSettings.view(this, SessionAttribute.NETWORK_TIMEOUT).networkTimeout();
     }
 
     // ---- calls that need a physical connection for a moment, or leave state on its session --------

@@ -2,7 +2,7 @@ package dev.loompool.jdbc.internal;
 
 import dev.loompool.jdbc.PinReason;
 import dev.loompool.jdbc.internal.physical.ConnectionState;
-import dev.loompool.jdbc.internal.physical.Holder;
+import dev.loompool.jdbc.internal.physical.BindingHolder;
 import dev.loompool.jdbc.internal.physical.JdbcPool;
 import dev.loompool.jdbc.internal.physical.OwnerExit;
 import dev.loompool.jdbc.internal.physical.PhysicalConnection;
@@ -319,7 +319,7 @@ final class Reclaimer implements Watcher {
      * after the one that took it in.
      */
     private void pollWatches() {
-        for (Reference<? extends Holder> r; (r = pool.watches.poll()) != null; ) {
+        for (Reference<? extends BindingHolder> r; (r = pool.watches.poll()) != null; ) {
             HandleWatch w = (HandleWatch) r; // the handles' watches: this room makes them
             w.takenInAtScan = scanNumber;
             watches.add(w);

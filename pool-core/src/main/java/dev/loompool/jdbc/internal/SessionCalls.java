@@ -194,7 +194,7 @@ final class SessionCalls {
             p = lend(h, value, false);
         }
         p.markLendingDriverObjects();
-        return Lent.wrap(h, p, h.heldBinding(), value, false);
+        return LentWrapping.wrap(h, p, h.heldBinding(), value, false);
     }
 
     /**
@@ -263,7 +263,7 @@ final class SessionCalls {
     /**
      * What a statement's or result set's getter returned. A LOB, array, SQLXML, struct, ref or
      * metadata object may still talk to the connection (pgjdbc's large objects do; its result-set
-     * and parameter metadata query the connection when asked): it is wrapped ({@link Lent}), so
+     * and parameter metadata query the connection when asked): it is wrapped ({@link LentWrapping}), so
      * that it refuses once its binding ended, and pins while the handle is open, as one the handle
      * created does; metadata pins no longer than its statement, and an array whose values were read
      * at once not at all. A result set (a refcursor from
@@ -276,7 +276,7 @@ final class SessionCalls {
         }
         boolean exposes = value instanceof Statement || value instanceof Connection;
         boolean resultSet = value instanceof java.sql.ResultSet;
-        boolean lent = Lent.wraps(value);
+        boolean lent = LentWrapping.wraps(value);
         if (!exposes && !resultSet && !lent) {
             return value;
         }
@@ -294,7 +294,7 @@ final class SessionCalls {
             return rs;
         }
         PhysicalConnection p = h.physical;
-        T wrapped = Lent.wrap(h, p, h.heldBinding(), value, true);
+        T wrapped = LentWrapping.wrap(h, p, h.heldBinding(), value, true);
         if (wrapped instanceof LentArray a && a.readAtOnce()) {
             // Its values were read now and answer from memory; only a call with a type map needs the
             // driver, and refuses once the binding ended: no pin (Hibernate reading an array column

@@ -4,7 +4,7 @@ import dev.loompool.jdbc.internal.physical.ConnectionFactory;
 import dev.loompool.jdbc.internal.physical.JdbcPool;
 import dev.loompool.jdbc.internal.physical.JdbcPoolSettings;
 import dev.loompool.jdbc.internal.physical.Replicas;
-import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.SessionAttribute;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.internal.driver.Secrets;
 import dev.loompool.jdbc.internal.driver.Settings;
@@ -122,23 +122,23 @@ final class Startup {
         Settings s = new Settings();
         if (config.autoCommit() != null) {
             s.chooseAutoCommit(config.autoCommit());
-            s.marked.add(Attr.AUTO_COMMIT);
+            s.marked.add(SessionAttribute.AUTO_COMMIT);
         }
         if (config.transactionIsolation() != null) {
             s.chooseIsolation(isolation(config.transactionIsolation()));
-            s.marked.add(Attr.ISOLATION);
+            s.marked.add(SessionAttribute.ISOLATION);
         }
         if (config.readOnly() != null) {
             s.chooseReadOnly(config.readOnly());
-            s.marked.add(Attr.READ_ONLY);
+            s.marked.add(SessionAttribute.READ_ONLY);
         }
         if (config.catalog() != null) {
             s.chooseCatalog(config.catalog());
-            s.marked.add(Attr.CATALOG);
+            s.marked.add(SessionAttribute.CATALOG);
         }
         if (config.schema() != null) {
             s.chooseSchema(config.schema());
-            s.marked.add(Attr.SCHEMA);
+            s.marked.add(SessionAttribute.SCHEMA);
         }
         return s;
     }

@@ -1,7 +1,7 @@
 package dev.loompool.jdbc.internal;
 
 import dev.loompool.jdbc.internal.physical.PhysicalConnection;
-import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.SessionAttribute;
 import dev.loompool.jdbc.PinReason;
 import java.sql.SQLException;
 
@@ -73,7 +73,7 @@ final class TransactionCalls {
         PhysicalConnection p = h.physical;
         boolean before = p == null || p.current().autoCommit();
         try {
-            HandleSettings.changed(h, Attr.AUTO_COMMIT); // switching it on commits, as the driver does
+            HandleSettings.changed(h, SessionAttribute.AUTO_COMMIT); // switching it on commits, as the driver does
         } catch (SQLException e) {
             h.done(); // refused: nothing of this call pins the connection it may have bound
             throw e;
@@ -90,7 +90,7 @@ final class TransactionCalls {
     }
 
     static boolean getAutoCommit(LogicalConnection h) throws SQLException {
-        boolean autoCommit = HandleSettings.view(h, Attr.AUTO_COMMIT).autoCommit();
+        boolean autoCommit = HandleSettings.view(h, SessionAttribute.AUTO_COMMIT).autoCommit();
         if (!autoCommit && h.physical == null && !h.lostTransaction) {
             // Autocommit off: the handle is in a transaction from its first use, and this is how
             // DataSourceTransactionManager begins one on such a pool (it asks, and sets nothing).

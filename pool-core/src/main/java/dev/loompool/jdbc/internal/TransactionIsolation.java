@@ -1,6 +1,6 @@
 package dev.loompool.jdbc.internal;
 
-import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.SessionAttribute;
 import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import dev.loompool.jdbc.internal.sql.SqlEffect;
 import dev.loompool.jdbc.internal.sql.SqlEffect.Tx;
@@ -49,23 +49,23 @@ final class TransactionIsolation {
                     + " is not supported", "0A000"); // feature_not_supported, pgjdbc's own
         }
         PhysicalConnection p = h.physical;
-        if (p != null && level != (h.own.marked.contains(Attr.ISOLATION) ? h.own.isolation() : p.defaults().isolation())
+        if (p != null && level != (h.own.marked.contains(SessionAttribute.ISOLATION) ? h.own.isolation() : p.defaults().isolation())
                 && p.serverTransactionOpen()) {
             // 25001 active_sql_transaction: what pgjdbc answers on a plain connection
             throw new SQLException("pool '" + h.pool.name + "': cannot change the transaction isolation level in the "
                     + "middle of a transaction; commit or roll back first", "25001");
         }
         h.own.chooseIsolation(level);
-        h.own.marked.add(Attr.ISOLATION);
+        h.own.marked.add(SessionAttribute.ISOLATION);
     }
 
     /** What {@code getTransactionIsolation} answers: the handle's choice, which no session has. */
     static int get(LogicalConnection h) throws SQLException {
         if (!h.pool.transactionPooler) {
-            return HandleSettings.view(h, Attr.ISOLATION).isolation();
+            return HandleSettings.view(h, SessionAttribute.ISOLATION).isolation();
         }
         h.ensureOpen();
-        if (h.own != null && h.own.marked.contains(Attr.ISOLATION)) {
+        if (h.own != null && h.own.marked.contains(SessionAttribute.ISOLATION)) {
             return h.own.isolation();
         }
         // Not the driver's SHOW: that reads whichever server connection PgBouncer gives, where another
@@ -85,7 +85,7 @@ final class TransactionIsolation {
         if (e.tx != Tx.SAME && sql != null && !p.current().autoCommit() && h.classifier().transactionBoundaryThenMore(sql)) {
             throw TransactionPooling.refusedAfterBoundary(h.pool, sql, "the text");
         }
-        if (h.own == null || !h.own.marked.contains(Attr.ISOLATION)) {
+        if (h.own == null || !h.own.marked.contains(SessionAttribute.ISOLATION)) {
             Pins.beforeSql(h, p, e, sql);
             return;
         }

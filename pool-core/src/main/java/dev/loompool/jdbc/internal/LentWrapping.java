@@ -16,9 +16,9 @@ import java.sql.Struct;
  * The driver objects a handle lends out, wrapped ({@link LentObject}): which wrapper each gets,
  * the way back into the driver when one is a parameter, and the refusal once its binding ended.
  */
-final class Lent {
+final class LentWrapping {
 
-    private Lent() {
+    private LentWrapping() {
     }
 
     /** Whether {@code value} is a driver object that may talk to its connection later, and is wrapped. */

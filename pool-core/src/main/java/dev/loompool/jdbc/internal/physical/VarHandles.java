@@ -7,9 +7,9 @@ import java.lang.invoke.VarHandle;
  * Looks up the VarHandles through which the hot path reads and writes a field without a fence: for
  * the physical connections here, and the handles of the room above.
  */
-public final class Fields {
+public final class VarHandles {
 
-    private Fields() {
+    private VarHandles() {
     }
 
     /** The handle on field {@code name} of the class that made {@code lookup}. */

@@ -1,7 +1,7 @@
 package dev.loompool.jdbc.internal.driver;
 
 /** The JDBC settings a handle remembers and replays, and a returned connection resets. */
-public enum Attr {
+public enum SessionAttribute {
     AUTO_COMMIT,
     ISOLATION,
     READ_ONLY,

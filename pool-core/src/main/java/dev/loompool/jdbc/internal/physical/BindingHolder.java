@@ -7,7 +7,7 @@ package dev.loompool.jdbc.internal.physical;
  * binding at two scans; this room only stores, compares and swaps it. A type of this room, so that
  * a connection names its holder without naming the handle.
  */
-public interface Holder {
+public interface BindingHolder {
 
     /**
      * The pool (its close, or the reclaimer) ended this holder's binding from under it: the
