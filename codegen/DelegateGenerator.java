@@ -40,7 +40,7 @@ import java.util.Set;
  */
 public final class DelegateGenerator {
 
-    private static final String PACKAGE = "dev.loompool.jdbc.internal";
+    private static final String PACKAGE = "dev.loompool.jdbc.internal.handle";
     /** The room below the handles (docs/ARCHITECTURE.md): its types are named in full, the leaves import nothing. */
     private static final String PHYSICAL = "dev.loompool.jdbc.internal.physical.";
     /**

@@ -98,7 +98,7 @@ class ArchitectureTest {
      * room uses the rooms below it and never one above.
      */
     private static final List<String> ROOMS = List.of("dev.loompool.jdbc.internal.sql", "dev.loompool.jdbc.internal.driver",
-            "dev.loompool.jdbc.internal.physical", "dev.loompool.jdbc.internal");
+            "dev.loompool.jdbc.internal.physical", "dev.loompool.jdbc.internal.handle", "dev.loompool.jdbc.internal");
 
 
     private static JavaClasses main;
@@ -372,7 +372,7 @@ class ArchitectureTest {
     }
 
     private static boolean generated(JavaClass c) {
-        return c.getPackageName().equals("dev.loompool.jdbc.internal") && c.getSimpleName().startsWith("Delegating");
+        return c.getPackageName().equals("dev.loompool.jdbc.internal.handle") && c.getSimpleName().startsWith("Delegating");
     }
 
     private static JavaClass topLevel(JavaClass c) {

@@ -5,6 +5,7 @@ import dev.loompool.jdbc.Credentials;
 import dev.loompool.jdbc.ReleaseMode;
 import dev.loompool.jdbc.ServerPooler;
 import dev.loompool.jdbc.internal.driver.Settings;
+import dev.loompool.jdbc.internal.handle.TransactionPooling;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -50,7 +51,7 @@ public record PoolConfig(
         Duration circuitBreakerOpenDuration,
         Duration initializationFailTimeout,
         Duration pinWarningThreshold,
-        BindObserver bindObserver) {
+        BindObserver bindObserver) implements TransactionPooling.StartSettings {
 
     public PoolConfig {
         if (poolName == null || poolName.isBlank()) {

@@ -1,6 +1,9 @@
 package dev.loompool.jdbc.internal;
 
 import dev.loompool.jdbc.PinReason;
+import dev.loompool.jdbc.internal.handle.Handles;
+import dev.loompool.jdbc.internal.handle.ReclaimCalls;
+import dev.loompool.jdbc.internal.handle.WatchedHandles;
 import dev.loompool.jdbc.internal.physical.ConnectionState;
 import dev.loompool.jdbc.internal.physical.BindingHolder;
 import dev.loompool.jdbc.internal.physical.JdbcPool;
@@ -9,8 +12,6 @@ import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import dev.loompool.jdbc.internal.physical.Watcher;
 import java.lang.ref.Reference;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -38,7 +39,6 @@ import org.slf4j.LoggerFactory;
 final class Reclaimer implements Watcher {
 
     private static final Logger log = LoggerFactory.getLogger(Reclaimer.class);
-    static final long PERIOD_MILLIS = 500;
     private static final long PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(PERIOD_MILLIS);
     /** Scans run, over all pools: lets tests wait for a scan instead of sleeping. */
     static final AtomicLong scans = new AtomicLong();
@@ -50,7 +50,7 @@ final class Reclaimer implements Watcher {
     /** One scan at a time: the scheduled ones, and a test's. */
     private final ReentrantLock scanning = new ReentrantLock();
     /** The watched handles that have not ended yet, as far as the last scan knew. Scans only. */
-    private final List<HandleWatch> watches = new ArrayList<>();
+    private final WatchedHandles watches = new WatchedHandles();
     private long scanNumber;
     /**
      * Its own notes on each connection of its pool, which it alone writes: at its scans, and at a
@@ -89,7 +89,7 @@ final class Reclaimer implements Watcher {
             }
             long scan = scanNumber;
             notes.values().removeIf(n -> n.scan != scan); // after a whole pass only: the connections gone
-            pollWatches();
+            watches.poll(pool, scanNumber);
         } catch (RuntimeException e) {
             log.error("pool '{}': the reclaimer's scan failed", pool.name, pool.factory.secrets().mask(e));
         } finally {
@@ -118,12 +118,12 @@ final class Reclaimer implements Watcher {
             }
             return;
         }
-        LogicalConnection handle = (LogicalConnection) p.holder();
+        BindingHolder handle = p.holder();
         if (handle == null) {
             return;
         }
         if (n.bindingSeenAtLastScan == binding) {
-            HandleWatch watch = handle.watch(); // held across a whole period: from now on, let it be collected
+            Reference<? extends BindingHolder> watch = ReclaimCalls.watch(handle); // held across a whole period: from now on, let it be collected
             if (watch != null) {
                 p.holdWeakly(handle, watch);
             }
@@ -136,7 +136,7 @@ final class Reclaimer implements Watcher {
             pool.leaksReported.incrementAndGet();
             log.warn("pool '{}': a connection has been held for {} ms by thread {}, longer than "
                     + "leakDetectionThreshold; possible leak", pool.name,
-                    Duration.ofNanos(now - p.handedOutAt()).toMillis(), handle.ownerThread().getName(),
+                    Duration.ofNanos(now - p.handedOutAt()).toMillis(), Handles.ownerThread(handle).getName(),
                     p.boundFrom());
         }
         if (pool.pinWarnNanos > 0 && n.pinWarnedBinding != binding) {
@@ -151,18 +151,18 @@ final class Reclaimer implements Watcher {
      * it. The transaction and framework pins do not warn: a long transaction is the application's
      * to bound (a statement or transaction timeout), and leakDetectionThreshold covers a forgotten one.
      */
-    private void warnIfPinnedLong(PhysicalConnection p, Notes n, long binding, LogicalConnection handle, long now) {
+    private void warnIfPinnedLong(PhysicalConnection p, Notes n, long binding, BindingHolder handle, long now) {
         for (PinReason r : WARNED) {
-            if (PinReport.startedOnThisBinding(p, r) && now - p.pinSince(r) > pool.pinWarnNanos) {
+            if (Handles.pinStartedOnThisBinding(p, r) && now - p.pinSince(r) > pool.pinWarnNanos) {
                 n.pinWarnedBinding = binding;
-                String statement = PinReport.statement(pool, p, r);
-                String site = PinReport.bindSite(pool, p);
+                String statement = Handles.pinStatement(pool, p, r);
+                String site = Handles.bindSite(pool, p);
                 log.warn("pool '{}': a connection has been pinned by {} for {} ms, longer than pinWarningThreshold "
                         + "({} ms), and serves nobody else until its handle closes: thread {}, bound for {} ms, pinned "
                         + "by {}; started by: {}; bound at: {}", pool.name, r,
                         Duration.ofNanos(now - p.pinSince(r)).toMillis(),
-                        Duration.ofNanos(pool.pinWarnNanos).toMillis(), handle.ownerThread().getName(),
-                        Duration.ofNanos(now - p.handedOutAt()).toMillis(), handle.pinReasons(),
+                        Duration.ofNanos(pool.pinWarnNanos).toMillis(), Handles.ownerThread(handle).getName(),
+                        Duration.ofNanos(now - p.handedOutAt()).toMillis(), Handles.pinReasons(handle),
                         statement == null ? "unknown" : statement,
                         site == null ? "unknown (set leakDetectionThreshold to see where)" : site);
                 return;
@@ -177,15 +177,15 @@ final class Reclaimer implements Watcher {
      */
     private static void lookIdle(PhysicalConnection p, Notes n) {
         Object last = p.lastHolder();
-        if (!(last instanceof LogicalConnection handle)) {
+        if (!(last instanceof BindingHolder handle)) {
             n.seenAtLastScan = null;
             return;
         }
-        if (handle.isOpen() && n.seenAtLastScan != handle) {
+        if (ReclaimCalls.isOpen(handle) && n.seenAtLastScan != handle) {
             n.seenAtLastScan = handle;
             return;
         }
-        handle.watchIfLeftOpen(); // nothing if it ended, or is bound to another connection, which notes it now
+        ReclaimCalls.watchIfLeftOpen(handle); // nothing if it ended, or is bound to another connection, which notes it now
         p.forgetHolder(handle);
         n.seenAtLastScan = null;
     }
@@ -197,9 +197,9 @@ final class Reclaimer implements Watcher {
      * the same thread is still its last user (no other thread used it, nor any of its statements
      * or result sets), and the same binding holds it.
      */
-    void lookAtOwner(PhysicalConnection p, long binding, LogicalConnection handle, long now) {
+    void lookAtOwner(PhysicalConnection p, long binding, BindingHolder handle, long now) {
         Notes n = notes(p);
-        Thread owner = handle.ownerThread();
+        Thread owner = Handles.ownerThread(handle);
         if (owner.isAlive()) {
             n.ownerExit = null;
             return;
@@ -254,34 +254,34 @@ final class Reclaimer implements Watcher {
      * gone and settles by the state. Its open statements and result sets are closed with it: a
      * later call on one is refused as reclaimed, as a call on the handle is.
      */
-    private void reclaimFromEndedOwner(PhysicalConnection p, OwnerExit seen, LogicalConnection handle, long now) {
-        HandleLife.Claim claim = handle.claimForReclaim(seen.owner());
+    private void reclaimFromEndedOwner(PhysicalConnection p, OwnerExit seen, BindingHolder handle, long now) {
+        Object claim = ReclaimCalls.claimForReclaim(handle, seen.owner());
         if (claim == null) {
             return; // another thread has just used it
         }
-        if (handle.running()) {
+        if (ReclaimCalls.running(handle)) {
             // A statement another thread started before the owner ended still runs on it: that
             // thread is alive and using the handle; taking the connection would roll its work back.
-            handle.dropClaim(claim);
+            ReclaimCalls.dropClaim(handle, claim);
             return;
         }
         Throwable from = p.boundFrom(); // before the give-back: the next binder overwrites it
         long boundFor = now - p.handedOutAt();
         boolean reclaimed = false;
-        int open = handle.openStatements(); // read under the claim: nobody opens or closes one now
+        int open = ReclaimCalls.openStatements(handle); // read under the claim: nobody opens or closes one now
         try {
             if (!p.unbind(seen.binding())) {
                 return; // given back, or closed, since this scan read the binding
             }
             handle.takenFromUnderIt();
             try {
-                reclaimed = handle.reclaimTaken(p); // closes its statements and result sets
+                reclaimed = ReclaimCalls.reclaimTaken(handle, p); // closes its statements and result sets
             } finally {
                 pool.giveBack(p); // rolls back and resets it
             }
         } finally {
             if (!reclaimed) {
-                handle.dropClaim(claim);
+                ReclaimCalls.dropClaim(handle, claim);
             }
         }
         if (reclaimed) {
@@ -299,9 +299,9 @@ final class Reclaimer implements Watcher {
         Throwable from = p.boundFrom();
         long boundFor = now - p.handedOutAt(); // before the release, as the rest: the next binder overwrites them
         Thread runner = p.runner();
-        HandleWatch watch = (HandleWatch) p.holderWatch(); // before the release: the next binder overwrites it
+        Reference<?> watch = p.holderWatch(); // before the release: the next binder overwrites it
         if (pool.release(p, binding)) { // only if that very binding still holds it
-            if (watch != null && watch.countDown()) {
+            if (watch != null && ReclaimCalls.countDown(watch)) {
                 pool.openHandles.decrement();
             }
             pool.reclaimed.incrementAndGet();
@@ -309,43 +309,6 @@ final class Reclaimer implements Watcher {
             log.warn("pool '{}': reclaimed a connection whose handle was dropped without close; "
                     + "its transaction was rolled back{}", pool.name,
                     from == null ? " (set leakDetectionThreshold to see where it was taken)" : "", from);
-        }
-    }
-
-    /**
-     * Takes in the new watches and looks at every watch: one whose handle was collected without
-     * being counted down is counted down now; one whose handle ended is dropped (whatever ended it
-     * counted it down); a new one is confirmed, so that its handle may be collected, from the scan
-     * after the one that took it in.
-     */
-    private void pollWatches() {
-        for (Reference<? extends BindingHolder> r; (r = pool.watches.poll()) != null; ) {
-            HandleWatch w = (HandleWatch) r; // the handles' watches: this room makes them
-            w.takenInAtScan = scanNumber;
-            watches.add(w);
-        }
-        for (int i = watches.size() - 1; i >= 0; i--) {
-            HandleWatch w = watches.get(i);
-            HandleLife handle = w.get();
-            if (w.countedDown()) {
-                w.confirm();
-            } else if (handle == null) {
-                if (w.countDown()) {
-                    pool.openHandles.decrement();
-                    log.debug("pool '{}': a handle dropped without close was collected; it no longer counts as open",
-                            pool.name);
-                }
-            } else if (!handle.isOpen()) {
-                w.confirm();
-            } else {
-                if (w.pending() && w.takenInAtScan < scanNumber) {
-                    w.confirm();
-                }
-                continue;
-            }
-            int last = watches.size() - 1;
-            watches.set(i, watches.get(last));
-            watches.remove(last);
         }
     }
 

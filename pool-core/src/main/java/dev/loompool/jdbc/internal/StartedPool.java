@@ -1,5 +1,7 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.handle.Handles;
+import dev.loompool.jdbc.internal.physical.BindingHolder;
 import dev.loompool.jdbc.internal.physical.JdbcPool;
 import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import dev.loompool.jdbc.internal.physical.ReadOnlyPool;
@@ -116,16 +118,7 @@ public final class StartedPool {
 
     /** A new handle; in {@link ReleaseMode#CLOSE} it binds at once, as a classic pool's connection. */
     public Connection openHandle() throws SQLException {
-        LogicalConnection handle = new DelegatingConnection(pool); // counted from its first use
-        if (pool.releaseMode == ReleaseMode.CLOSE) {
-            try {
-                handle.bind();
-            } catch (SQLException e) {
-                handle.close();
-                throw e;
-            }
-        }
-        return handle;
+        return Handles.open(pool);
     }
 
     /** A view of the generic pool that cannot acquire: its stats and its breaker. */
@@ -186,11 +179,11 @@ public final class StartedPool {
         pool.scanNow();
     }
 
-    /** The handles that hold a physical connection now, and why (masked SQL only: {@link PinReport}). */
+    /** The handles that hold a physical connection now, and why (masked SQL only: {@link Handles#report}). */
     public List<HandleInfo> boundHandles() {
         List<HandleInfo> handles = new ArrayList<>();
         long now = pool.clock.nanoTime();
-        forEachBound((h, c) -> handles.add(PinReport.of(h, c, now)));
+        forEachBound((h, c) -> handles.add(Handles.report(h, c, now)));
         return handles;
     }
 
@@ -199,16 +192,16 @@ public final class StartedPool {
      * for the per-reason gauges a scrape reads, without the masking and stack walks of {@link #boundHandles}.
      */
     public void countPinned(Map<PinReason, Integer> counts) {
-        forEachBound((h, c) -> h.pinReasons().forEach(r -> counts.merge(r, 1, Integer::sum)));
+        forEachBound((h, c) -> Handles.pinReasons(h).forEach(r -> counts.merge(r, 1, Integer::sum)));
     }
 
-    private void forEachBound(BiConsumer<LogicalConnection, PhysicalConnection> action) {
+    private void forEachBound(BiConsumer<BindingHolder, PhysicalConnection> action) {
         for (JdbcPool each : pools()) {
             for (PhysicalConnection c : each.connections) {
                 if (c.binding() == 0) {
                     continue; // idle: its holder is only the note of the last one
                 }
-                LogicalConnection h = (LogicalConnection) c.holder();
+                BindingHolder h = c.holder();
                 if (h != null) {
                     action.accept(h, c);
                 }

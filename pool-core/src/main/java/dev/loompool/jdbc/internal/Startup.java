@@ -1,5 +1,6 @@
 package dev.loompool.jdbc.internal;
 
+import dev.loompool.jdbc.internal.handle.TransactionPooling;
 import dev.loompool.jdbc.internal.physical.ConnectionFactory;
 import dev.loompool.jdbc.internal.physical.JdbcPool;
 import dev.loompool.jdbc.internal.physical.JdbcPoolSettings;

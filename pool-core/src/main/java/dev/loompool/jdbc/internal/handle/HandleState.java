@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.handle;
 
 /** The stages of a logical connection that are not a watch (see {@link HandleStage}). */
 enum HandleState implements HandleStage {

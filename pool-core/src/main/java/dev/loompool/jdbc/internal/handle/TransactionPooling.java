@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.handle;
 
 import dev.loompool.jdbc.internal.physical.JdbcPool;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * gone at the next transaction. The pool refuses what would leave such state, instead of pinning
  * a connection whose session the pooler does not keep, and never resets a session itself.
  */
-final class TransactionPooling {
+public final class TransactionPooling {
 
     private static final String SETTING = "serverPooler is PGBOUNCER_TRANSACTION (loompool.server-pooler=pgbouncer-transaction)";
     private static final String WHY = "PgBouncer in transaction mode gives the next transaction any server connection,"
@@ -107,8 +107,25 @@ final class TransactionPooling {
                 + pool.pool.stats() + ")", "0A000");
     }
 
+    /**
+     * What {@link #checkSettings} reads of the pool's settings: the pool's frozen config, in the
+     * room above, is one, and this room never names it.
+     */
+    public interface StartSettings {
+
+        String jdbcUrl();
+
+        Properties dataSourceProperties();
+
+        String transactionIsolation();
+
+        String schema();
+
+        String connectionInitSql();
+    }
+
     /** At start: what the pool would set on every new session, which the pooler would hand to others. */
-    static void checkSettings(PoolConfig config, SqlClassifier postgres) {
+    public static void checkSettings(StartSettings config, SqlClassifier postgres) {
         String url = config.jdbcUrl().toLowerCase(Locale.ROOT);
         if (!url.startsWith("jdbc:postgresql:")) {
             throw new IllegalArgumentException("serverPooler PGBOUNCER_TRANSACTION needs a PostgreSQL jdbcUrl "
@@ -151,7 +168,7 @@ final class TransactionPooling {
      * pgjdbc's named server-side statements live on one server connection, which the pooler does
      * not keep: unnamed ones ({@code prepareThreshold=0}, batches included) unless the user chose.
      */
-    static Properties withUnnamedStatements(String url, Properties properties) {
+    public static Properties withUnnamedStatements(String url, Properties properties) {
         Properties copy = new Properties();
         copy.putAll(properties);
         JdbcUrls.setUnlessGiven(url, copy, "prepareThreshold", "0");

@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.handle;
 
 /**
  * Whether a statement or result set wrapper may still be used. It closes once, by its own

@@ -1,6 +1,7 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.handle;
 
 import dev.loompool.jdbc.internal.physical.PhysicalConnection;
+import dev.loompool.jdbc.internal.physical.Watcher;
 import java.sql.SQLException;
 import java.util.concurrent.Executor;
 
@@ -71,7 +72,7 @@ final class HandleEnds {
         }
         return s == HandleState.RECLAIMED
                 ? new SQLException("connection was reclaimed: its owner thread " + h.ownerThread().getName() + " ended and "
-                        + "no other thread used it for " + Reclaimer.PERIOD_MILLIS + " ms (pool '" + h.pool.name
+                        + "no other thread used it for " + Watcher.PERIOD_MILLIS + " ms (pool '" + h.pool.name
                         + "' has reclaimOnOwnerExit on); its transaction was rolled back", "08003")
                 : new SQLException("connection is closed", "08003");
     }

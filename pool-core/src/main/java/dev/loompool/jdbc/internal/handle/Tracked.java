@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.handle;
 
 /** A statement or result set a handle must close when it closes or its connection breaks. */
 interface Tracked {

@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.handle;
 
 import dev.loompool.jdbc.internal.sql.SqlEffect;
 import java.sql.ResultSet;

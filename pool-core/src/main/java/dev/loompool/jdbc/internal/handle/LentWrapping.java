@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.handle;
 
 import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import java.sql.Array;

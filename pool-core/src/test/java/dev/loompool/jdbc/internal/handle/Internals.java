@@ -1,6 +1,7 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.handle;
 
 import dev.loompool.jdbc.internal.physical.PhysicalConnection;
+import dev.loompool.jdbc.internal.physical.Watcher;
 import dev.loompool.jdbc.internal.driver.BrokenConnections;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.LoomConnection;
@@ -10,14 +11,15 @@ import java.time.Duration;
 import java.util.Properties;
 
 /**
- * The tests' one door into the engine's package-private parts: the tests of the public API live in
+ * The tests' door into the engine's package-private parts: the tests of the public API live in
  * {@code dev.loompool.jdbc}, where the engine's rules (URL redaction, the broken-connection table,
- * the reclaimer's scans) are not visible.
+ * the handle's close and reclaim protocol) are not visible. The reclaimer's scans are
+ * {@code ReclaimerInternals}', beside the reclaimer.
  */
 public final class Internals {
 
     /** The reclaimer's scan period. */
-    public static final Duration RECLAIM_PERIOD = Duration.ofMillis(Reclaimer.PERIOD_MILLIS);
+    public static final Duration RECLAIM_PERIOD = Duration.ofMillis(Watcher.PERIOD_MILLIS);
 
     private Internals() {
     }
@@ -29,11 +31,6 @@ public final class Internals {
      */
     public static void stopPeriodicScans(Connection c) throws SQLException {
         ((LogicalConnection) c.unwrap(LoomConnection.class)).pool.watcher.stop();
-    }
-
-    /** Reclaimer scans run so far, over all pools. */
-    public static long reclaimerScans() {
-        return Reclaimer.scans.get();
     }
 
     public static String redact(String url) {
@@ -102,16 +99,6 @@ public final class Internals {
     /** The binding that holds {@code connection} (from {@link Handle#connection()}) now; 0 if idle. */
     public static long binding(Object connection) {
         return ((PhysicalConnection) connection).binding();
-    }
-
-    /**
-     * The reclaimer's look at the owner of {@code connection}'s last holder, as a scan that read
-     * {@code binding} before it looked: the interleaving where the holder lets go and its thread
-     * ends between the two.
-     */
-    public static void lookAtOwner(Object connection, long binding) {
-        PhysicalConnection p = (PhysicalConnection) connection;
-        ((Reclaimer) p.home().watcher).lookAtOwner(p, binding, (LogicalConnection) p.holder(), p.home().clock.nanoTime());
     }
 
     /** A handle's watch, which counts the handle down once, whoever ends it. */

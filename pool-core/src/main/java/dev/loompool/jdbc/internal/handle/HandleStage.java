@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.handle;
 
 /**
  * Where a logical connection is in its life: {@link HandleState#OPEN}; open under a
