@@ -3,7 +3,7 @@ package dev.loompool.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loompool.ManualClockAccess;
-import dev.loompool.jdbc.internal.ReclaimerInternals;
+import dev.loompool.jdbc.internal.lifecycle.ReclaimerInternals;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;

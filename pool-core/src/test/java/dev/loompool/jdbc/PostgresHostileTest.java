@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loompool.CircuitBreakerState;
-import dev.loompool.jdbc.internal.ReclaimerInternals;
+import dev.loompool.jdbc.internal.lifecycle.ReclaimerInternals;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

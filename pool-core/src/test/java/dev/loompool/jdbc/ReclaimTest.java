@@ -7,8 +7,8 @@ import static dev.loompool.jdbc.ReclaimerWaits.gcUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loompool.jdbc.internal.ReclaimerInternals;
 import dev.loompool.jdbc.internal.handle.Internals;
+import dev.loompool.jdbc.internal.lifecycle.ReclaimerInternals;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;

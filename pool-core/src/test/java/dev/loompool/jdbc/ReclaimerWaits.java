@@ -1,6 +1,6 @@
 package dev.loompool.jdbc;
 
-import dev.loompool.jdbc.internal.ReclaimerInternals;
+import dev.loompool.jdbc.internal.lifecycle.ReclaimerInternals;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;

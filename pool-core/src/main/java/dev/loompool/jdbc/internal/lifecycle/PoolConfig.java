@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.lifecycle;
 
 import dev.loompool.jdbc.BindObserver;
 import dev.loompool.jdbc.Credentials;

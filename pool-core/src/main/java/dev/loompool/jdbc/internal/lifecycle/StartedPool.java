@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.lifecycle;
 
 import dev.loompool.jdbc.internal.handle.Handles;
 import dev.loompool.jdbc.internal.physical.BindingHolder;

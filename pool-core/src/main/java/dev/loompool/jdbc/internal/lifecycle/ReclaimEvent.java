@@ -1,4 +1,4 @@
-package dev.loompool.jdbc.internal;
+package dev.loompool.jdbc.internal.lifecycle;
 
 import jdk.jfr.Category;
 import jdk.jfr.Description;
