@@ -31,7 +31,7 @@ import java.util.Set;
  * </pre>
  *
  * Wherever a parameter may be one of the lent objects (a LOB, array, SQLXML, struct or ref type, or
- * Object), it goes to the driver through {@code Lent.driver}: the driver's own object, never ours.
+ * Object), it goes to the driver through {@code LentWrapping.driver}: the driver's own object, never ours.
  *
  * A method the hand-written class implements is listed in {@code HANDWRITTEN_*} and is not
  * generated; the hand-written ones are final, so a wrong list fails to compile either way (a
@@ -40,7 +40,7 @@ import java.util.Set;
  */
 public final class DelegateGenerator {
 
-    private static final String PACKAGE = "dev.loompool.jdbc.internal";
+    private static final String PACKAGE = "dev.loompool.jdbc.internal.handle";
     /** The room below the handles (docs/ARCHITECTURE.md): its types are named in full, the leaves import nothing. */
     private static final String PHYSICAL = "dev.loompool.jdbc.internal.physical.";
     /**
@@ -174,8 +174,8 @@ public final class DelegateGenerator {
             }
             Class<?> r = m.getReturnType();
             // An update is kept by the driver until updateRow or insertRow (pgjdbc's), when it may use
-            // a lent object's connection: the wrapper goes in, checked again at that use (Lent.kept).
-            String call = "delegate." + driverCall(m, m.getName().startsWith("update") ? "Lent.kept(" : "Lent.driver(");
+            // a lent object's connection: the wrapper goes in, checked again at that use (LentWrapping.kept).
+            String call = "delegate." + driverCall(m, m.getName().startsWith("update") ? "LentWrapping.kept(" : "LentWrapping.driver(");
             // pgjdbc's first update call (or moveToInsertRow) looks the table's key up with SQL of its own:
             // the handle's statement hook first, as for updateRow (LogicalResultSet#driverSql)
             String hook = m.getName().startsWith("update") || m.getName().equals("moveToInsertRow") ? "driverSql();\n            " : "";
@@ -248,11 +248,11 @@ public final class DelegateGenerator {
 
     /**
      * {@code name(arg, ...)}, each argument that may be one of the pool's lent objects (a LOB,
-     * array, SQLXML, struct, ref, or any Object) passed through {@code Lent.driver}: the driver
+     * array, SQLXML, struct, ref, or any Object) passed through {@code LentWrapping.driver}: the driver
      * binds its own objects, not ours.
      */
     private static String driverCall(Method m) {
-        return driverCall(m, "Lent.driver(");
+        return driverCall(m, "LentWrapping.driver(");
     }
 
     private static String driverCall(Method m, String through) {

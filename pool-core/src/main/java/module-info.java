@@ -1,7 +1,7 @@
 /**
  * loompool's core: the generic pool ({@code dev.loompool}) and the JDBC pool
  * ({@code dev.loompool.jdbc}). Their engines, {@code dev.loompool.engine} and
- * {@code dev.loompool.jdbc.internal}, are exported nowhere (docs/ARCHITECTURE.md).
+ * {@code dev.loompool.jdbc.internal.*} (its rooms), are exported nowhere (docs/ARCHITECTURE.md).
  */
 module dev.loompool {
     requires transitive java.sql;

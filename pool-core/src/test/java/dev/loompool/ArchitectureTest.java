@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
 /**
  * pool-core's layering (docs/ARCHITECTURE.md), checked in pool-core's own build on its compiled
  * main classes: core ({@code dev.loompool}, its engine {@code dev.loompool.engine}) &lt;- JDBC
- * ({@code dev.loompool.jdbc}, its engine {@code dev.loompool.jdbc.internal}); the public API is a
+ * ({@code dev.loompool.jdbc}, its engine the rooms of {@code dev.loompool.jdbc.internal}); the public API is a
  * known list, each type with the reason it is public; an engine is entered through its doors only
  * (the core's engine from its API, and without a Lease per acquire from the JDBC engine); the JDBC
  * engine works from its frozen settings, never from the JavaBean, and its rooms import no cycle;
@@ -87,18 +87,19 @@ class ArchitectureTest {
             Map.entry("dev.loompool.engine.Entry", "what DirectPool lends: the pool's record of a resource"),
             Map.entry("dev.loompool.engine.PrewarmPolicy", "the JDBC engine's factory tells the start its "
                     + "initializationFailTimeout without a public PoolBuilder setting"),
-            Map.entry("dev.loompool.jdbc.internal.StartedPool", "LoomPoolDataSource runs its pool through it"),
-            Map.entry("dev.loompool.jdbc.internal.PoolConfig", "the settings LoomPoolDataSource reads once at start, "
+            Map.entry("dev.loompool.jdbc.internal.lifecycle.StartedPool", "LoomPoolDataSource runs its pool through it"),
+            Map.entry("dev.loompool.jdbc.internal.lifecycle.PoolConfig", "the settings LoomPoolDataSource reads once at start, "
                     + "which the engine works from (STYLE.md, \"Configuration is read once\")")));
 
 
     /**
      * The JDBC engine's rooms, lowest first (docs/ARCHITECTURE.md): the SQL classifier, then what
-     * loompool knows of each driver, then the pool of physical connections, then the handles. A
-     * room uses the rooms below it and never one above.
+     * loompool knows of each driver, then the pool of physical connections, then the handles, then
+     * the pool's lifecycle (its start, the started pool, the reclaimer). A room uses the rooms below
+     * it and never one above.
      */
     private static final List<String> ROOMS = List.of("dev.loompool.jdbc.internal.sql", "dev.loompool.jdbc.internal.driver",
-            "dev.loompool.jdbc.internal.physical", "dev.loompool.jdbc.internal");
+            "dev.loompool.jdbc.internal.physical", "dev.loompool.jdbc.internal.handle", "dev.loompool.jdbc.internal.lifecycle");
 
 
     private static JavaClasses main;
@@ -108,7 +109,7 @@ class ArchitectureTest {
         // pool-core's own classes only: not its tests, nor the stub driver and test support beside them
         Path classes = Path.of(Pool.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         main = new ClassFileImporter().importPath(classes);
-        assertThat(main.contain("dev.loompool.jdbc.internal.StartedPool")).isTrue();
+        assertThat(main.contain("dev.loompool.jdbc.internal.lifecycle.StartedPool")).isTrue();
     }
 
     @Test
@@ -150,7 +151,10 @@ class ArchitectureTest {
                 .check(main);
     }
 
-    /** API &lt;- engine: an API type reaches into its engine only through the engine's door. */
+    /**
+     * API &lt;- engine: an API type reaches into its engine only through the engine's door (the JDBC
+     * API into any room of its engine: its doors are the lifecycle's, which starts the pool).
+     */
     @Test
     void eachApiEntersItsEngineThroughItsDoorOnly() {
         for (String[] layer : new String[][] {{"dev.loompool", "dev.loompool.engine"},
@@ -158,7 +162,7 @@ class ArchitectureTest {
             noClasses().that().resideInAPackage(layer[0])
                     .should().dependOnClassesThat(DescribedPredicate.describe(
                             "are " + layer[1] + " types other than its door",
-                            (JavaClass c) -> c.getPackageName().equals(layer[1])
+                            (JavaClass c) -> (c.getPackageName().equals(layer[1]) || c.getPackageName().startsWith(layer[1] + "."))
                                     && !ENGINE_DOORS.containsKey(topLevel(c).getName())))
                     .check(main);
         }
@@ -166,6 +170,10 @@ class ArchitectureTest {
 
     @Test
     void eachRoomOfTheJdbcEngineUsesOnlyTheRoomsBelowIt() {
+        classes().that().resideInAPackage("dev.loompool.jdbc.internal..")
+                .should().resideInAnyPackage(ROOMS.toArray(String[]::new))
+                .because("every class of the engine is in one of its rooms")
+                .check(main);
         for (int i = 0; i < ROOMS.size() - 1; i++) {
             noClasses().that().resideInAPackage(ROOMS.get(i))
                     .should().dependOnClassesThat().resideInAnyPackage(ROOMS.subList(i + 1, ROOMS.size()).toArray(String[]::new))
@@ -210,7 +218,7 @@ class ArchitectureTest {
             }
             switch (c.getPackageName()) {
                 case "dev.loompool", "dev.loompool.jdbc" -> api.add(c.getName());
-                case "dev.loompool.engine", "dev.loompool.jdbc.internal" -> doors.add(c.getName());
+                case "dev.loompool.engine", "dev.loompool.jdbc.internal.lifecycle" -> doors.add(c.getName());
                 default -> { } // the Spring layer: its auto-configuration is public for Boot
             }
         }
@@ -281,16 +289,13 @@ class ArchitectureTest {
                 .check(main);
     }
 
-    /** The engine's rooms (the handles' package and each subpackage) import each other one way only. */
+    /** The engine's rooms (each subpackage of dev.loompool.jdbc.internal) import each other one way only. */
     @Test
     void theJdbcEnginesRoomsImportNoCycle() {
         SliceAssignment rooms = new SliceAssignment() {
             @Override
             public SliceIdentifier getIdentifierOf(JavaClass c) {
                 String p = c.getPackageName();
-                if (p.equals("dev.loompool.jdbc.internal")) {
-                    return SliceIdentifier.of("internal");
-                }
                 if (p.startsWith("dev.loompool.jdbc.internal.")) {
                     return SliceIdentifier.of("internal." + p.substring("dev.loompool.jdbc.internal.".length()).split("\\.")[0]);
                 }
@@ -372,7 +377,7 @@ class ArchitectureTest {
     }
 
     private static boolean generated(JavaClass c) {
-        return c.getPackageName().equals("dev.loompool.jdbc.internal") && c.getSimpleName().startsWith("Delegating");
+        return c.getPackageName().equals("dev.loompool.jdbc.internal.handle") && c.getSimpleName().startsWith("Delegating");
     }
 
     private static JavaClass topLevel(JavaClass c) {

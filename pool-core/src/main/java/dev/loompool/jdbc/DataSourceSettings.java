@@ -1,7 +1,7 @@
 package dev.loompool.jdbc;
 
-import dev.loompool.jdbc.internal.PoolConfig;
-import dev.loompool.jdbc.internal.StartedPool;
+import dev.loompool.jdbc.internal.lifecycle.PoolConfig;
+import dev.loompool.jdbc.internal.lifecycle.StartedPool;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;

@@ -3,7 +3,7 @@ package dev.loompool.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loompool.PoolListener;
-import dev.loompool.jdbc.internal.Internals;
+import dev.loompool.jdbc.internal.handle.Internals;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

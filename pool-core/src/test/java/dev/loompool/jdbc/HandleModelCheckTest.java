@@ -4,7 +4,7 @@ import static dev.loompool.ModelCheck.check;
 import static dev.loompool.ModelCheck.runActors;
 
 import dev.loompool.ModelCheck;
-import dev.loompool.jdbc.internal.Internals;
+import dev.loompool.jdbc.internal.handle.Internals;
 import dev.loompool.stub.StubDatabase;
 import dev.loompool.stub.StubDriver;
 import java.sql.Connection;

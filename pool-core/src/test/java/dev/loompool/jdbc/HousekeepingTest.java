@@ -3,7 +3,7 @@ package dev.loompool.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loompool.ManualClockAccess;
-import dev.loompool.jdbc.internal.Internals;
+import dev.loompool.jdbc.internal.lifecycle.ReclaimerInternals;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -111,8 +111,8 @@ class HousekeepingTest extends StubSupport {
             c.setAutoCommit(false);
             BindingTest.query(c, "SELECT 1");
             clock.advance(Duration.ofSeconds(11));
-            long scans = Internals.reclaimerScans();
-            eventually("two scans ran", () -> Internals.reclaimerScans() >= scans + 2);
+            long scans = ReclaimerInternals.reclaimerScans();
+            eventually("two scans ran", () -> ReclaimerInternals.reclaimerScans() >= scans + 2);
             c.commit();
         }
         eventually("the leak is reported", () -> leaks(ds) == 1);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loompool.CircuitBreakerState;
-import dev.loompool.jdbc.internal.Internals;
+import dev.loompool.jdbc.internal.lifecycle.ReclaimerInternals;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -248,8 +248,8 @@ class PostgresHostileTest extends HostileSupport {
         LoomPoolDataSource ds = pg(1);
         ds.setAcquireTimeout(java.time.Duration.ofMillis(300));
         Connection raw = dropHandleKeepRaw(ds);
-        long scans = Internals.reclaimerScans();
-        for (int i = 0; i < 40 && Internals.reclaimerScans() < scans + 6; i++) {
+        long scans = ReclaimerInternals.reclaimerScans();
+        for (int i = 0; i < 40 && ReclaimerInternals.reclaimerScans() < scans + 6; i++) {
             System.gc();
             Thread.sleep(100);
         }

@@ -6,8 +6,8 @@ import static dev.loompool.jdbc.ReclaimTest.onThreadThatEnds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loompool.jdbc.internal.Internals;
-import dev.loompool.jdbc.internal.Internals.Taken;
+import dev.loompool.jdbc.internal.handle.Internals;
+import dev.loompool.jdbc.internal.handle.Internals.Taken;
 import dev.loompool.stub.StubConnection;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -1,7 +1,7 @@
 package dev.loompool.jdbc;
 
 import dev.loompool.ManualClockAccess;
-import dev.loompool.jdbc.internal.Internals;
+import dev.loompool.jdbc.internal.handle.Internals;
 import java.time.Duration;
 
 /**

@@ -7,7 +7,8 @@ import static dev.loompool.jdbc.ReclaimerWaits.gcUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loompool.jdbc.internal.Internals;
+import dev.loompool.jdbc.internal.handle.Internals;
+import dev.loompool.jdbc.internal.lifecycle.ReclaimerInternals;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -77,9 +78,9 @@ class ReclaimTest extends StubSupport {
                 }
             });
             assertThat(Internals.binding(physical.get())).as("closed: idle").isZero();
-            Internals.lookAtOwner(physical.get(), binding);
+            ReclaimerInternals.lookAtOwner(physical.get(), binding);
             reclaimer.clock.advance(PERIOD.multipliedBy(2));
-            Internals.lookAtOwner(physical.get(), binding);
+            ReclaimerInternals.lookAtOwner(physical.get(), binding);
             assertThat(ds.leaksReported()).as("reclaimOnOwnerExit=%s", reclaim).isZero();
             assertThat(ds.getReclaimedConnections()).isZero();
             assertThat(ds.getPool().stats().inUse()).isZero();

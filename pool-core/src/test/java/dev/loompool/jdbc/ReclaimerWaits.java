@@ -1,6 +1,6 @@
 package dev.loompool.jdbc;
 
-import dev.loompool.jdbc.internal.Internals;
+import dev.loompool.jdbc.internal.lifecycle.ReclaimerInternals;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -13,9 +13,9 @@ final class ReclaimerWaits {
 
     /** Returns once {@code n} more housekeeping scans have run (over all pools). */
     static void awaitScans(int n) {
-        long target = Internals.reclaimerScans() + n;
+        long target = ReclaimerInternals.reclaimerScans() + n;
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (Internals.reclaimerScans() < target) {
+        while (ReclaimerInternals.reclaimerScans() < target) {
             if (System.nanoTime() - deadline > 0) {
                 throw new AssertionError("timed out waiting for " + n + " housekeeping scans");
             }

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.loompool.PoolListener;
-import dev.loompool.jdbc.internal.Internals;
+import dev.loompool.jdbc.internal.handle.Internals;
 import dev.loompool.stub.StubDriver;
 import java.io.IOException;
 import java.net.UnknownHostException;

@@ -1,6 +1,6 @@
 package dev.loompool.jdbc;
 
-import dev.loompool.jdbc.internal.Internals;
+import dev.loompool.jdbc.internal.handle.Internals;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;

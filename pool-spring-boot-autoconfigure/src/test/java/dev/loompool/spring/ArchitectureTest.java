@@ -105,7 +105,7 @@ class ArchitectureTest {
     }
 
     private static boolean generated(JavaClass c) {
-        return c.getPackageName().equals("dev.loompool.jdbc.internal") && c.getSimpleName().startsWith("Delegating");
+        return c.getPackageName().equals("dev.loompool.jdbc.internal.handle") && c.getSimpleName().startsWith("Delegating");
     }
 
     private static JavaClass topLevel(JavaClass c) {

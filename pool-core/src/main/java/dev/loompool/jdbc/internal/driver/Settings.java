@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 
 /**
- * Values of the {@link Attr} settings: a handle's own, a physical connection's current ones, or
+ * Values of the {@link SessionAttribute} settings: a handle's own, a physical connection's current ones, or
  * the defaults a returned connection is reset to.
  */
 public final class Settings {
@@ -22,7 +22,7 @@ public final class Settings {
     private int networkTimeout;
     private Executor networkExecutor;
     /** Which values were set on purpose (for a handle) or differ from the defaults (for a connection). */
-    public final EnumSet<Attr> marked = EnumSet.noneOf(Attr.class);
+    public final EnumSet<SessionAttribute> marked = EnumSet.noneOf(SessionAttribute.class);
 
     /** The settings a connection has now. */
     public static Settings read(Connection c) throws SQLException {
@@ -147,7 +147,7 @@ public final class Settings {
     }
 
     /** Reads attribute {@code a} from {@code c}: what the driver says now. */
-    public void readFrom(Connection c, Attr a) throws SQLException {
+    public void readFrom(Connection c, SessionAttribute a) throws SQLException {
         switch (a) {
             case AUTO_COMMIT:
                 autoCommit = c.getAutoCommit();
@@ -175,13 +175,13 @@ public final class Settings {
 
     public Settings copy() {
         Settings s = new Settings();
-        for (Attr a : Attr.values()) {
+        for (SessionAttribute a : SessionAttribute.values()) {
             s.copyFrom(this, a);
         }
         return s;
     }
 
-    public boolean same(Settings other, Attr a) {
+    public boolean same(Settings other, SessionAttribute a) {
         switch (a) {
             case AUTO_COMMIT:
                 return autoCommit == other.autoCommit;
@@ -200,7 +200,7 @@ public final class Settings {
         }
     }
 
-    public void copyFrom(Settings other, Attr a) {
+    public void copyFrom(Settings other, SessionAttribute a) {
         switch (a) {
             case AUTO_COMMIT:
                 autoCommit = other.autoCommit;
@@ -228,7 +228,7 @@ public final class Settings {
     }
 
     /** Sets attribute {@code a} of {@code c} to this value. */
-    public void applyTo(Connection c, Attr a) throws SQLException {
+    public void applyTo(Connection c, SessionAttribute a) throws SQLException {
         switch (a) {
             case AUTO_COMMIT:
                 c.setAutoCommit(autoCommit);

@@ -1,6 +1,6 @@
 package dev.loompool.jdbc.internal.physical;
 
-import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.SessionAttribute;
 import dev.loompool.jdbc.internal.driver.FunctionCatalog;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.internal.driver.Secrets;
@@ -138,7 +138,7 @@ public final class ConnectionFactory {
 
     /** Applies the configured defaults and the init SQL; returns the settings the connection then has. */
     Settings initialize(Connection raw) throws SQLException {
-        for (Attr a : configured.marked) {
+        for (SessionAttribute a : configured.marked) {
             configured.applyTo(raw, a);
         }
         if (initSql != null && !initSql.isBlank()) {

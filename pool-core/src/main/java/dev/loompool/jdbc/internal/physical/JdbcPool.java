@@ -63,7 +63,7 @@ public final class JdbcPool {
      * Watches set since the housekeeper's last scan, which takes them in (one per handle, set
      * rarely): the handles' weak references to themselves, which the room above makes and reads.
      */
-    public final ConcurrentLinkedQueue<Reference<? extends Holder>> watches;
+    public final ConcurrentLinkedQueue<Reference<? extends BindingHolder>> watches;
     public final boolean reclaimOnOwnerExit;
     public final AtomicLong reclaimed;
     public final AtomicLong leaksReported;

@@ -1,6 +1,6 @@
 package dev.loompool.jdbc.internal.physical;
 
-import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.SessionAttribute;
 import dev.loompool.jdbc.internal.driver.Settings;
 import dev.loompool.jdbc.internal.driver.WireState;
 import dev.loompool.engine.Entry;
@@ -22,12 +22,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class PhysicalConnection {
 
-    private static final VarHandle HOLDER = Fields.varHandle(MethodHandles.lookup(), "holder", Object.class);
-    private static final VarHandle BINDING = Fields.varHandle(MethodHandles.lookup(), "binding", long.class);
-    private static final VarHandle STATE = Fields.varHandle(MethodHandles.lookup(), "state", ConnectionState.class);
-    private static final VarHandle RUNNER = Fields.varHandle(MethodHandles.lookup(), "runner", Thread.class);
-    private static final VarHandle CALLS = Fields.varHandle(MethodHandles.lookup(), "calls", int.class);
-    private static final VarHandle HANDLES = Fields.varHandle(MethodHandles.lookup(), "handlesCounted", long.class);
+    private static final VarHandle HOLDER = VarHandles.varHandle(MethodHandles.lookup(), "holder", Object.class);
+    private static final VarHandle BINDING = VarHandles.varHandle(MethodHandles.lookup(), "binding", long.class);
+    private static final VarHandle STATE = VarHandles.varHandle(MethodHandles.lookup(), "state", ConnectionState.class);
+    private static final VarHandle RUNNER = VarHandles.varHandle(MethodHandles.lookup(), "runner", Thread.class);
+    private static final VarHandle CALLS = VarHandles.varHandle(MethodHandles.lookup(), "calls", int.class);
+    private static final VarHandle HANDLES = VarHandles.varHandle(MethodHandles.lookup(), "handlesCounted", long.class);
     /** Connections made in this JVM: each one's binding numbers start at its id, shifted (4 billion binds each). */
     private static final AtomicInteger IDS = new AtomicInteger();
     private static final int STATEMENT_BIT = PinTimes.bit(PinReason.STATEMENT);
@@ -139,7 +139,7 @@ public final class PhysicalConnection {
      */
     private long bindings;
     /**
-     * The handle holding it ({@link Holder}): strongly at first, because most bindings last
+     * The handle holding it ({@link BindingHolder}): strongly at first, because most bindings last
      * microseconds and a {@code WeakReference} per bind would cost the hot path an allocation;
      * through the handle's watch, a {@link Reference} to it (weakly), once the housekeeper has seen
      * the same binding at two scans, so that a handle dropped without close can be collected and
@@ -253,7 +253,7 @@ public final class PhysicalConnection {
      * unless it is back at the default (as HikariCP's dirty bits). Once SQL changed the session, what the
      * pool last set may no longer be what the server has: set it anyway, and keep it marked.
      */
-    public void apply(Settings wanted, Attr a) throws SQLException {
+    public void apply(Settings wanted, SessionAttribute a) throws SQLException {
         if (sessionDirty || !current.same(wanted, a)) {
             wanted.applyTo(raw, a);
             current.copyFrom(wanted, a);
@@ -317,7 +317,7 @@ public final class PhysicalConnection {
      *
      * @return its last holder: a handle, a handle's watch, or null
      */
-    public Object bind(Holder handle, Throwable from) {
+    public Object bind(BindingHolder handle, Throwable from) {
         Object last = holder;
         holder = handle;
         runner = Thread.currentThread();
@@ -386,9 +386,9 @@ public final class PhysicalConnection {
     }
 
     /** The handle holding it (while lent; its last holder while idle), or null if none or it was collected. */
-    public Holder holder() {
+    public BindingHolder holder() {
         Object h = HOLDER.getAcquire(this);
-        return h instanceof Reference<?> w ? (Holder) w.get() : (Holder) h;
+        return h instanceof Reference<?> w ? (BindingHolder) w.get() : (BindingHolder) h;
     }
 
     /** The holder as kept: a handle, a handle's watch, or null. */
@@ -407,7 +407,7 @@ public final class PhysicalConnection {
     }
 
     /** From now on holds {@code handle} weakly through its {@code watch}, unless it let go of the connection meanwhile. */
-    public void holdWeakly(Holder handle, Reference<? extends Holder> watch) {
+    public void holdWeakly(BindingHolder handle, Reference<? extends BindingHolder> watch) {
         HOLDER.compareAndSet(this, handle, watch);
     }
 

@@ -37,7 +37,7 @@ final class PoolCloseAborts {
             long b = p.binding();
             if (b != 0 && p.unbind(b)) { // now the pool's: the handle's close or release no longer returns it
                 taken.add(p);
-                Holder h = p.holder();
+                BindingHolder h = p.holder();
                 if (h != null) {
                     h.takenFromUnderIt();
                 }

@@ -1,6 +1,6 @@
 package dev.loompool.jdbc.internal.physical;
 
-import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.SessionAttribute;
 import dev.loompool.jdbc.internal.driver.SessionReset;
 import java.util.Locale;
 import jdk.jfr.Category;
@@ -56,7 +56,7 @@ final class ResetEvent extends Event {
             return null;
         }
         StringBuilder ran = new StringBuilder(transaction ? "rollback" : "");
-        if (p.sessionDirty || p.current.marked.contains(Attr.SCHEMA) && sessionReset.ownsSchema()) {
+        if (p.sessionDirty || p.current.marked.contains(SessionAttribute.SCHEMA) && sessionReset.ownsSchema()) {
             ran.append(ran.length() == 0 ? "" : "; ").append(sessionReset.describe());
         } else if (!p.current.marked.isEmpty()) {
             ran.append(ran.length() == 0 ? "settings: " : "; settings: ");

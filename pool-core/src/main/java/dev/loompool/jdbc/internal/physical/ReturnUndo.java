@@ -1,6 +1,6 @@
 package dev.loompool.jdbc.internal.physical;
 
-import dev.loompool.jdbc.internal.driver.Attr;
+import dev.loompool.jdbc.internal.driver.SessionAttribute;
 import dev.loompool.jdbc.internal.driver.BrokenConnections;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.internal.driver.SessionReset;
@@ -77,10 +77,10 @@ final class ReturnUndo {
             throw new Retired(p.unresettable);
         }
         if (p.sessionDirty || p.serverTransactionOpen() // still "open": SQL turned autocommit off
-                || p.current.marked.contains(Attr.SCHEMA) && pool.factory.sessionReset().ownsSchema()) {
+                || p.current.marked.contains(SessionAttribute.SCHEMA) && pool.factory.sessionReset().ownsSchema()) {
             resetSession(pool, p);
         } else if (!p.current.marked.isEmpty()) {
-            for (Attr a : p.current.marked) {
+            for (SessionAttribute a : p.current.marked) {
                 noDatabaseToGoBackTo(p, a);
                 p.defaults.applyTo(p.raw, a);
                 p.current.copyFrom(p.defaults, a);
@@ -96,8 +96,8 @@ final class ReturnUndo {
      * A connection made without a database (MariaDB, a URL without one) cannot go back to none
      * once {@code setCatalog} or {@code USE} chose one: B's unqualified SQL would run in A's database.
      */
-    private static void noDatabaseToGoBackTo(PhysicalConnection p, Attr a) throws Retired {
-        if (a == Attr.CATALOG && p.defaults.catalog() == null) {
+    private static void noDatabaseToGoBackTo(PhysicalConnection p, SessionAttribute a) throws Retired {
+        if (a == SessionAttribute.CATALOG && p.defaults.catalog() == null) {
             throw new Retired("a database was chosen on a connection made without one, which cannot be unset");
         }
     }
@@ -135,7 +135,7 @@ final class ReturnUndo {
         // A reset keeps some state (MariaDB keeps the database chosen by USE): put back every
         // setting the connection had when it was new, then the defaults and connectionInitSql.
         Settings now = pool.factory.initialize(p.raw);
-        for (Attr a : Attr.values()) {
+        for (SessionAttribute a : SessionAttribute.values()) {
             if (!now.same(p.defaults, a)) {
                 noDatabaseToGoBackTo(p, a);
                 p.defaults.applyTo(p.raw, a);

@@ -6,6 +6,12 @@ package dev.loompool.jdbc.internal.physical;
  */
 public interface Watcher {
 
+    /**
+     * How often it scans, in milliseconds. A handle its reclaim ended says so: nobody used it for a
+     * whole period.
+     */
+    long PERIOD_MILLIS = 500;
+
     /** One scan now, as the periodic one would (for tests). */
     void scan();
 

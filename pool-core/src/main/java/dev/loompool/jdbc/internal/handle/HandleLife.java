@@ -1,0 +1,456 @@
+package dev.loompool.jdbc.internal.handle;
+
+import dev.loompool.jdbc.internal.physical.VarHandles;
+import dev.loompool.jdbc.internal.physical.ForeignRelease;
+import dev.loompool.jdbc.internal.physical.BindingHolder;
+import dev.loompool.jdbc.internal.physical.JdbcPool;
+import dev.loompool.jdbc.internal.physical.PhysicalConnection;
+import dev.loompool.jdbc.LoomConnection;
+import dev.loompool.jdbc.PinReason;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.sql.SQLException;
+import java.util.EnumSet;
+import java.util.concurrent.Executor;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The life of a logical connection: open, maybe under watch ({@link HandleWatch}), then closed or
+ * reclaimed; the thread that last used it; whether it counts in the pool's open handles.
+ *
+ * <p>Besides the handle's own thread, only the housekeeper touches it: to put it under watch, and
+ * with reclaimOnOwnerExit to reclaim it once the thread that last used it has ended. Close and
+ * reclaim settle by the connection's binding and a compare-and-set on the state, so that exactly one
+ * of them ends the handle and counts it down, and exactly one returns the connection. The common
+ * cycle (bind, release, close while unbound) pays no compare-and-set of its own for that.
+ *
+ * <p>Every call on the handle, or on a statement, result set or metadata obtained from it, notes
+ * its thread as the owner ({@link #touchOwner()}): a read, and a write only when the thread
+ * changes. The reclaimer first claims the handle from its ended owner by compare-and-set, and a
+ * thread that starts using it changes the owner by compare-and-set too, so exactly one of them
+ * wins: a reclaim never starts under a call, and a call never starts under a reclaim.
+ */
+abstract class HandleLife implements BindingHolder {
+
+    private static final VarHandle STATE = VarHandles.varHandle(MethodHandles.lookup(), "state", HandleStage.class);
+    private static final VarHandle OWNER = VarHandles.varHandle(MethodHandles.lookup(), "owner", Object.class);
+    private static final VarHandle PHYSICAL = VarHandles.varHandle(MethodHandles.lookup(), "physical", PhysicalConnection.class);
+    private static final VarHandle LOST = VarHandles.varHandle(MethodHandles.lookup(), "lost", boolean.class);
+    private static final VarHandle RUNS = VarHandles.varHandle(MethodHandles.lookup(), "runs", int.class);
+    /** In {@link #runs}: a release was asked for while a statement ran; the count is in the bits below. */
+    private static final int RELEASE_DEFERRED = 1 << 30;
+
+    final JdbcPool pool;
+    /**
+     * The thread that last used the handle, or the reclaimer's {@link Claim} on it once that thread
+     * ended: set by every use (a bind, the check of the other calls, each call on a statement,
+     * result set or metadata), and written, by compare-and-set, only when it changes, which is rare.
+     */
+    @SuppressWarnings("unused") // accessed through OWNER
+    private volatile Object owner;
+    /**
+     * {@link HandleState#OPEN}, then {@link HandleWatch} (open, under watch), then
+     * {@link HandleState#CLOSED} or {@link HandleState#RECLAIMED}; moved by compare-and-set through STATE.
+     */
+    @SuppressWarnings("unused")
+    private HandleStage state = HandleState.OPEN;
+    /** The connection bound now: plain for its own thread; read and cleared through PHYSICAL by close and the reclaimer. */
+    PhysicalConnection physical;
+    /**
+     * The number of the binding that holds {@link #physical} ({@link PhysicalConnection#binding()}):
+     * the only one this handle may end. A close or abort on another thread that read the handle
+     * just before the reclaimer took the connection must not end the next borrower's binding.
+     * Written before {@code physical} is published, so whoever reads that reads this too.
+     */
+    private long binding;
+    /**
+     * Statements running now, on any thread ({@link #runStarted}, {@link #endRun}), and the
+     * {@link #RELEASE_DEFERRED} bit: while one runs, a release asked for by another thread (a
+     * statement closed by a watchdog) is left to the last run to end. One word, changed only by
+     * atomic operations, so that exactly one thread makes a deferred release.
+     */
+    @SuppressWarnings("unused") // accessed through RUNS
+    private int runs;
+    /** It has used a connection, and so counts in the pool's open handles until it ends. */
+    private boolean counted;
+    /** The reclaimer or the pool's close took its connection from under it: the next call settles that (HandleEnds.reclaimedUnderUse). */
+    @SuppressWarnings("unused") // accessed through LOST
+    private boolean lost;
+    // What keeps the physical connection, read and written by the rules in Pins (the pin table in
+    // one place): fields here rather than an object of their own, one allocation less per getConnection.
+    /** The reasons held; STATEMENT and RELEASE_MODE are derived, never stored. Null until the first. */
+    EnumSet<PinReason> held;
+    /**
+     * The open statements and metadata result sets: null, the one (most handles have one), or an
+     * {@code ArrayList} of them. One field, not two: with the run count, two pushed the handle,
+     * allocated on every getConnection, into the next 8 bytes (P6).
+     */
+    Object tracked;
+    /** The connection broke inside a transaction: refuse to go on until the caller rolls back. */
+    boolean lostTransaction;
+    /**
+     * A statement asked the driver to close it with its last result set, which ends its pin:
+     * result sets look then.
+     */
+    boolean closeOnCompletion;
+
+    HandleLife(JdbcPool pool) {
+        this.pool = pool;
+        OWNER.set(this, Thread.currentThread()); // plain: published with the binding, like the other fields
+        // Allocate nothing here: once another object is allocated, the JIT no longer knows this one
+        // is new, and each later store of a reference into it pays G1's write barriers (P1).
+    }
+
+    /** Closes what the handle tracks (its statements) and drops its pins: it is ending. */
+    private void dropPins() {
+        Pins.clear(this);
+        closeOnCompletion = false;
+        lostTransaction = false;
+    }
+
+    /**
+     * A handle counts from its first use: one dropped unused holds nothing to count down. Counted
+     * on {@code p}, which it holds now, by a plain write ({@link dev.loompool.jdbc.internal.physical.HandleCount}).
+     */
+    final void countFromFirstUse(PhysicalConnection p) {
+        if (!counted) {
+            counted = true;
+            p.countHandle();
+        }
+    }
+
+    /**
+     * Notes the calling thread as the handle's user, before a call. The hot path is a read and a
+     * compare; only a new thread pays a compare-and-set ({@link #takeOver}).
+     *
+     * @throws SQLException the reclaimer took the handle: the call must not reach its connection
+     */
+    final void touchOwner() throws SQLException {
+        Thread me = Thread.currentThread();
+        if (OWNER.getOpaque(this) != me) {
+            HandleState ended = takeOver(me);
+            if (ended != null) {
+                throw HandleEnds.endedError(this, ended);
+            }
+        }
+    }
+
+
+    /**
+     * {@link #touchOwner()} for calls that must not throw (closing, isClosed, the pins of
+     * LoomConnection): false if the reclaimer took the handle, whose statements it closed itself.
+     */
+    final boolean touchOwnerQuietly() {
+        Thread me = Thread.currentThread();
+        return OWNER.getOpaque(this) == me || takeOver(me) == null;
+    }
+
+    /**
+     * Makes {@code me} the owner. While the reclaimer holds its claim, waits for its verdict (it
+     * decides in a few reads and compare-and-sets, never across a round trip): the ended state if
+     * it took the handle, once it has let go of the connection; else it dropped the claim and the
+     * thread takes over as usual. Null when {@code me} may go on.
+     */
+    private HandleState takeOver(Thread me) {
+        for (int spins = 0; ; spins++) {
+            Object o = OWNER.getVolatile(this);
+            if (o instanceof Claim) {
+                Object ended = STATE.getAcquire(this);
+                if (!open(ended) && PHYSICAL.getAcquire(this) == null) {
+                    return (HandleState) ended;
+                }
+                if (spins < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    LockSupport.parkNanos(50_000);
+                }
+            } else if (o == me || OWNER.compareAndSet(this, o, me)) {
+                return null;
+            }
+        }
+    }
+
+    /** The reclaimer's hold on a handle whose owner ended: while it is the owner, no call starts. */
+    record Claim(Thread ended) {
+    }
+
+    /**
+     * The reclaimer's first step: claims the handle from {@code endedOwner}, which must still be
+     * its owner. Null if another thread used the handle since: it is not reclaimed then.
+     */
+    final Claim claimForReclaim(Thread endedOwner) {
+        Claim claim = new Claim(endedOwner);
+        return OWNER.compareAndSet(this, endedOwner, claim) ? claim : null;
+    }
+
+    /** The reclaimer does not take the handle after all: threads waiting to use it go on. */
+    final void dropClaim(Claim claim) {
+        OWNER.compareAndSet(this, claim, claim.ended());
+    }
+
+    /**
+     * Called by the next holder of the connection this handle let go of, which overwrites the
+     * connection's note of it: an open handle that holds no connection now may have been dropped,
+     * so it is put under watch. One bound elsewhere is noted by that connection instead.
+     */
+    final void watchIfLeftOpen() {
+        if (PHYSICAL.getOpaque(this) == null && isOpen()) {
+            watch();
+        }
+    }
+
+    /** Puts this handle under watch, once; its watch, or null if it has ended. */
+    final HandleWatch watch() {
+        Object s = STATE.getAcquire(this);
+        if (s instanceof HandleWatch w) {
+            return w;
+        }
+        if (s != HandleState.OPEN) {
+            return null;
+        }
+        HandleWatch w = new HandleWatch(this);
+        if (STATE.compareAndSet(this, HandleState.OPEN, w)) {
+            pool.watches.add(w);
+            return w;
+        }
+        s = STATE.getAcquire(this);
+        return s instanceof HandleWatch other ? other : null;
+    }
+
+    /** Holds {@code p}, bound as binding number {@code b}: published for close, abort and the reclaimer. */
+    final void hold(PhysicalConnection p, long b) {
+        binding = b;
+        PHYSICAL.setRelease(this, p);
+    }
+
+    /**
+     * After {@link #hold}: whether a close or abort on another thread ended the handle meanwhile
+     * (the replay of its settings is a round trip). Then the connection goes back through the
+     * release check, which resets what the replay set, unless that close took it already.
+     */
+    final boolean endedWhileBinding(PhysicalConnection p, long b) {
+        VarHandle.fullFence(); // the connection is published before the state is read: a close sees one or the other
+        if (open(STATE.getVolatile(this))) {
+            return false;
+        }
+        if (p.unbind(b)) {
+            PHYSICAL.setRelease(this, null);
+            p.home().giveBack(p);
+        }
+        return true;
+    }
+
+    /**
+     * The number of the binding that holds {@link #physical}, for the handle's own thread while
+     * bound, and for an abort, which ends that binding only if it still is the connection's.
+     */
+    final long heldBinding() {
+        return binding;
+    }
+
+    /**
+     * Lets the connection go. Whoever wins the compare-and-set on the connection's binding gives it
+     * back: this call, or a release of this handle on another thread at the same moment (a deferred
+     * one, {@link #releaseNowOrDefer}), or the pool (its close, the reclaimer), which then says so
+     * through {@link #takenFromUnderIt}: a lost compare-and-set here needs no reading.
+     */
+    final void unbind() {
+        PhysicalConnection p = physical;
+        if (p == null) {
+            return; // a close or abort on another thread ended the handle meanwhile, and its connection with it
+        }
+        physical = null;
+        p.home().release(p, binding);
+    }
+
+    /** The reclaimer or the pool's close took the connection: the next call ends the handle (HandleEnds.reclaimedUnderUse). */
+    @Override
+    public final void takenFromUnderIt() {
+        LOST.setVolatile(this, true);
+    }
+
+    // ---- statements running, on whichever thread ---------------------------------------------------
+
+    /**
+     * A statement of this handle starts to run on the calling thread: first thing, before the
+     * check that its binding still holds, so that a close on another thread either sees the run
+     * or the run sees the close. Pair with {@link #endRun()}, in a {@code finally}.
+     */
+    final void runStarted() {
+        RUNS.getAndAdd(this, 1);
+    }
+
+    /**
+     * The run ends: true for the last one to end if another thread asked for the release check
+     * meanwhile, which the caller then makes ({@code LogicalConnection#runEnded}).
+     */
+    final boolean endRun() {
+        return (int) RUNS.getAndAdd(this, -1) - 1 == RELEASE_DEFERRED && RUNS.compareAndSet(this, RELEASE_DEFERRED, 0);
+    }
+
+    /** Whether a statement of this handle runs now, on any thread. */
+    final boolean running() {
+        return ((int) RUNS.getVolatile(this) & ~RELEASE_DEFERRED) != 0;
+    }
+
+    /**
+     * A thread that ended a pin (a statement closed by a helper thread, a future, a watchdog)
+     * asks for the release check: true if it is to make it now, as no statement runs; false if the
+     * last run to end makes it. Never while a statement runs on the connection; never forgotten.
+     */
+    final boolean releaseNowOrDefer() {
+        if ((int) RUNS.getVolatile(this) == 0) {
+            return true; // the common case: nothing runs, nothing was deferred
+        }
+        int before = (int) RUNS.getAndBitwiseOr(this, RELEASE_DEFERRED);
+        // the runs ended before the request was noted: it is this thread's to make
+        return (before & ~RELEASE_DEFERRED) == 0 && RUNS.compareAndSet(this, RELEASE_DEFERRED, 0);
+    }
+
+
+
+    /** Refuses a closed or reclaimed handle; otherwise notes the calling thread as its user. */
+    final void ensureOpen() throws SQLException {
+        Object s = STATE.getOpaque(this);
+        if (!open(s)) {
+            throw HandleEnds.endedError(this, (HandleState) s);
+        }
+        if ((boolean) LOST.getOpaque(this)) {
+            throw HandleEnds.reclaimedUnderUse(this);
+        }
+        touchOwner();
+    }
+
+    final boolean isOpen() {
+        return open(STATE.getOpaque(this));
+    }
+
+    /**
+     * Whether a stage read from STATE is open. The hot path reads the stage as an Object and
+     * compares identities: a cast to the sealed interface would cost every call a type check.
+     */
+    static boolean open(Object stage) {
+        return stage == HandleState.OPEN || stage instanceof HandleWatch;
+    }
+
+    /**
+     * Closes the handle. Unbound and not robbed by the reclaimer, it cannot be racing a reclaim:
+     * the reclaimer only takes a bound handle, and clears {@code physical} only after it has moved
+     * the state, so a plain store settles it. Bound, the connection's binding decides.
+     */
+    public final void close() {
+        PhysicalConnection p = (PhysicalConnection) PHYSICAL.getAcquire(this);
+        Object s = STATE.getAcquire(this);
+        if (!open(s)) {
+            return;
+        }
+        if (p == null && !(boolean) LOST.getOpaque(this)) {
+            STATE.setRelease(this, HandleState.CLOSED);
+            finish(s);
+            return;
+        }
+        if (p != null && p.unbind(binding)) { // still ours, so no reclaim can take the handle any more: a plain store settles it
+            s = STATE.getAcquire(this);
+            STATE.setRelease(this, HandleState.CLOSED);
+            physical = null;
+            if (running() || p.runner() != Thread.currentThread()) {
+                ForeignRelease.settle(p); // its user's statement may still run: wait for it before the state is read
+            }
+            // Another thread's commit(), rollback() or setter still under way on it retires it on
+            // the way back (JdbcPool.giveBack): never lent into the next borrower's session.
+            try {
+                finish(s); // its statements close before the connection goes back
+            } finally {
+                p.home().giveBack(p); // the release check rolls back and resets what this handle changed
+            }
+            return;
+        }
+        physical = null; // the reclaimer has the connection: whoever moves the state closes the handle
+        Object was = end(HandleState.CLOSED);
+        if (open(was)) {
+            finish(was);
+        }
+    }
+
+    /**
+     * The housekeeper's owner-exit reclaim, once it has taken the lease of this handle's
+     * connection {@code p}: ends the handle unless its own close got there first, in which case
+     * that close counts it down. The caller returns the connection either way.
+     *
+     * @return whether this call ended the handle
+     */
+    final boolean reclaimTaken(PhysicalConnection p) {
+        Object was = end(HandleState.RECLAIMED);
+        if (!open(was)) {
+            return false;
+        }
+        try {
+            dropPins(); // its statements close: a late call on one cannot reach the next borrower
+        } finally {
+            PHYSICAL.compareAndSet(this, p, null);
+            countDown(was);
+        }
+        return true;
+    }
+
+    /**
+     * Moves an open handle (plain or under watch) to {@code target}: what it was (OPEN or its
+     * watch), or the ended state it already had, in which case another caller ended it.
+     */
+    final Object end(HandleState target) {
+        Object s;
+        do {
+            s = STATE.getAcquire(this);
+            if (!open(s)) {
+                return s;
+            }
+        } while (!STATE.compareAndSet(this, s, target));
+        return s;
+    }
+
+    /** What ending the handle leaves to do but return its connection; {@code was}: OPEN or its watch. */
+    final void finish(Object was) {
+        dropPins();
+        countDown(was);
+    }
+
+    /** Takes the handle off the open count, if it was on it: through its watch, if any, so exactly once. */
+    private void countDown(Object was) {
+        if (counted) {
+            counted = false;
+            if (!(was instanceof HandleWatch w) || w.countDown()) {
+                pool.handles.ended();
+            }
+        }
+    }
+
+    public final boolean isClosed() {
+        return !touchOwnerQuietly() || !isOpen();
+    }
+
+    public final void abort(Executor executor) throws SQLException {
+        HandleEnds.abort(this, executor);
+    }
+
+    /** The connection bound now, as another thread reads it (an abort): published by {@link #hold}. */
+    final PhysicalConnection boundNow() {
+        return (PhysicalConnection) PHYSICAL.getAcquire(this);
+    }
+
+    /** {@link LoomConnection#isBound()}. */
+    public final boolean isBound() {
+        return physical != null;
+    }
+
+    /** {@link LoomConnection#ownerThread()}; the ended one while the reclaimer holds it, or took it. */
+    public final Thread ownerThread() {
+        Object o = OWNER.getVolatile(this);
+        return o instanceof Claim c ? c.ended() : (Thread) o;
+    }
+
+    /** CLOSED or RECLAIMED once ended, else null. */
+    final HandleState ended() {
+        Object s = STATE.getOpaque(this);
+        return open(s) ? null : (HandleState) s;
+    }
+}

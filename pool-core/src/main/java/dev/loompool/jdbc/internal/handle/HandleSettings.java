@@ -1,0 +1,184 @@
+package dev.loompool.jdbc.internal.handle;
+
+import dev.loompool.jdbc.internal.physical.PhysicalConnection;
+import dev.loompool.jdbc.internal.driver.SessionAttribute;
+import dev.loompool.jdbc.internal.driver.Settings;
+import java.sql.SQLException;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+
+/**
+ * The JDBC settings of a logical connection ({@link LogicalConnection#own}): what the handle chose
+ * is remembered, applied at once if it is bound, and replayed on every physical connection it
+ * binds later (in {@link LogicalConnection#bind()}). Reads come from the bound connection, else
+ * the handle's choice, else the pool's defaults, without binding.
+ */
+final class HandleSettings {
+
+    private HandleSettings() {
+    }
+
+    /** The settings the handle chose, to write one into; made at the first choice (most handles make none). */
+    static Settings chosen(LogicalConnection h) throws SQLException {
+        h.ensureOpen();
+        if (h.own == null) {
+            h.own = new Settings();
+        }
+        return h.own;
+    }
+
+    /** Records that the handle chose a value, and applies it now if bound. */
+    static void changed(LogicalConnection h, SessionAttribute a) throws SQLException {
+        h.own.marked.add(a);
+        PhysicalConnection p = h.physical;
+        if (p != null) {
+            p.ranOn(Thread.currentThread());
+            if (!p.enter(h.heldBinding())) { // a close or the reclaimer overtook this call: it must not reach the connection
+                throw TransactionCalls.overtaken(h);
+            }
+            try {
+                p.apply(h.own, a);
+            } catch (SQLException e) {
+                // Refused (pgjdbc: read-only in the middle of a transaction): the choice does not
+                // stand, or it would take effect at the next binding (and route it to a replica).
+                h.own.copyFrom(p.current(), a);
+                throw h.error(e);
+            } finally {
+                p.leave();
+            }
+        }
+    }
+
+    // ---- the handle's setters -------------------------------------------------------------------------
+
+    static void setTransactionIsolation(LogicalConnection h, int level) throws SQLException {
+        if (h.pool.transactionPooler) { // sent at the start of each transaction, not set on the session
+            TransactionIsolation.set(h, level);
+            return;
+        }
+        chosen(h).chooseIsolation(level);
+        changed(h, SessionAttribute.ISOLATION);
+    }
+
+    static void setReadOnly(LogicalConnection h, boolean readOnly) throws SQLException {
+        PhysicalConnection p = h.physical;
+        if (!readOnly && p != null && p.home() != h.pool) { // writes must not follow onto the replica it holds
+            throw stillBound(h, p);
+        }
+        chosen(h).chooseReadOnly(readOnly);
+        changed(h, SessionAttribute.READ_ONLY);
+    }
+
+    /**
+     * {@code setReadOnly(false)} on a handle that holds a replica's connection {@code p} (an open
+     * statement, result set or transaction pins it): the writes that follow would run there.
+     */
+    private static SQLException stillBound(LogicalConnection h, PhysicalConnection p) {
+        return new SQLException("pool '" + h.pool.name + "': setReadOnly(false) while this handle holds a connection of "
+                + "the replica pool '" + p.home().name + "' (pinned by " + h.pinReasons() + "); close its statements and "
+                + "result sets, or end its transaction, first: what follows would run on the replica ("
+                + p.home().pool.stats() + ")", "25000");
+    }
+
+    /** Whether this unit of work goes to a replica: the handle's readOnly, else the pool's default. */
+    static boolean readOnlyWork(LogicalConnection h) {
+        return h.own != null && h.own.marked.contains(SessionAttribute.READ_ONLY) ? h.own.readOnly() : h.pool.readOnlyByDefault;
+    }
+
+    static void setCatalog(LogicalConnection h, String catalog) throws SQLException {
+        chosen(h).chooseCatalog(catalog);
+        changed(h, SessionAttribute.CATALOG);
+    }
+
+    static void setSchema(LogicalConnection h, String schema) throws SQLException {
+        if (h.pool.transactionPooler) {
+            checkBehindPooler(h, SessionAttribute.SCHEMA, w -> w.chooseSchema(schema), "setSchema(" + schema + ")");
+        }
+        if (defaults(h).schema() == null) {
+            // The driver reports no schema (MariaDB, MySQL Connector/J): it ignores setSchema, as
+            // JDBC lets a driver without schemas do. The handle does not remember a choice that
+            // nothing applies, or getSchema() would name a schema the SQL does not run in.
+            h.ensureOpen();
+            return;
+        }
+        chosen(h).chooseSchema(schema);
+        changed(h, SessionAttribute.SCHEMA);
+    }
+
+    static void setHoldability(LogicalConnection h, int holdability) throws SQLException {
+        chosen(h).chooseHoldability(holdability);
+        changed(h, SessionAttribute.HOLDABILITY);
+    }
+
+    static void setNetworkTimeout(LogicalConnection h, Executor executor, int milliseconds) throws SQLException {
+        Settings s = chosen(h);
+        s.chooseNetworkTimeout(executor, milliseconds);
+        changed(h, SessionAttribute.NETWORK_TIMEOUT);
+    }
+
+    // ---- what the setters and getters share -----------------------------------------------------------
+
+    /**
+     * Behind a pooler in transaction mode, a setting the driver sends as session SQL may only
+     * keep the pool's default (TransactionPooling).
+     */
+    static void checkBehindPooler(LogicalConnection h, SessionAttribute a, Consumer<Settings> value, String call)
+            throws SQLException {
+        Settings wanted = new Settings();
+        value.accept(wanted);
+        if (!defaults(h).same(wanted, a)) {
+            throw TransactionPooling.refusedSetting(h.pool, call);
+        }
+    }
+
+    /**
+     * Where to read a setting from: the bound connection, else the handle's choice, else the
+     * defaults. Once SQL changed the session ({@code SET autocommit=0}, {@code USE}, {@code SET
+     * SESSION TRANSACTION ISOLATION LEVEL}, {@code search_path}…), the driver is asked, as a plain
+     * connection would be: the session-state pin keeps that connection bound until close. The
+     * common path (no session SQL) reads memory only.
+     */
+    static Settings view(LogicalConnection h, SessionAttribute a) throws SQLException {
+        h.ensureOpen();
+        PhysicalConnection p = h.physical;
+        if (p != null) {
+            return p.sessionDirty() ? askDriver(h, p, a) : p.current();
+        }
+        if (h.own != null && h.own.marked.contains(a)) {
+            return h.own;
+        }
+        return defaults(h);
+    }
+
+    /**
+     * What the driver says of {@code a} now, remembered as the connection's current value (and as
+     * the handle's choice, if it made one), so that what the pool believes is what the session
+     * has. A later setter applies whatever it believes: {@link PhysicalConnection#apply} always
+     * sets a connection whose session SQL changed, and the reset restores the defaults.
+     */
+    private static Settings askDriver(LogicalConnection h, PhysicalConnection p, SessionAttribute a) throws SQLException {
+        try {
+            p.current().readFrom(p.raw, a);
+        } catch (SQLException e) {
+            throw h.error(e);
+        }
+        if (!p.current().same(p.defaults(), a)) {
+            p.current().marked.add(a);
+        }
+        if (h.own != null && h.own.marked.contains(a)) {
+            h.own.copyFrom(p.current(), a);
+        }
+        return p.current();
+    }
+
+    /** The pool's defaults, as the first connection took them: one is made to learn them if none was. */
+    static Settings defaults(LogicalConnection h) throws SQLException {
+        Settings defaults = h.pool.factory.learnedDefaults();
+        if (defaults == null) { // no connection made yet: make one to learn them
+            h.bind();
+            defaults = h.physical.current();
+            h.done();
+        }
+        return defaults;
+    }
+}

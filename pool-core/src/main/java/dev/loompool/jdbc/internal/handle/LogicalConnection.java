@@ -1,0 +1,406 @@
+package dev.loompool.jdbc.internal.handle;
+
+import dev.loompool.jdbc.internal.physical.JdbcPool;
+import dev.loompool.jdbc.internal.physical.PhysicalConnection;
+import dev.loompool.jdbc.internal.driver.SessionAttribute;
+import dev.loompool.jdbc.internal.driver.BrokenConnections;
+import dev.loompool.jdbc.internal.driver.Settings;
+import dev.loompool.jdbc.internal.sql.SqlClassifier;
+import dev.loompool.jdbc.internal.sql.SqlEffect;
+import dev.loompool.jdbc.LoomConnection;
+import dev.loompool.jdbc.PinReason;
+import java.sql.CallableStatement;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.SQLClientInfoException;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.Executor;
+
+/**
+ * The {@link Connection} handle {@code getConnection()} returns. It binds a physical connection
+ * at the first call that needs one, and gives it back as soon as nothing pins it (DESIGN.md §4).
+ * Its own JDBC settings are replayed on every physical connection it binds.
+ *
+ * <p>Like any JDBC connection it is meant for one thread at a time, but it may pass from thread
+ * to thread; its life (open, closed, reclaimed, counted, watched) is {@link HandleLife}'s.
+ *
+ * <p>This class holds every rule of the handle; {@code DelegatingConnection}, generated at build
+ * time (codegen/DelegateGenerator.java), is the final class that forwards the other
+ * {@link Connection} methods to the bound connection: {@code bind()}, the call, {@code done()}.
+ */
+abstract class LogicalConnection extends HandleLife implements Connection, LoomConnection {
+
+    /** The settings this handle chose; null until it chooses one (the common case costs nothing). */
+    Settings own;
+
+    LogicalConnection(JdbcPool pool) {
+        super(pool);
+    }
+
+    // ---- binding ---------------------------------------------------------------------------------
+
+    /** The physical connection, bound now if it was not; the calling thread becomes the user. */
+    final Connection bind() throws SQLException {
+        PhysicalConnection p = physical;
+        if (p != null) {
+            touchOwner();
+            p.ranOn(Thread.currentThread()); // a close on another thread waits for what runs on it
+            return p.raw;
+        }
+        ensureOpen();
+        if (lostTransaction) {
+            throw new SQLException("pool '" + pool.name + "': the connection broke inside a transaction, "
+                    + "which is lost; call rollback() before going on", "08003");
+        }
+        p = pool.replicas() != null && HandleSettings.readOnlyWork(this) ? pool.replicas().acquire(pool) : pool.acquire();
+        if (!isOpen()) { // a watchdog's abort or a close on another thread ended it while this call waited
+            p.home().putBack(p);
+            throw new SQLException("pool '" + pool.name + "': the connection was closed while this call waited for "
+                    + "a physical connection (" + p.home().pool.stats() + ")", "08003");
+        }
+        if (own != null) {
+            try {
+                for (SessionAttribute a : own.marked) {
+                    if (a != SessionAttribute.ISOLATION || !pool.transactionPooler) { // else sent per transaction: TransactionIsolation
+                        p.apply(own, a);
+                    }
+                }
+            } catch (SQLException e) {
+                if (BrokenConnections.lost(p.raw, e, pool.validationSeconds())) {
+                    p.markBroken(); // retired on the way back
+                }
+                p.home().putBack(p);
+                throw e;
+            }
+        }
+        Object previous = p.bind(this, pool.leakThresholdNanos() > 0 ? new Throwable("bound here") : null);
+        long b = p.boundAs();
+        hold(p, b);
+        if (endedWhileBinding(p, b)) { // a close on another thread during the settings' replay
+            throw new SQLException("pool '" + pool.name + "': the connection was closed while this call bound a "
+                    + "physical connection (" + p.home().pool.stats() + ")", "08003");
+        }
+        countFromFirstUse(p);
+        Pins.bound(this, p);
+        if (previous != this && previous instanceof LogicalConnection left) {
+            left.watchIfLeftOpen();
+        }
+        if (pool.bindObserver != null) {
+            pool.bindObserver.bound(this);
+        }
+        return p.raw;
+    }
+
+    /** After every bound call: the handle releases the physical connection if nothing pins it. */
+    final void done() {
+        PhysicalConnection p = physical;
+        if (p != null && !Pins.hold(this, p, pool.releaseMode)) {
+            unbind();
+        }
+    }
+
+    /** Every SQLException from the driver passes here: a lost connection is dropped. Returns what to throw. */
+    final SQLException error(SQLException e) {
+        PhysicalConnection p = physical;
+        if (p != null) {
+            p.driverError(); // MariaDB: the error packet carried no transaction state
+        }
+        if (p != null && BrokenConnections.lost(p.raw, e, pool.validationSeconds())) {
+            p.markBroken();
+            lostTransaction = Pins.lostWork(this, p);
+            boolean sessionLost = Pins.lostSession(this, p);
+            Pins.dropForConnectionLoss(this);
+            unbind(); // destroyed; outside a transaction the next statement binds a fresh connection
+            if (sessionLost) {
+                HandleEnds.sessionLost(this); // unless the handle relied on that session: then it ends
+            }
+        } else if (p != null) {
+            Pins.afterError(this, p);
+        }
+        return e;
+    }
+
+    // ---- pins from statements and SQL --------------------------------------------------------
+
+    /**
+     * Before SQL runs; the statement's call has noted its thread as the user already. A statement
+     * that outlived its binding (made while another thread closed the handle) must not run on the
+     * connection, which may be the next borrower's now: two loads, no write.
+     */
+    void beforeSql(SqlEffect e, String sql) throws SQLException {
+        PhysicalConnection p = physical;
+        if (p == null || p.binding() != heldBinding()) {
+            throw StatementChecks.outlived(this);
+        }
+        if (pool.transactionPooler) {
+            TransactionIsolation.beforeSql(this, p, e, sql); // the pins, and the isolation sent per transaction
+        } else {
+            Pins.beforeSql(this, p, e, sql);
+        }
+    }
+
+    void afterSql(SqlEffect e) {
+        PhysicalConnection p = physical;
+        if (p != null) {
+            Pins.afterSql(this, p, e);
+        }
+    }
+
+    /** The classifier of the pool's database (its dialect is known once a connection was made). */
+    SqlClassifier classifier() {
+        return pool.classifier;
+    }
+
+    /** A statement or metadata result set was opened: it pins until closed. */
+    void track(Tracked t, String by) {
+        Pins.track(this, t, by);
+    }
+
+    /**
+     * It was closed, on whichever thread: the connection goes back if nothing else pins it, at once
+     * or, if a statement still runs on another thread, when that run ends.
+     */
+    void untrack(Tracked t) {
+        if (Pins.untrack(this, t) && releaseNowOrDefer()) { // else already dropped with a broken connection
+            done();
+        }
+    }
+
+    /** A statement's run ends ({@link #runStarted}): the last one makes a release asked for meanwhile. */
+    final void runEnded() {
+        if (endRun()) {
+            done();
+        }
+    }
+
+    // ---- the wrappers the generated methods ask for ------------------------------------------------
+    // Each tracks the statement it returns, which pins the connection until it is closed: the
+    // generated caller therefore calls done() only when it did not get the statement (it threw).
+
+    final Statement wrapStatement(Statement s) throws SQLException {
+        DelegatingStatement wrapped = new DelegatingStatement(this, s, SqlEffect.NONE);
+        track(wrapped, Pins.CREATE_STATEMENT);
+        StatementChecks.refuseIfLetGo(this, wrapped);
+        return wrapped;
+    }
+
+    final PreparedStatement wrapPrepared(PreparedStatement s, String sql) throws SQLException {
+        // Classified before the wrapper is allocated, not as a constructor argument (which runs after
+        // the allocation): then nothing that may allocate comes between the allocation and the
+        // constructor's stores, and the JIT writes them without GC barriers. On every prepare (P1).
+        SqlEffect effect = StatementChecks.behindPooler(this, classifier().classify(sql), sql, s);
+        DelegatingPreparedStatement wrapped = new DelegatingPreparedStatement(this, s, effect);
+        if (effect.values != 0 || effect.tx != SqlEffect.Tx.SAME) {
+            wrapped.sql = sql; // for the message should a read be refused; read behind a pooler (TransactionIsolation)
+        }
+        track(wrapped, sql);
+        StatementChecks.refuseIfLetGo(this, wrapped);
+        return wrapped;
+    }
+
+    final CallableStatement wrapCallable(CallableStatement s, String sql) throws SQLException {
+        SqlEffect effect = StatementChecks.behindPooler(this, classifier().classify(sql), sql, s); // before the allocation, as in wrapPrepared
+        DelegatingCallableStatement wrapped = new DelegatingCallableStatement(this, s, effect);
+        if (effect.values != 0 || effect.tx != SqlEffect.Tx.SAME) {
+            wrapped.sql = sql;
+        }
+        track(wrapped, sql);
+        StatementChecks.refuseIfLetGo(this, wrapped);
+        return wrapped;
+    }
+
+    /**
+     * Metadata binds for each call, like the handle: it pins nothing itself, only the result sets
+     * it returns do, until they are closed.
+     */
+    @Override
+    public final DatabaseMetaData getMetaData() throws SQLException {
+        ensureOpen();
+        return new DelegatingDatabaseMetaData(this);
+    }
+
+    /** A driver object that may still talk to the connection is handed out: {@link SessionCalls#pinned}. */
+    final <T> T pinned(T value) throws SQLException {
+        return SessionCalls.pinned(this, value);
+    }
+
+    // ---- transactions ------------------------------------------------------------------------------
+
+    @Override
+    public final void commit() throws SQLException {
+        TransactionCalls.commit(this);
+    }
+
+    @Override
+    public final void rollback() throws SQLException {
+        TransactionCalls.rollback(this);
+    }
+
+    @Override
+    public final void setAutoCommit(boolean autoCommit) throws SQLException {
+        TransactionCalls.setAutoCommit(this, autoCommit);
+    }
+
+    @Override
+    public final boolean getAutoCommit() throws SQLException {
+        return TransactionCalls.getAutoCommit(this);
+    }
+
+    // ---- LoomConnection -----------------------------------------------------------------------------
+
+    @Override
+    public final void pin() {
+        PinCalls.pin(this);
+    }
+
+    /** Ends the pin of {@link #pin()} only: a driver object lent out keeps its pin until close. */
+    @Override
+    public final void unpin() {
+        PinCalls.unpin(this);
+    }
+
+    @Override
+    public final void beginFrameworkTransaction() {
+        PinCalls.beginFrameworkTransaction(this);
+    }
+
+    @Override
+    public final void endFrameworkTransaction() {
+        PinCalls.endFrameworkTransaction(this);
+    }
+
+    /** How many statements and metadata result sets are open. */
+    int openStatements() {
+        return Pins.statements(this);
+    }
+
+    @Override
+    public final Set<PinReason> pinReasons() {
+        return PinCalls.pinReasons(this);
+    }
+
+    // ---- settings: remembered, applied if bound, replayed on every later binding ------------------
+
+    @Override
+    public final void setTransactionIsolation(int level) throws SQLException {
+        HandleSettings.setTransactionIsolation(this, level);
+    }
+
+    @Override
+    public final int getTransactionIsolation() throws SQLException {
+        return TransactionIsolation.get(this);
+    }
+
+    @Override
+    public final void setReadOnly(boolean readOnly) throws SQLException {
+        HandleSettings.setReadOnly(this, readOnly);
+    }
+
+    @Override
+    public final boolean isReadOnly() throws SQLException {
+        return HandleSettings.view(this, SessionAttribute.READ_ONLY).readOnly();
+    }
+
+    @Override
+    public final void setCatalog(String catalog) throws SQLException {
+        HandleSettings.setCatalog(this, catalog);
+    }
+
+    @Override
+    public final String getCatalog() throws SQLException {
+        return HandleSettings.view(this, SessionAttribute.CATALOG).catalog();
+    }
+
+    @Override
+    public final void setSchema(String schema) throws SQLException {
+        HandleSettings.setSchema(this, schema);
+    }
+
+    @Override
+    public final String getSchema() throws SQLException {
+        return HandleSettings.view(this, SessionAttribute.SCHEMA).schema();
+    }
+
+    @Override
+    public final void setHoldability(int holdability) throws SQLException {
+        HandleSettings.setHoldability(this, holdability);
+    }
+
+    @Override
+    public final int getHoldability() throws SQLException {
+        return HandleSettings.view(this, SessionAttribute.HOLDABILITY).holdability();
+    }
+
+    @Override
+    public final void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
+        HandleSettings.setNetworkTimeout(this, executor, milliseconds);
+    }
+
+    @Override
+    public final int getNetworkTimeout() throws SQLException {
+        return HandleSettings.view(this, SessionAttribute.NETWORK_TIMEOUT).networkTimeout();
+    }
+
+    // ---- calls that need a physical connection for a moment, or leave state on its session --------
+
+    @Override
+    public final SQLWarning getWarnings() throws SQLException {
+        return SessionCalls.getWarnings(this);
+    }
+
+    @Override
+    public final void clearWarnings() throws SQLException {
+        SessionCalls.clearWarnings(this);
+    }
+
+    @Override
+    public final boolean isValid(int timeout) throws SQLException {
+        return SessionCalls.isValid(this, timeout);
+    }
+
+    /** The pool brackets requests itself; a caller's hints change nothing. */
+    @Override
+    public final void beginRequest() {
+    }
+
+    @Override
+    public final void endRequest() {
+    }
+
+    @Override
+    public final <T> T unwrap(Class<T> iface) throws SQLException {
+        return SessionCalls.unwrap(this, iface);
+    }
+
+    @Override
+    public final boolean isWrapperFor(Class<?> iface) throws SQLException {
+        return SessionCalls.isWrapperFor(this, iface);
+    }
+
+    @Override
+    public final void setTypeMap(Map<String, Class<?>> map) throws SQLException {
+        SessionCalls.setTypeMap(this, map);
+    }
+
+    @Override
+    public final void setClientInfo(String name, String value) throws SQLClientInfoException {
+        SessionCalls.clientInfo(this, c -> c.setClientInfo(name, value));
+    }
+
+    @Override
+    public final void setClientInfo(Properties properties) throws SQLClientInfoException {
+        SessionCalls.clientInfo(this, c -> c.setClientInfo(properties));
+    }
+
+    @Override
+    public String toString() {
+        return "LoomConnection[pool=" + pool.name + ", " + (isOpen() ? "OPEN" : ended()) + ", bound="
+                + (physical != null) + "]";
+    }
+}

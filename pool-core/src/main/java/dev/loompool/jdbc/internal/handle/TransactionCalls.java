@@ -1,0 +1,132 @@
+package dev.loompool.jdbc.internal.handle;
+
+import dev.loompool.jdbc.internal.physical.PhysicalConnection;
+import dev.loompool.jdbc.internal.driver.SessionAttribute;
+import dev.loompool.jdbc.PinReason;
+import java.sql.SQLException;
+
+/**
+ * A handle's JDBC transaction calls: they end or open the transaction pin (DESIGN.md §4), and
+ * refuse to commit a transaction its broken connection lost.
+ */
+final class TransactionCalls {
+
+    private TransactionCalls() {
+    }
+
+    static void commit(LogicalConnection h) throws SQLException {
+        h.ensureOpen();
+        if (h.lostTransaction) {
+            throw lost(h);
+        }
+        end(h, true);
+    }
+
+    static void rollback(LogicalConnection h) throws SQLException {
+        if (h.ended() == HandleState.SESSION_LOST) {
+            return; // its work went with the session: nothing is committed, and an error handler's rollback() succeeds
+        }
+        h.ensureOpen();
+        h.lostTransaction = false;
+        end(h, false);
+    }
+
+    private static void end(LogicalConnection h, boolean commit) throws SQLException {
+        PhysicalConnection p = h.physical;
+        if (p == null) {
+            return; // nothing bound, so nothing to end
+        }
+        p.ranOn(Thread.currentThread());
+        Pins.remove(h, PinReason.STATEMENT_VALUE); // the handle's next exchange with the server, whether it succeeds or not
+        if (!p.enter(h.heldBinding())) { // a close or the reclaimer overtook this call: it must not reach the connection
+            throw overtaken(h);
+        }
+        try {
+            if (commit) {
+                p.raw.commit();
+            } else {
+                p.raw.rollback();
+            }
+        } catch (SQLException e) {
+            SQLException thrown = h.error(e);
+            h.done(); // the server may have ended the transaction (a failed commit rolls back): then it goes
+            throw thrown;
+        } finally {
+            p.leave();
+        }
+        p.noteWireCurrent(); // its reply carried the state (a MariaDB rollback() with the state unknown is sent)
+        Pins.jdbcTransactionEnded(h, p, p.current().autoCommit());
+        h.done();
+    }
+
+    static void setAutoCommit(LogicalConnection h, boolean autoCommit) throws SQLException {
+        if (autoCommit && h.lostTransaction) { // switching autocommit on would commit it: it cannot
+            throw lost(h);
+        }
+        if (!autoCommit && h.physical == null) {
+            beginsHere(h);
+        }
+        HandleSettings.chosen(h).chooseAutoCommit(autoCommit);
+        if (autoCommit) {
+            Pins.remove(h, PinReason.STATEMENT_VALUE); // it commits: an exchange with the server, as commit() is
+        }
+        PhysicalConnection p = h.physical;
+        boolean before = p == null || p.current().autoCommit();
+        try {
+            HandleSettings.changed(h, SessionAttribute.AUTO_COMMIT); // switching it on commits, as the driver does
+        } catch (SQLException e) {
+            h.done(); // refused: nothing of this call pins the connection it may have bound
+            throw e;
+        }
+        if (p == null || h.physical != p) {
+            return;
+        }
+        if (autoCommit) {
+            Pins.jdbcTransactionEnded(h, p, before);
+            h.done();
+        } else {
+            Pins.autoCommitOff(h, p);
+        }
+    }
+
+    static boolean getAutoCommit(LogicalConnection h) throws SQLException {
+        boolean autoCommit = HandleSettings.view(h, SessionAttribute.AUTO_COMMIT).autoCommit();
+        if (!autoCommit && h.physical == null && !h.lostTransaction) {
+            // Autocommit off: the handle is in a transaction from its first use, and this is how
+            // DataSourceTransactionManager begins one on such a pool (it asks, and sets nothing).
+            // A transaction lost with its connection is not begun again: rollback() first.
+            beginsHere(h);
+        }
+        return autoCommit;
+    }
+
+    /**
+     * A transaction begins on an unbound handle ({@code setAutoCommit(false)}, or the first use of
+     * a handle whose autocommit is off): its physical connection is bound now, within the acquire
+     * timeout, as a classic pool has it from {@code getConnection()}. Spring's transaction managers
+     * and Hibernate begin this way, so the wait, its timeout and the exception an exhausted pool
+     * raises belong to the begin ({@code CannotCreateTransactionException}), not to the first
+     * statement, and a transaction timeout does not count them (DESIGN.md §5). The handle's
+     * settings chosen before (Spring's {@code setReadOnly(true)}) are replayed by the bind, which
+     * routes a read-only transaction to a replica.
+     */
+    static void beginsHere(LogicalConnection h) throws SQLException {
+        h.bind();
+    }
+
+    /**
+     * A close on another thread, or the reclaimer, ended the handle's binding as this call began:
+     * it did not reach the connection. The handle lets go of it and says why, as its next call would.
+     */
+    static SQLException overtaken(LogicalConnection h) throws SQLException {
+        h.unbind(); // the binding is not its own any more: a reclaim leaves the handle reclaimed
+        h.ensureOpen(); // throws "connection is closed" or "connection was reclaimed: …"
+        return new SQLException("pool '" + h.pool.name + "': the connection was closed by another thread as this call "
+                + "began; it did not reach the database", "08003");
+    }
+
+    private static SQLException lost(LogicalConnection h) {
+        return new SQLException("pool '" + h.pool.name + "': cannot commit, the transaction was lost when "
+                + "its connection broke; roll back", "08003");
+    }
+}
