@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Attacks on the handle's cold paths that moved into helper classes (HandleSettings, SessionCalls,
- * PinCalls, StatementChecks, HandleEnds, TransactionCalls): borrower A does something through one
+ * StatementChecks, HandleEnds, TransactionCalls): borrower A does something through one
  * of them; what does borrower B see, and what did A really commit? Each probe compares with the
  * plain driver where the answer is the driver's.
  */

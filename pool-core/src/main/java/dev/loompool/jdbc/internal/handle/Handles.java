@@ -35,9 +35,9 @@ public final class Handles {
         return handle;
     }
 
-    /** The facts of {@code handle}, which holds {@code p}, at {@code now} (the pool's clock): {@link PinReport}. */
+    /** The facts of {@code handle}, which holds {@code p}, at {@code now} (the pool's clock): {@link HandleReport}. */
     public static HandleInfo report(BindingHolder handle, PhysicalConnection p, long now) {
-        return PinReport.of((LogicalConnection) handle, p, now);
+        return HandleReport.of((LogicalConnection) handle, p, now);
     }
 
     /** Why {@code handle} is pinned now. */
@@ -50,18 +50,18 @@ public final class Handles {
         return ((LogicalConnection) handle).ownerThread();
     }
 
-    /** Whether timed reason {@code r} holds {@code p} since a start on this binding ({@link PinReport}). */
+    /** Whether timed reason {@code r} holds {@code p} since a start on this binding ({@link HandleReport}). */
     public static boolean pinStartedOnThisBinding(PhysicalConnection p, PinReason r) {
-        return PinReport.startedOnThisBinding(p, r);
+        return HandleReport.startedOnThisBinding(p, r);
     }
 
     /** The masked first line of what started {@code r} on {@code p}, or null if that is not known. */
     public static String pinStatement(JdbcPool pool, PhysicalConnection p, PinReason r) {
-        return PinReport.statement(pool, p, r);
+        return HandleReport.statement(pool, p, r);
     }
 
     /** Where {@code p} was bound, when leak detection captured it. */
     public static String bindSite(JdbcPool pool, PhysicalConnection p) {
-        return PinReport.bindSite(pool, p);
+        return HandleReport.bindSite(pool, p);
     }
 }

@@ -19,6 +19,7 @@ import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.util.Map;
 import java.util.Properties;
+import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.Executor;
 
@@ -254,25 +255,41 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     // ---- LoomConnection -----------------------------------------------------------------------------
 
+    // A reclaimed handle has no pins left to change (its next JDBC call says why): each call below
+    // notes its thread first, and does nothing if the reclaimer took the handle.
+
     @Override
     public final void pin() {
-        PinCalls.pin(this);
+        if (touchOwnerQuietly()) {
+            Pins.add(this, PinReason.EXPLICIT, Pins.PIN);
+        }
     }
 
     /** Ends the pin of {@link #pin()} only: a driver object lent out keeps its pin until close. */
     @Override
     public final void unpin() {
-        PinCalls.unpin(this);
+        if (touchOwnerQuietly()) {
+            PhysicalConnection p = physical;
+            if (p == null || !p.state().lent()) {
+                Pins.remove(this, PinReason.EXPLICIT);
+            }
+            done();
+        }
     }
 
     @Override
     public final void beginFrameworkTransaction() {
-        PinCalls.beginFrameworkTransaction(this);
+        if (touchOwnerQuietly()) {
+            Pins.add(this, PinReason.FRAMEWORK_TRANSACTION, Pins.FRAMEWORK);
+        }
     }
 
     @Override
     public final void endFrameworkTransaction() {
-        PinCalls.endFrameworkTransaction(this);
+        if (touchOwnerQuietly()) {
+            Pins.remove(this, PinReason.FRAMEWORK_TRANSACTION);
+            done();
+        }
     }
 
     /** How many statements and metadata result sets are open. */
@@ -282,7 +299,8 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final Set<PinReason> pinReasons() {
-        return PinCalls.pinReasons(this);
+        PhysicalConnection p = physical;
+        return p == null ? EnumSet.noneOf(PinReason.class) : Pins.reasons(this, p, pool.releaseMode);
     }
 
     // ---- settings: remembered, applied if bound, replayed on every later binding ------------------

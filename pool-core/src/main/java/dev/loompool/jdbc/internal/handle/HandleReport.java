@@ -17,9 +17,9 @@ import java.util.Set;
  * pin counts do: a view a moment late, never a change. Masking and the stack walk happen here,
  * when asked, never on the statement's path.
  */
-final class PinReport {
+final class HandleReport {
 
-    private PinReport() {
+    private HandleReport() {
     }
 
     /** The facts of {@code h}, which holds {@code p}, at {@code now} (the pool's clock). */
