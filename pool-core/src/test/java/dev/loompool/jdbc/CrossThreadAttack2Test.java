@@ -174,10 +174,10 @@ class CrossThreadAttack2Test extends HostileSupport {
      * commits 2. loompool protects commit(), rollback() and the setters ({@code PhysicalConnection.enter},
      * a connection whose binding ended under such a call is retired), but not the savepoint calls.
      */
-    @Disabled("BUG: Connection.rollback(Savepoint) (and setSavepoint/releaseSavepoint) on one thread, overtaken by a "
+    @Disabled("BUG: Connection.rollback(Savepoint) on one thread, overtaken by a "
             + "close of the handle on another thread, runs in the next borrower's transaction: B's work after its "
-            + "savepoint of the same name is silently rolled back (B commits nothing). The savepoint calls are plain "
-            + "generated delegates (bind().rollback(sp)) without PhysicalConnection.enter/leave, so JdbcPool.giveBack "
+            + "savepoint of the same name is silently rolled back (B commits nothing). rollback(Savepoint) is a plain "
+            + "generated delegate (bind().rollback(sp)) without PhysicalConnection.enter/leave, so JdbcPool.giveBack "
             + "does not see a call under way and lends the connection")
     @ParameterizedTest
     @EnumSource(TestDatabase.class)
@@ -362,6 +362,11 @@ class CrossThreadAttack2Test extends HostileSupport {
      * the next borrower's query now." Plain driver: the kill can only reach A's own session. HikariCP
      * (reference test below): A's handle keeps the connection after the statement closed; B waits
      * until A closes it, and B's query runs to its end.
+     *
+     * <p>MySQL Connector/J, tried the same way (not kept as a test): its cancel, resumed after the
+     * statement was closed, throws a NullPointerException from the driver ({@code this.session} of
+     * the closed statement is null) and sends no KILL, so B's query is not reached; the NPE is the
+     * driver's own behaviour on a statement closed under its cancel, and loompool passes it through.
      */
     @Disabled("BUG: Statement.cancel() in flight on a watchdog thread (MariaDB Connector/J sends KILL QUERY on a new "
             + "connection) is not a run of the handle: the statement ends and is closed meanwhile, the connection goes "
