@@ -61,6 +61,19 @@ public final class DelegateGenerator {
             "getWarnings[]", "clearWarnings[]", "isValid[int]", "beginRequest[]", "endRequest[]",
             "unwrap[class java.lang.Class]", "isWrapperFor[class java.lang.Class]", "setTypeMap[interface java.util.Map]",
             "setClientInfo[class java.lang.String, class java.lang.String]", "setClientInfo[class java.util.Properties]");
+    /**
+     * Calls that change the server's session or transaction (a savepoint, a sharding key): counted
+     * as under way on the connection while they run, as commit() is, so that a close on another
+     * thread that overtakes one retires the connection instead of lending it while the call may
+     * still land in the next borrower's transaction.
+     */
+    private static final Set<String> SESSION_CALLS = Set.of("setSavepoint[]", "setSavepoint[class java.lang.String]",
+            "rollback[interface java.sql.Savepoint]", "releaseSavepoint[interface java.sql.Savepoint]",
+            "setShardingKey[interface java.sql.ShardingKey]",
+            "setShardingKey[interface java.sql.ShardingKey, interface java.sql.ShardingKey]",
+            "setShardingKeyIfValid[interface java.sql.ShardingKey, int]",
+            "setShardingKeyIfValid[interface java.sql.ShardingKey, interface java.sql.ShardingKey, int]");
+
     /** What LogicalStatement and LogicalResultSet implement themselves (a result set has no closeOnCompletion nor cancel). */
     private static final Set<String> HANDWRITTEN_STATEMENT = Set.of("close[]", "isClosed[]", "closeOnCompletion[]", "cancel[]",
             "unwrap[class java.lang.Class]", "isWrapperFor[class java.lang.Class]");
@@ -99,8 +112,15 @@ public final class DelegateGenerator {
             if (!JdbcMethods.throwsSql(m)) {
                 throw new IllegalStateException("decide by hand, in LogicalConnection: " + m);
             }
-            String call = "bind()." + JdbcMethods.call(m);
             Class<?> r = m.getReturnType();
+            if (SESSION_CALLS.contains(JdbcMethods.signature(m))) {
+                out.method(m, "dev.loompool.jdbc.internal.physical.PhysicalConnection p = enterCall();\n        try {\n            "
+                        + (r == void.class ? "" : "return ") + "p.raw." + JdbcMethods.call(m)
+                        + ";\n        } catch (java.sql.SQLException e) {\n            throw error(e);\n        } finally {\n"
+                        + "            p.leave();\n            done();\n        }");
+                continue;
+            }
+            String call = "bind()." + JdbcMethods.call(m);
             String sql = m.getParameterCount() > 0 && m.getParameterTypes()[0] == String.class
                     ? m.getParameters()[0].getName() : "null";
             if (r == Statement.class) {

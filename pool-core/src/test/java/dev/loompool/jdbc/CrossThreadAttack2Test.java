@@ -30,7 +30,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -44,7 +43,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * handle shows a pin reason or has a statement running), the pool free again within 2 s, and the
  * open-handle count back to 0. The plain driver and HikariCP are the references, named per test.
  *
- * <p>Tests that expose a loompool bug fail and are {@code @Disabled("BUG: …")}.
+ * <p>The two bugs this class found (a savepoint call and a cancel, each overtaken by a close on
+ * another thread, that reached the next borrower) are fixed; their tests run.
  */
 class CrossThreadAttack2Test extends HostileSupport {
 
@@ -174,11 +174,6 @@ class CrossThreadAttack2Test extends HostileSupport {
      * commits 2. loompool protects commit(), rollback() and the setters ({@code PhysicalConnection.enter},
      * a connection whose binding ended under such a call is retired), but not the savepoint calls.
      */
-    @Disabled("BUG: Connection.rollback(Savepoint) on one thread, overtaken by a "
-            + "close of the handle on another thread, runs in the next borrower's transaction: B's work after its "
-            + "savepoint of the same name is silently rolled back (B commits nothing). rollback(Savepoint) is a plain "
-            + "generated delegate (bind().rollback(sp)) without PhysicalConnection.enter/leave, so JdbcPool.giveBack "
-            + "does not see a call under way and lends the connection")
     @ParameterizedTest
     @EnumSource(TestDatabase.class)
     void rollbackToSavepointOvertakenByAWatchdogCloseNeverReachesBsTransaction(TestDatabase db) throws Exception {
@@ -368,11 +363,6 @@ class CrossThreadAttack2Test extends HostileSupport {
      * the closed statement is null) and sends no KILL, so B's query is not reached; the NPE is the
      * driver's own behaviour on a statement closed under its cancel, and loompool passes it through.
      */
-    @Disabled("BUG: Statement.cancel() in flight on a watchdog thread (MariaDB Connector/J sends KILL QUERY on a new "
-            + "connection) is not a run of the handle: the statement ends and is closed meanwhile, the connection goes "
-            + "to B, and A's KILL QUERY interrupts B's query (B's SLEEP(3) returns 1). LogicalStatement.cancel checks the "
-            + "binding, then calls delegate.cancel() without runStarted()/runEnded(), so untrack -> releaseNowOrDefer "
-            + "releases at once")
     @Test
     void mariaCancelInFlightWhenTheStatementEndsNeverReachesBsQuery() throws Exception {
         HoldingProxy proxy = new HoldingProxy(mariaPort());
@@ -435,9 +425,14 @@ class CrossThreadAttack2Test extends HostileSupport {
                     bSlept.set(num(bc, sleep(TestDatabase.MARIADB, 3, bMarker)));
                 }
             }, bFailed);
-            awaitRunning(TestDatabase.MARIADB, bMarker);
+            // The cancel is a run of A's handle: the connection goes back only once it returned,
+            // so B waits for it meanwhile (the pool has one connection).
+            LoomPoolDataSource loom = (LoomPoolDataSource) ds;
+            eventually("B waits for the pool's one connection", () -> loom.getPool().stats().pending() == 1);
+            assertThat(loom.getPool().stats().inUse()).as("A's connection, held for the cancel in flight").isEqualTo(1);
             proxy.letGo();
             w.join(15_000);
+            awaitRunning(TestDatabase.MARIADB, bMarker);
         } else {
             proxy.letGo();
             w.join(15_000);

@@ -38,7 +38,14 @@ abstract class HandleLife implements BindingHolder {
     private static final VarHandle LOST = VarHandles.varHandle(MethodHandles.lookup(), "lost", boolean.class);
     private static final VarHandle RUNS = VarHandles.varHandle(MethodHandles.lookup(), "runs", int.class);
     /** In {@link #runs}: a release was asked for while a statement ran; the count is in the bits below. */
-    private static final int RELEASE_DEFERRED = 1 << 30;
+    static final int RELEASE_DEFERRED = 1 << 30;
+    /**
+     * In {@link #runs}: the connection was let go while a statement still ran on another thread
+     * (its check of the binding came first); the last run to end gives it back ({@link #deferredReturn}).
+     */
+    static final int GIVE_BACK_DEFERRED = 1 << 29;
+    /** In {@link #runs}: the count of statements running. */
+    private static final int RUN_COUNT = GIVE_BACK_DEFERRED - 1;
 
     final JdbcPool pool;
     /**
@@ -71,6 +78,8 @@ abstract class HandleLife implements BindingHolder {
      */
     @SuppressWarnings("unused") // accessed through RUNS
     private int runs;
+    /** The connection let go while a run still ran on it: written before {@link #GIVE_BACK_DEFERRED} is set. */
+    private PhysicalConnection deferredReturn;
     /** It has used a connection, and so counts in the pool's open handles until it ends. */
     private boolean counted;
     /** The reclaimer or the pool's close took its connection from under it: the next call settles that (HandleEnds.reclaimedUnderUse). */
@@ -260,7 +269,33 @@ abstract class HandleLife implements BindingHolder {
             return; // a close or abort on another thread ended the handle meanwhile, and its connection with it
         }
         physical = null;
-        p.home().release(p, binding);
+        // The binding ends first, then the runs are read: a statement starting on another thread
+        // counts its run first, then reads the binding. One of the two sees the other, so the
+        // connection never goes back under a statement that passed its check.
+        if (p.unbind(binding) && (!running() || !deferGiveBack(p))) {
+            p.home().giveBack(p);
+        }
+    }
+
+    /**
+     * A run passed its check before this release ended the binding: the last run to end gives the
+     * connection back. False if the runs ended meanwhile and the caller is to give it back itself.
+     */
+    private boolean deferGiveBack(PhysicalConnection p) {
+        deferredReturn = p;
+        int before = (int) RUNS.getAndBitwiseOr(this, GIVE_BACK_DEFERRED);
+        if ((before & RUN_COUNT) != 0) {
+            return true;
+        }
+        // a run that starts now finds the binding ended; whoever clears the bit gives the connection back
+        return !RUNS.compareAndSet(this, before | GIVE_BACK_DEFERRED, 0);
+    }
+
+    /** The connection whose give-back was deferred to the last run ({@link #endRun()} said so): back now. */
+    final void giveBackDeferred() {
+        PhysicalConnection p = deferredReturn;
+        deferredReturn = null;
+        p.home().giveBack(p);
     }
 
     /** The reclaimer or the pool's close took the connection: the next call ends the handle (HandleEnds.reclaimedUnderUse). */
@@ -281,16 +316,22 @@ abstract class HandleLife implements BindingHolder {
     }
 
     /**
-     * The run ends: true for the last one to end if another thread asked for the release check
-     * meanwhile, which the caller then makes ({@code LogicalConnection#runEnded}).
+     * The run ends. For the last one to end, what others left to it: {@link #GIVE_BACK_DEFERRED}
+     * (the connection was let go meanwhile: {@link #giveBackDeferred()}), else
+     * {@link #RELEASE_DEFERRED} (another thread asked for the release check), which the caller then
+     * makes ({@code LogicalConnection#runEnded}); 0 for nothing.
      */
-    final boolean endRun() {
-        return (int) RUNS.getAndAdd(this, -1) - 1 == RELEASE_DEFERRED && RUNS.compareAndSet(this, RELEASE_DEFERRED, 0);
+    final int endRun() {
+        int left = (int) RUNS.getAndAdd(this, -1) - 1;
+        if (left == 0 || (left & RUN_COUNT) != 0 || !RUNS.compareAndSet(this, left, 0)) {
+            return 0; // nothing owed, or a run still runs, or another thread changed the word: it acts then
+        }
+        return (left & GIVE_BACK_DEFERRED) != 0 ? GIVE_BACK_DEFERRED : RELEASE_DEFERRED;
     }
 
     /** Whether a statement of this handle runs now, on any thread. */
     final boolean running() {
-        return ((int) RUNS.getVolatile(this) & ~RELEASE_DEFERRED) != 0;
+        return ((int) RUNS.getVolatile(this) & RUN_COUNT) != 0;
     }
 
     /**
@@ -304,7 +345,7 @@ abstract class HandleLife implements BindingHolder {
         }
         int before = (int) RUNS.getAndBitwiseOr(this, RELEASE_DEFERRED);
         // the runs ended before the request was noted: it is this thread's to make
-        return (before & ~RELEASE_DEFERRED) == 0 && RUNS.compareAndSet(this, RELEASE_DEFERRED, 0);
+        return (before & RUN_COUNT) == 0 && RUNS.compareAndSet(this, before | RELEASE_DEFERRED, 0);
     }
 
 

@@ -98,6 +98,21 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         return p.raw;
     }
 
+    /**
+     * Binds for a call that changes the server's session or transaction (a savepoint): the call is
+     * counted as under way on the connection ({@link PhysicalConnection#enter}) until the caller's
+     * {@code leave()}, so that a close on another thread that overtakes it retires the connection
+     * rather than lend it while the call may still land in the next borrower's transaction.
+     */
+    final PhysicalConnection enterCall() throws SQLException {
+        bind();
+        PhysicalConnection p = physical;
+        if (p == null || !p.enter(heldBinding())) { // a close or the reclaimer overtook this call
+            throw TransactionCalls.overtaken(this);
+        }
+        return p;
+    }
+
     /** After every bound call: the handle releases the physical connection if nothing pins it. */
     final void done() {
         PhysicalConnection p = physical;
@@ -175,7 +190,10 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     /** A statement's run ends ({@link #runStarted}): the last one makes a release asked for meanwhile. */
     final void runEnded() {
-        if (endRun()) {
+        int owed = endRun();
+        if (owed == GIVE_BACK_DEFERRED) {
+            giveBackDeferred();
+        } else if (owed == RELEASE_DEFERRED) {
             done();
         }
     }

@@ -36,7 +36,7 @@ abstract class LogicalDatabaseMetaData extends ResultSetOwner implements Databas
 
     /** After every bound call: the run ends, and the handle releases the physical connection if nothing pins it. */
     final void done() {
-        handle.endRun(); // a release deferred to this run is the one done() makes now
+        handle.runEnded(); // what was deferred to this run: a give-back, or the release check
         handle.done();
     }
 

@@ -145,14 +145,20 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
         if (state == WrapperState.CLOSED) {
             throw new SQLException("pool '" + handle.pool.name + "': cannot cancel a closed statement", "HY010");
         }
-        PhysicalConnection p = handle.physical;
-        if (p == null || p.binding() != handle.heldBinding()) {
-            throw StatementChecks.outlived(handle);
-        }
+        // A run of its own: the statement may end and be closed while the cancel is on its way
+        // (MariaDB sends KILL QUERY over a connection of its own); the connection goes back only
+        // once the cancel has returned, never to a borrower the cancel could still reach.
+        handle.runStarted();
         try {
+            PhysicalConnection p = handle.physical;
+            if (p == null || p.binding() != handle.heldBinding()) {
+                throw StatementChecks.outlived(handle);
+            }
             delegate.cancel();
         } catch (SQLException e) {
             throw error(e);
+        } finally {
+            handle.runEnded();
         }
     }
 
