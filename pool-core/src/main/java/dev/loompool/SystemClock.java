@@ -27,10 +27,12 @@ final class SystemClock implements PoolClock {
     static final int IDLE_TICKS = 500;
 
     private static final VarHandle RUNNING;
+    private static final VarHandle LAST;
 
     static {
         try {
             RUNNING = MethodHandles.lookup().findVarHandle(SystemClock.class, "running", boolean.class);
+            LAST = MethodHandles.lookup().findVarHandle(SystemClock.class, "last", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -69,13 +71,23 @@ final class SystemClock implements PoolClock {
     /** The thread is not running: reads the system clock, publishes it, and starts the thread. */
     private long start() {
         long now = System.nanoTime();
-        last = now; // before running is set: a reader that sees it running reads this or later
+        // before running is set: a reader that sees it running reads this or later; never moved back
+        // by a reader that read the clock earlier and stored later
+        for (long l = last; now - l > 0 && !LAST.compareAndSet(this, l, now); l = last) {
+            Thread.onSpinWait();
+        }
         readSinceTick = true;
         if (RUNNING.compareAndSet(this, false, true)) {
-            Thread ticker = new Thread(this::tick, "loompool-clock");
-            ticker.setDaemon(true);
-            ticker.setContextClassLoader(null); // holds no application's class loader
-            ticker.start();
+            try {
+                Thread ticker = new Thread(this::tick, "loompool-clock");
+                ticker.setDaemon(true);
+                ticker.setContextClassLoader(null); // holds no application's class loader
+                ticker.start();
+            } catch (RuntimeException | Error e) {
+                // No thread now (a process limit, a security policy): the next reading reads the
+                // system clock and tries again, rather than read a value that no longer moves.
+                running = false;
+            }
         }
         return now;
     }

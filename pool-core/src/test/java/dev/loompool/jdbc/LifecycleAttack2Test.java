@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import dev.loompool.Pool;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,10 +45,6 @@ class LifecycleAttack2Test extends StubSupport {
      * counted down.
      */
     @Test
-    @Disabled("BUG: getOpenHandles() stays at 1 for good: a used-then-unbound handle is put under watch (HandleWatch) "
-            + "only via its last connection (LogicalConnection.bind -> watchIfLeftOpen of the previous holder, or "
-            + "Reclaimer.lookIdle after two idle scans); when that connection is destroyed first (evictIdle, idle "
-            + "timeout, maxLifetime, a failed reset) JdbcPool.destroy drops the note and nothing ever counts it down")
     void aDroppedHandleWhoseLastConnectionWasEvictedIsCountedDown() throws Exception {
         LoomPoolDataSource ds = dataSource();
         useOnceAndDrop(ds);
@@ -62,9 +57,6 @@ class LifecycleAttack2Test extends StubSupport {
 
     /** As above, the connection broken under the handle's own (autocommit) statement, and destroyed. */
     @Test
-    @Disabled("BUG: getOpenHandles() stays at 1 for good: the handle's connection broke under its autocommit "
-            + "statement and was destroyed at once (LogicalConnection.error -> unbind -> JdbcPool.destroy), so no "
-            + "later holder or idle scan of that connection puts the dropped handle under watch; never counted down")
     void aDroppedHandleWhoseConnectionBrokeUnderItIsCountedDown() throws Exception {
         LoomPoolDataSource ds = dataSource();
         Connection c = ds.getConnection();
@@ -239,10 +231,6 @@ class LifecycleAttack2Test extends StubSupport {
      * JVM-wide); needs a JDK that can still install a SecurityManager (17 to 23).
      */
     @Test
-    @Disabled("BUG: SystemClock.start sets running=true (CAS) before new Thread(...)/start(); if the thread cannot "
-            + "be created the flag is never reset, so no reader ever restarts it and coarseNanoTime() returns the same "
-            + "value forever: handedOutAt stays at that moment, getBoundHandles() reports 3 s for a 0.1 s binding and "
-            + "leak detection (2 s) reports it as a leak; the release check's maxLifetime test never fires")
     void aTickerThatFailsToStartOnceLeavesTheCoarseClockFrozenForGood() throws Exception {
         String javaBin = System.getProperty("java.home") + "/bin/java";
         ProcessBuilder pb = new ProcessBuilder(javaBin, "-Djava.security.manager=allow", "-cp",
@@ -339,11 +327,6 @@ class LifecycleAttack2Test extends StubSupport {
      * checked at the end (the count only accumulates), so chance can only hide a drift, not invent one.
      */
     @Test
-    @Disabled("BUG: getOpenHandles() drifts up for good (1 after 556 rounds, 8 after 2370; all handles closed, none in use): "
-            + "HandleLife.counted is a plain field set by the binding thread in LogicalConnection.bind "
-            + "(countFromFirstUse, after endedWhileBinding) while HandleLife.close on another thread reads it in "
-            + "countDown; a close that unbinds between those two steps sees counted=false and counts nothing down, "
-            + "then the bind counts the closed handle up on the connection")
     void aCloseOnAnotherThreadRacingTheFirstUseNeverLeavesTheHandleCounted() throws Exception {
         LoomPoolDataSource ds = dataSource();
         ds.setMaxSize(2);
@@ -635,8 +618,6 @@ class LifecycleAttack2Test extends StubSupport {
 
     /** Bug 2 on the real server: the backend killed under the handle's autocommit statement, handle dropped. */
     @Test
-    @Disabled("BUG: as aDroppedHandleWhoseConnectionBrokeUnderItIsCountedDown, on PostgreSQL: pg_terminate_backend "
-            + "under an autocommit statement, handle dropped without close: getOpenHandles() stays 1 for good")
     void pgADroppedHandleWhoseBackendWasKilledUnderItIsCountedDown() throws Exception {
         LoomPoolDataSource ds = pg(2);
         killUnderStatementAndDrop(ds);

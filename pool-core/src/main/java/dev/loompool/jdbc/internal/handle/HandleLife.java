@@ -37,6 +37,10 @@ abstract class HandleLife implements BindingHolder {
     private static final VarHandle PHYSICAL = VarHandles.varHandle(MethodHandles.lookup(), "physical", PhysicalConnection.class);
     private static final VarHandle LOST = VarHandles.varHandle(MethodHandles.lookup(), "lost", boolean.class);
     private static final VarHandle RUNS = VarHandles.varHandle(MethodHandles.lookup(), "runs", int.class);
+    private static final VarHandle END_COUNT = VarHandles.varHandle(MethodHandles.lookup(), "endCount", int.class);
+    /** In {@link #endCount}: whoever ended the handle counted it down, or found nothing to count down. */
+    private static final int COUNTED_DOWN = 1;
+    private static final int NOT_COUNTED = 2;
     /** In {@link #runs}: a release was asked for while a statement ran; the count is in the bits below. */
     static final int RELEASE_DEFERRED = 1 << 30;
     /**
@@ -80,6 +84,13 @@ abstract class HandleLife implements BindingHolder {
     private int runs;
     /** The connection let go while a run still ran on it: written before {@link #GIVE_BACK_DEFERRED} is set. */
     private PhysicalConnection deferredReturn;
+    /**
+     * What the one that ended the handle did with its count ({@link #countDown}): 0 until then. A
+     * bind that counted the handle while a close on another thread ended it reads it, to take its
+     * count back if the close did not see it ({@link #endedWhileBinding}).
+     */
+    @SuppressWarnings("unused") // accessed through END_COUNT
+    private int endCount;
     /** It has used a connection, and so counts in the pool's open handles until it ends. */
     private boolean counted;
     /** The reclaimer or the pool's close took its connection from under it: the next call settles that (HandleEnds.reclaimedUnderUse). */
@@ -121,11 +132,13 @@ abstract class HandleLife implements BindingHolder {
      * A handle counts from its first use: one dropped unused holds nothing to count down. Counted
      * on {@code p}, which it holds now, by a plain write ({@link dev.loompool.jdbc.internal.physical.HandleCount}).
      */
-    final void countFromFirstUse(PhysicalConnection p) {
-        if (!counted) {
-            counted = true;
-            p.countHandle();
+    final boolean countFromFirstUse(PhysicalConnection p) {
+        if (counted) {
+            return false;
         }
+        counted = true;
+        p.countHandle();
+        return true;
     }
 
     /**
@@ -237,16 +250,35 @@ abstract class HandleLife implements BindingHolder {
      * (the replay of its settings is a round trip). Then the connection goes back through the
      * release check, which resets what the replay set, unless that close took it already.
      */
-    final boolean endedWhileBinding(PhysicalConnection p, long b) {
+    final boolean endedWhileBinding(PhysicalConnection p, long b, boolean firstCount) {
         VarHandle.fullFence(); // the connection is published before the state is read: a close sees one or the other
         if (open(STATE.getVolatile(this))) {
             return false;
         }
         if (p.unbind(b)) {
+            if (firstCount && awaitEndCount() == NOT_COUNTED) {
+                // the close did not see this bind's count (it ended the handle before the binding was
+                // published): the count is taken back here, on the connection it was made on
+                counted = false;
+                p.uncountHandle();
+            }
             PHYSICAL.setRelease(this, null);
             p.home().giveBack(p);
         }
         return true;
+    }
+
+    /** What the close that ended the handle did with its count, once it has done it (a few steps away). */
+    private int awaitEndCount() {
+        int c;
+        for (int spins = 0; (c = (int) END_COUNT.getAcquire(this)) == 0; spins++) {
+            if (spins < 100) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(50_000);
+            }
+        }
+        return c;
     }
 
     /**
@@ -296,6 +328,11 @@ abstract class HandleLife implements BindingHolder {
         PhysicalConnection p = deferredReturn;
         deferredReturn = null;
         p.home().giveBack(p);
+    }
+
+    @Override
+    public final void lastConnectionGone() {
+        watchIfLeftOpen();
     }
 
     /** The reclaimer or the pool's close took the connection: the next call ends the handle (HandleEnds.reclaimedUnderUse). */
@@ -375,9 +412,9 @@ abstract class HandleLife implements BindingHolder {
     }
 
     /**
-     * Closes the handle. Unbound and not robbed by the reclaimer, it cannot be racing a reclaim:
-     * the reclaimer only takes a bound handle, and clears {@code physical} only after it has moved
-     * the state, so a plain store settles it. Bound, the connection's binding decides.
+     * Closes the handle. Unbound and not robbed by the reclaimer, it cannot be racing a reclaim
+     * (the reclaimer only takes a bound handle), but it may race a first use on another thread: a
+     * compare-and-set on the state settles that. Bound, the connection's binding decides.
      */
     public final void close() {
         PhysicalConnection p = (PhysicalConnection) PHYSICAL.getAcquire(this);
@@ -386,8 +423,25 @@ abstract class HandleLife implements BindingHolder {
             return;
         }
         if (p == null && !(boolean) LOST.getOpaque(this)) {
-            STATE.setRelease(this, HandleState.CLOSED);
-            finish(s);
+            // Unbound: a compare-and-set ends it, so that exactly one ender counts it down, and then
+            // the binding is read again. A first use on another thread publishes its binding, then
+            // reads the state: one of the two sees the other, and the handle never stays bound closed.
+            Object was = end(HandleState.CLOSED);
+            if (!open(was)) {
+                return;
+            }
+            PhysicalConnection raced = (PhysicalConnection) PHYSICAL.getAcquire(this);
+            if (raced != null && raced.unbind(binding)) {
+                physical = null;
+                ForeignRelease.settle(raced); // the binder's thread may be using it: wait for that first
+                try {
+                    finish(was);
+                } finally {
+                    raced.home().giveBack(raced);
+                }
+                return;
+            }
+            finish(was); // else the binder saw the close and gives its connection back itself
             return;
         }
         if (p != null && p.unbind(binding)) { // still ours, so no reclaim can take the handle any more: a plain store settles it
@@ -462,6 +516,9 @@ abstract class HandleLife implements BindingHolder {
             if (!(was instanceof HandleWatch w) || w.countDown()) {
                 pool.handles.ended();
             }
+            END_COUNT.setRelease(this, COUNTED_DOWN);
+        } else {
+            END_COUNT.setRelease(this, NOT_COUNTED);
         }
     }
 

@@ -82,12 +82,12 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         }
         Object previous = p.bind(this, pool.leakThresholdNanos() > 0 ? new Throwable("bound here") : null);
         long b = p.boundAs();
+        boolean firstCount = countFromFirstUse(p); // before the binding is published: a close that sees it sees the count
         hold(p, b);
-        if (endedWhileBinding(p, b)) { // a close on another thread during the settings' replay
+        if (endedWhileBinding(p, b, firstCount)) { // a close on another thread during the settings' replay
             throw new SQLException("pool '" + pool.name + "': the connection was closed while this call bound a "
                     + "physical connection (" + p.home().pool.stats() + ")", "08003");
         }
-        countFromFirstUse(p);
         Pins.bound(this, p);
         if (previous != this && previous instanceof LogicalConnection left) {
             left.watchIfLeftOpen();

@@ -15,4 +15,11 @@ public interface BindingHolder {
      * compare-and-set on the binding, right after it.
      */
     void takenFromUnderIt();
+
+    /**
+     * The connection this holder let go of last is going (retired, evicted, broken), so nobody will
+     * bind it again and notice the holder left open: a holder still open is put under watch, so
+     * that it is counted down once it is dropped. Called by the pool as it destroys the connection.
+     */
+    void lastConnectionGone();
 }

@@ -214,6 +214,10 @@ public final class JdbcPool {
         connections.remove(p);
         pinTimes.fold(p);
         handles.fold(p);
+        BindingHolder last = p.holder();
+        if (last != null) {
+            last.lastConnectionGone(); // an open handle it served last is watched from now on, or it might never be
+        }
         try {
             p.raw.close();
         } catch (SQLException e) {

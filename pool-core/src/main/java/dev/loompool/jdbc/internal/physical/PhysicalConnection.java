@@ -179,6 +179,11 @@ public final class PhysicalConnection {
         HANDLES.setOpaque(this, (long) HANDLES.getOpaque(this) + 1);
     }
 
+    /** Its holder's first use was undone (a close on another thread ended the handle first). Holder only. */
+    public void uncountHandle() {
+        HANDLES.setOpaque(this, (long) HANDLES.getOpaque(this) - 1);
+    }
+
     long handlesCounted() {
         return (long) HANDLES.getOpaque(this);
     }
