@@ -28,7 +28,7 @@ final class HandleEnds {
                 p.raw.abort(executor);
             }
         } finally {
-            h.finish(was);
+            h.finish(was, HandleState.CLOSED);
             if (p != null) {
                 h.physical = null;
             }
@@ -49,7 +49,7 @@ final class HandleEnds {
     static void sessionLost(HandleLife h) {
         Object was = h.end(HandleState.SESSION_LOST);
         if (HandleLife.open(was)) {
-            h.finish(was);
+            h.finish(was, HandleState.SESSION_LOST);
         }
     }
 
@@ -58,12 +58,15 @@ final class HandleEnds {
         h.physical = null; // the reclaimer's or the closed pool's now, never this handle's again
         Object was = h.end(how);
         if (HandleLife.open(was)) {
-            h.finish(was); // its connection is the reclaimer's; the rest of the handle is for this thread to close
+            h.finish(was, how); // its connection is the reclaimer's; the rest of the handle is for this thread to close
         }
         return endedError(h, how);
     }
 
     static SQLException endedError(HandleLife h, HandleState s) {
+        if (s == HandleState.ENDING) {
+            s = h.settledEnd(); // whoever is ending it says how in a few steps
+        }
         if (s == HandleState.SESSION_LOST) {
             return new SQLException("pool '" + h.pool.name + "': the connection broke and took with it the session "
                     + "this handle relied on (what SQL set on it, temporary tables, session locks, an explicit pin); "

@@ -1,6 +1,7 @@
 package dev.loompool.jdbc.internal.handle;
 
 import dev.loompool.jdbc.internal.physical.VarHandles;
+import dev.loompool.jdbc.internal.physical.ConnectionState;
 import dev.loompool.jdbc.internal.physical.ForeignRelease;
 import dev.loompool.jdbc.internal.physical.BindingHolder;
 import dev.loompool.jdbc.internal.physical.JdbcPool;
@@ -37,19 +38,10 @@ abstract class HandleLife implements BindingHolder {
     private static final VarHandle PHYSICAL = VarHandles.varHandle(MethodHandles.lookup(), "physical", PhysicalConnection.class);
     private static final VarHandle LOST = VarHandles.varHandle(MethodHandles.lookup(), "lost", boolean.class);
     private static final VarHandle RUNS = VarHandles.varHandle(MethodHandles.lookup(), "runs", int.class);
-    private static final VarHandle END_COUNT = VarHandles.varHandle(MethodHandles.lookup(), "endCount", int.class);
-    /** In {@link #endCount}: whoever ended the handle counted it down, or found nothing to count down. */
-    private static final int COUNTED_DOWN = 1;
-    private static final int NOT_COUNTED = 2;
     /** In {@link #runs}: a release was asked for while a statement ran; the count is in the bits below. */
-    static final int RELEASE_DEFERRED = 1 << 30;
-    /**
-     * In {@link #runs}: the connection was let go while a statement still ran on another thread
-     * (its check of the binding came first); the last run to end gives it back ({@link #deferredReturn}).
-     */
-    static final int GIVE_BACK_DEFERRED = 1 << 29;
+    private static final int RELEASE_DEFERRED = 1 << 30;
     /** In {@link #runs}: the count of statements running. */
-    private static final int RUN_COUNT = GIVE_BACK_DEFERRED - 1;
+    private static final int RUN_COUNT = RELEASE_DEFERRED - 1;
 
     final JdbcPool pool;
     /**
@@ -61,7 +53,9 @@ abstract class HandleLife implements BindingHolder {
     private volatile Object owner;
     /**
      * {@link HandleState#OPEN}, then {@link HandleWatch} (open, under watch), then
-     * {@link HandleState#CLOSED} or {@link HandleState#RECLAIMED}; moved by compare-and-set through STATE.
+     * {@link HandleState#ENDING} while whoever ended it finishes, then {@link HandleState#CLOSED},
+     * {@link HandleState#RECLAIMED} or {@link HandleState#SESSION_LOST}; moved by compare-and-set
+     * through STATE ({@link #end}), and to the final state by the one that ended it ({@link #finish}).
      */
     @SuppressWarnings("unused")
     private HandleStage state = HandleState.OPEN;
@@ -82,15 +76,6 @@ abstract class HandleLife implements BindingHolder {
      */
     @SuppressWarnings("unused") // accessed through RUNS
     private int runs;
-    /** The connection let go while a run still ran on it: written before {@link #GIVE_BACK_DEFERRED} is set. */
-    private PhysicalConnection deferredReturn;
-    /**
-     * What the one that ended the handle did with its count ({@link #countDown}): 0 until then. A
-     * bind that counted the handle while a close on another thread ended it reads it, to take its
-     * count back if the close did not see it ({@link #endedWhileBinding}).
-     */
-    @SuppressWarnings("unused") // accessed through END_COUNT
-    private int endCount;
     /** It has used a connection, and so counts in the pool's open handles until it ends. */
     private boolean counted;
     /** The reclaimer or the pool's close took its connection from under it: the next call settles that (HandleEnds.reclaimedUnderUse). */
@@ -178,7 +163,7 @@ abstract class HandleLife implements BindingHolder {
             Object o = OWNER.getVolatile(this);
             if (o instanceof Claim) {
                 Object ended = STATE.getAcquire(this);
-                if (!open(ended) && PHYSICAL.getAcquire(this) == null) {
+                if (!open(ended) && ended != HandleState.ENDING && PHYSICAL.getAcquire(this) == null) {
                     return (HandleState) ended;
                 }
                 if (spins < 100) {
@@ -256,7 +241,7 @@ abstract class HandleLife implements BindingHolder {
             return false;
         }
         if (p.unbind(b)) {
-            if (firstCount && awaitEndCount() == NOT_COUNTED) {
+            if (firstCount && awaitEnded() && counted) {
                 // the close did not see this bind's count (it ended the handle before the binding was
                 // published): the count is taken back here, on the connection it was made on
                 counted = false;
@@ -268,17 +253,21 @@ abstract class HandleLife implements BindingHolder {
         return true;
     }
 
-    /** What the close that ended the handle did with its count, once it has done it (a few steps away). */
-    private int awaitEndCount() {
-        int c;
-        for (int spins = 0; (c = (int) END_COUNT.getAcquire(this)) == 0; spins++) {
-            if (spins < 100) {
-                Thread.onSpinWait();
-            } else {
-                LockSupport.parkNanos(50_000);
-            }
+    /** Waits while whoever won the end finishes it (a few steps away): true once it has. */
+    private boolean awaitEnded() {
+        for (int spins = 0; STATE.getAcquire(this) == HandleState.ENDING; spins++) {
+            pause(spins);
         }
-        return c;
+        return true;
+    }
+
+    /** A short wait for another thread a few steps away: spins, then parks. */
+    private static void pause(int spins) {
+        if (spins < 100) {
+            Thread.onSpinWait();
+        } else {
+            LockSupport.parkNanos(50_000);
+        }
     }
 
     /**
@@ -303,31 +292,22 @@ abstract class HandleLife implements BindingHolder {
         physical = null;
         // The binding ends first, then the runs are read: a statement starting on another thread
         // counts its run first, then reads the binding. One of the two sees the other, so the
-        // connection never goes back under a statement that passed its check.
-        if (p.unbind(binding) && (!running() || !deferGiveBack(p))) {
+        // connection never goes back under a statement that passed its check: this thread waits
+        // for such a run (a metadata call, a cancel on its way) to end first. A broken connection
+        // is retired, never lent, and the failing run on this very thread may be the one counted.
+        if (p.unbind(binding)) {
+            if (running() && p.state() != ConnectionState.BROKEN) {
+                awaitRuns();
+            }
             p.home().giveBack(p);
         }
     }
 
-    /**
-     * A run passed its check before this release ended the binding: the last run to end gives the
-     * connection back. False if the runs ended meanwhile and the caller is to give it back itself.
-     */
-    private boolean deferGiveBack(PhysicalConnection p) {
-        deferredReturn = p;
-        int before = (int) RUNS.getAndBitwiseOr(this, GIVE_BACK_DEFERRED);
-        if ((before & RUN_COUNT) != 0) {
-            return true;
+    /** Waits until no statement of this handle runs on any thread. */
+    private void awaitRuns() {
+        for (int spins = 0; running(); spins++) {
+            pause(spins);
         }
-        // a run that starts now finds the binding ended; whoever clears the bit gives the connection back
-        return !RUNS.compareAndSet(this, before | GIVE_BACK_DEFERRED, 0);
-    }
-
-    /** The connection whose give-back was deferred to the last run ({@link #endRun()} said so): back now. */
-    final void giveBackDeferred() {
-        PhysicalConnection p = deferredReturn;
-        deferredReturn = null;
-        p.home().giveBack(p);
     }
 
     @Override
@@ -353,17 +333,11 @@ abstract class HandleLife implements BindingHolder {
     }
 
     /**
-     * The run ends. For the last one to end, what others left to it: {@link #GIVE_BACK_DEFERRED}
-     * (the connection was let go meanwhile: {@link #giveBackDeferred()}), else
-     * {@link #RELEASE_DEFERRED} (another thread asked for the release check), which the caller then
-     * makes ({@code LogicalConnection#runEnded}); 0 for nothing.
+     * The run ends: true for the last one to end if another thread asked for the release check
+     * meanwhile, which the caller then makes ({@code LogicalConnection#runEnded}).
      */
-    final int endRun() {
-        int left = (int) RUNS.getAndAdd(this, -1) - 1;
-        if (left == 0 || (left & RUN_COUNT) != 0 || !RUNS.compareAndSet(this, left, 0)) {
-            return 0; // nothing owed, or a run still runs, or another thread changed the word: it acts then
-        }
-        return (left & GIVE_BACK_DEFERRED) != 0 ? GIVE_BACK_DEFERRED : RELEASE_DEFERRED;
+    final boolean endRun() {
+        return (int) RUNS.getAndAdd(this, -1) - 1 == RELEASE_DEFERRED && RUNS.compareAndSet(this, RELEASE_DEFERRED, 0);
     }
 
     /** Whether a statement of this handle runs now, on any thread. */
@@ -382,7 +356,7 @@ abstract class HandleLife implements BindingHolder {
         }
         int before = (int) RUNS.getAndBitwiseOr(this, RELEASE_DEFERRED);
         // the runs ended before the request was noted: it is this thread's to make
-        return (before & RUN_COUNT) == 0 && RUNS.compareAndSet(this, before | RELEASE_DEFERRED, 0);
+        return (before & RUN_COUNT) == 0 && RUNS.compareAndSet(this, RELEASE_DEFERRED, 0);
     }
 
 
@@ -435,18 +409,18 @@ abstract class HandleLife implements BindingHolder {
                 physical = null;
                 ForeignRelease.settle(raced); // the binder's thread may be using it: wait for that first
                 try {
-                    finish(was);
+                    finish(was, HandleState.CLOSED);
                 } finally {
                     raced.home().giveBack(raced);
                 }
                 return;
             }
-            finish(was); // else the binder saw the close and gives its connection back itself
+            finish(was, HandleState.CLOSED); // else the binder saw the close and gives its connection back itself
             return;
         }
         if (p != null && p.unbind(binding)) { // still ours, so no reclaim can take the handle any more: a plain store settles it
             s = STATE.getAcquire(this);
-            STATE.setRelease(this, HandleState.CLOSED);
+            STATE.setRelease(this, HandleState.ENDING);
             physical = null;
             if (running() || p.runner() != Thread.currentThread()) {
                 ForeignRelease.settle(p); // its user's statement may still run: wait for it before the state is read
@@ -454,7 +428,7 @@ abstract class HandleLife implements BindingHolder {
             // Another thread's commit(), rollback() or setter still under way on it retires it on
             // the way back (JdbcPool.giveBack): never lent into the next borrower's session.
             try {
-                finish(s); // its statements close before the connection goes back
+                finish(s, HandleState.CLOSED); // its statements close before the connection goes back
             } finally {
                 p.home().giveBack(p); // the release check rolls back and resets what this handle changed
             }
@@ -463,7 +437,7 @@ abstract class HandleLife implements BindingHolder {
         physical = null; // the reclaimer has the connection: whoever moves the state closes the handle
         Object was = end(HandleState.CLOSED);
         if (open(was)) {
-            finish(was);
+            finish(was, HandleState.CLOSED);
         }
     }
 
@@ -484,13 +458,15 @@ abstract class HandleLife implements BindingHolder {
         } finally {
             PHYSICAL.compareAndSet(this, p, null);
             countDown(was);
+            STATE.setRelease(this, HandleState.RECLAIMED);
         }
         return true;
     }
 
     /**
-     * Moves an open handle (plain or under watch) to {@code target}: what it was (OPEN or its
-     * watch), or the ended state it already had, in which case another caller ended it.
+     * Ends an open handle (plain or under watch), which is {@link HandleState#ENDING} until the
+     * caller's {@link #finish} moves it to {@code target}: what it was (OPEN or its watch), or the
+     * ended state it already had, in which case another caller ended it.
      */
     final Object end(HandleState target) {
         Object s;
@@ -499,14 +475,30 @@ abstract class HandleLife implements BindingHolder {
             if (!open(s)) {
                 return s;
             }
-        } while (!STATE.compareAndSet(this, s, target));
+        } while (!STATE.compareAndSet(this, s, HandleState.ENDING));
         return s;
     }
 
-    /** What ending the handle leaves to do but return its connection; {@code was}: OPEN or its watch. */
-    final void finish(Object was) {
-        dropPins();
-        countDown(was);
+    /**
+     * What ending the handle leaves to do but return its connection, then its final state
+     * {@code target}; {@code was}: OPEN or its watch.
+     */
+    final void finish(Object was, HandleState target) {
+        try {
+            dropPins();
+            countDown(was);
+        } finally {
+            STATE.setRelease(this, target);
+        }
+    }
+
+    /** The state it ended in, once whoever ended it has finished ({@link HandleState#ENDING} is a few steps). */
+    final HandleState settledEnd() {
+        Object s;
+        for (int spins = 0; (s = STATE.getAcquire(this)) == HandleState.ENDING; spins++) {
+            pause(spins);
+        }
+        return open(s) ? null : (HandleState) s;
     }
 
     /** Takes the handle off the open count, if it was on it: through its watch, if any, so exactly once. */
@@ -516,9 +508,6 @@ abstract class HandleLife implements BindingHolder {
             if (!(was instanceof HandleWatch w) || w.countDown()) {
                 pool.handles.ended();
             }
-            END_COUNT.setRelease(this, COUNTED_DOWN);
-        } else {
-            END_COUNT.setRelease(this, NOT_COUNTED);
         }
     }
 
@@ -549,6 +538,6 @@ abstract class HandleLife implements BindingHolder {
     /** CLOSED or RECLAIMED once ended, else null. */
     final HandleState ended() {
         Object s = STATE.getOpaque(this);
-        return open(s) ? null : (HandleState) s;
+        return open(s) ? null : s == HandleState.ENDING ? settledEnd() : (HandleState) s;
     }
 }

@@ -190,10 +190,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     /** A statement's run ends ({@link #runStarted}): the last one makes a release asked for meanwhile. */
     final void runEnded() {
-        int owed = endRun();
-        if (owed == GIVE_BACK_DEFERRED) {
-            giveBackDeferred();
-        } else if (owed == RELEASE_DEFERRED) {
+        if (endRun()) {
             done();
         }
     }
