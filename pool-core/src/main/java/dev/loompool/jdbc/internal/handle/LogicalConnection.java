@@ -99,6 +99,33 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     }
 
     /**
+     * For a run already counted ({@link #runStarted}): the connection bound now, checked after the
+     * run counted itself. If none is, it binds one outside the run and counts the run again: a
+     * bind may wait for a connection, which a run must not do, since a release on another thread
+     * waits for the handle's runs before it gives its connection back (a pool of one would wait on
+     * itself until the acquire timed out).
+     */
+    final Connection bindInRun() throws SQLException {
+        for (;;) {
+            PhysicalConnection p = physical;
+            if (p != null && p.binding() == heldBinding()) {
+                touchOwner();
+                p.ranOn(Thread.currentThread());
+                return p.raw;
+            }
+            if (p != null) {
+                ensureOpen(); // the reclaimer or the pool's close took it from under the handle: that ends it here
+            }
+            runEnded();
+            try {
+                bind();
+            } finally {
+                runStarted();
+            }
+        }
+    }
+
+    /**
      * Binds for a call that changes the server's session or transaction (a savepoint): the call is
      * counted as under way on the connection ({@link PhysicalConnection#enter}) until the caller's
      * {@code leave()}, so that a close on another thread that overtakes it retires the connection

@@ -22,16 +22,16 @@ abstract class LogicalDatabaseMetaData extends ResultSetOwner implements Databas
         super(handle);
     }
 
-    /** The driver's metadata of the handle's physical connection, bound now if it was not. */
     /**
-     * The driver's metadata, in a run of the handle ({@link HandleLife#runStarted}): a statement
-     * closed on another thread meanwhile leaves the release to the run's end, so the metadata
-     * query never lands on a connection lent to somebody else. Paired with {@link #done()}, which
-     * every generated caller reaches in its {@code finally}.
+     * The driver's metadata of the handle's physical connection (bound now if it was not), in a
+     * run of the handle ({@link HandleLife#runStarted}): a statement closed on another thread
+     * meanwhile leaves the release to the run's end, so the metadata query never lands on a
+     * connection lent to somebody else. Paired with {@link #done()}, which every generated caller
+     * reaches in its {@code finally}.
      */
     final DatabaseMetaData meta() throws SQLException {
         handle.runStarted();
-        return handle.bind().getMetaData();
+        return handle.bindInRun().getMetaData();
     }
 
     /** After every bound call: the run ends, and the handle releases the physical connection if nothing pins it. */

@@ -381,7 +381,7 @@ final class SessionCalls {
     static void clientInfo(LogicalConnection h, ClientInfoCall call) throws SQLClientInfoException {
         h.runStarted();
         try {
-            call.apply(h.bind());
+            call.apply(h.bindInRun());
             sessionChanged(h, "setClientInfo()");
             exposed(h, call);
         } catch (SQLClientInfoException e) {
