@@ -28,7 +28,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -361,10 +360,6 @@ class HandleProtocolAttackTest extends StubSupport {
      * the connection back while the cancel is still on its way to the backend the next borrower has.
      */
     @Test
-    @Disabled("BUG: HandleLife.close (bound path) does not wait for the handle's runs: a Statement.cancel() of another "
-            + "thread still in the driver when the handle is closed finds the connection already given back "
-            + "(inUse 0 while the cancel is held); its KILL QUERY / cancel request can reach the next borrower's query. "
-            + "close() relies on ForeignRelease.settle (isValid), which a cancel does not block; unbind() waits (awaitRuns), close() does not")
     void aCloseWaitsForACancelOfAnotherThreadStillInTheDriver() {
         assertTimeoutPreemptively(HANG, () -> {
             LoomPoolDataSource ds = one();
@@ -390,9 +385,6 @@ class HandleProtocolAttackTest extends StubSupport {
 
     /** The same with a metadata call of another thread in the driver (a run from meta()). */
     @Test
-    @Disabled("BUG: HandleLife.close (bound path) gives the connection back while another thread's DatabaseMetaData call "
-            + "(a counted run) is still in the driver: only ForeignRelease.settle's isValid stands between them, which "
-            + "blocks only on drivers whose metadata call holds the connection lock; the run count is not read by close()")
     void aCloseWaitsForAMetadataCallOfAnotherThreadStillInTheDriver() {
         assertTimeoutPreemptively(HANG, () -> {
             LoomPoolDataSource ds = one();
@@ -610,9 +602,6 @@ class HandleProtocolAttackTest extends StubSupport {
      * Nothing pins then (no session changed), so the connection must go back, as after any refused call.
      */
     @Test
-    @Disabled("BUG: SessionCalls.clientInfo has no done() on its error paths: a setClientInfo the driver refuses "
-            + "(SQLClientInfoException, or a SQLException through h.error) leaves the handle bound with no pin reason; "
-            + "the pool's connection is kept from every other borrower until A closes its handle")
     void aRefusedSetClientInfoLetsTheConnectionGo() {
         assertTimeoutPreemptively(HANG, () -> {
             LoomPoolDataSource ds = one();
@@ -633,8 +622,6 @@ class HandleProtocolAttackTest extends StubSupport {
 
     /** {@code setTypeMap} refused by the driver on a handle it just bound: same invariant. */
     @Test
-    @Disabled("BUG: SessionCalls.setTypeMap has no done() on its error path: a refused setTypeMap leaves the handle bound "
-            + "with no pin reason, keeping the connection from other borrowers until close")
     void aRefusedSetTypeMapLetsTheConnectionGo() {
         assertTimeoutPreemptively(HANG, () -> {
             LoomPoolDataSource ds = one();

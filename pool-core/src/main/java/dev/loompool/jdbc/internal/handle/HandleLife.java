@@ -13,6 +13,7 @@ import java.lang.invoke.VarHandle;
 import java.sql.SQLException;
 import java.util.EnumSet;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -310,6 +311,18 @@ abstract class HandleLife implements BindingHolder {
         }
     }
 
+    /** {@link #awaitRuns()} for at most {@code nanos}: whether the runs ended. */
+    private boolean awaitRuns(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        for (int spins = 0; running(); spins++) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            pause(spins);
+        }
+        return true;
+    }
+
     @Override
     public final void lastConnectionGone() {
         watchIfLeftOpen();
@@ -418,17 +431,24 @@ abstract class HandleLife implements BindingHolder {
             finish(was, HandleState.CLOSED); // else the binder saw the close and gives its connection back itself
             return;
         }
-        if (p != null && p.unbind(binding)) { // still ours, so no reclaim can take the handle any more: a plain store settles it
-            s = STATE.getAcquire(this);
-            STATE.setRelease(this, HandleState.ENDING);
+        if (p != null && p.unbind(binding)) { // still ours, so no reclaim can take the handle any more
+            Object was = end(HandleState.CLOSED); // an abort on another thread may have ended it first: it finishes it then
             physical = null;
             if (running() || p.runner() != Thread.currentThread()) {
                 ForeignRelease.settle(p); // its user's statement may still run: wait for it before the state is read
+                // A run that takes no lock of the driver's (a cancel over a connection of its own, a
+                // metadata call) is waited for too; one still under way after validationTimeout
+                // retires the connection, which is then never lent to a borrower it could reach.
+                if (running() && !awaitRuns(TimeUnit.SECONDS.toNanos(p.home().validationSeconds()))) {
+                    p.markBroken();
+                }
             }
             // Another thread's commit(), rollback() or setter still under way on it retires it on
             // the way back (JdbcPool.giveBack): never lent into the next borrower's session.
             try {
-                finish(s, HandleState.CLOSED); // its statements close before the connection goes back
+                if (open(was)) {
+                    finish(was, HandleState.CLOSED); // its statements close before the connection goes back
+                }
             } finally {
                 p.home().giveBack(p); // the release check rolls back and resets what this handle changed
             }

@@ -358,6 +358,8 @@ final class SessionCalls {
             exposed(h, map); // the driver keeps it, where no session reset reaches
         } catch (SQLException e) {
             throw h.error(e);
+        } finally {
+            h.done(); // refused: nothing pins the connection it may have bound (done, the session pin keeps it)
         }
     }
 
@@ -390,6 +392,7 @@ final class SessionCalls {
             throw new SQLClientInfoException(e.getMessage(), e.getSQLState(), e.getErrorCode(), Map.of(), h.error(e));
         } finally {
             h.runEnded();
+            h.done(); // refused: nothing pins the connection it may have bound (done, the session pin keeps it)
         }
     }
 }
