@@ -7,11 +7,9 @@ import dev.loompool.jdbc.internal.physical.BindingHolder;
 import dev.loompool.jdbc.internal.physical.JdbcPool;
 import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import dev.loompool.jdbc.LoomConnection;
-import dev.loompool.jdbc.PinReason;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.sql.SQLException;
-import java.util.EnumSet;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -82,16 +80,13 @@ abstract class HandleLife implements BindingHolder {
     /** The reclaimer or the pool's close took its connection from under it: the next call settles that (HandleEnds.reclaimedUnderUse). */
     @SuppressWarnings("unused") // accessed through LOST
     private boolean lost;
-    // What keeps the physical connection, read and written by the rules in Pins (the pin table in
-    // one place): fields here rather than an object of their own, one allocation less per getConnection.
-    /** The reasons held; STATEMENT and RELEASE_MODE are derived, never stored. Null until the first. */
-    EnumSet<PinReason> held;
     /**
-     * The open statements and metadata result sets: null, the one (most handles have one), or an
-     * {@code ArrayList} of them. One field, not two: with the run count, two pushed the handle,
-     * allocated on every getConnection, into the next 8 bytes (P6).
+     * What keeps the physical connection, read and written by the rules in {@link Pins} (the pin
+     * table in one place): null; the one open statement, while it is all the handle holds (the
+     * common cycle allocates nothing more); or the handle's {@link PinSet}, once it holds a reason
+     * or a second statement.
      */
-    Object tracked;
+    Object pins;
     /** The connection broke inside a transaction: refuse to go on until the caller rolls back. */
     boolean lostTransaction;
     /**

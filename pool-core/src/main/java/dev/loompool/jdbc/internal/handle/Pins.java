@@ -21,13 +21,15 @@ import java.util.EnumSet;
  * pin says, a connection the server reports inside a transaction is never released. For a driver
  * that cannot tell, the pin alone decides, erring towards pinning.
  *
- * <p>The rules only: what they read and write is the handle's ({@link HandleLife}), which only
- * the handle's own thread touches (the reclaimer, once it has claimed the handle).
+ * <p>The rules only: what they read and write is the handle's pin set ({@link PinSet}, in
+ * {@link HandleLife}'s {@code pins}), which only the handle's own thread touches (the reclaimer,
+ * once it has claimed the handle).
  */
 final class Pins {
 
-    // The record itself is two fields of the handle (HandleLife's held and tracked), not an object
-    // of its own: that was one more allocation, 24 bytes, on every getConnection (P6).
+    // The record is the handle's PinSet, made when the handle first holds a reason or a second
+    // statement; until then the handle keeps its one open statement itself (HandleLife.pins): a set
+    // made on every getConnection was 24 bytes more a cycle (P6).
 
     // What started a pin when no SQL did: the call, as the endpoint, a pin warning and Flight Recorder
     // show it (PhysicalConnection.pinStartedBy). Constants: a start stores a reference, nothing more.
@@ -45,14 +47,15 @@ final class Pins {
 
     /** Whether the handle must keep {@code p}. */
     static boolean hold(HandleLife h, PhysicalConnection p, ReleaseMode mode) {
-        return h.tracked != null || h.held != null && !h.held.isEmpty()
+        Object pins = h.pins;
+        return pins != null && (!(pins instanceof PinSet set) || set.holds())
                 || mode == ReleaseMode.CLOSE || p.serverTransactionOpen();
     }
 
     /** A connection was bound: with autocommit off, the driver begins a transaction at the first call. */
     static void bound(HandleLife h, PhysicalConnection p) {
-        if (h.held != null && !h.held.isEmpty()) { // held while unbound (pin(), a framework transaction): timed from the bind
-            for (PinReason r : h.held) {
+        if (h.pins instanceof PinSet set && set.anyReason()) { // held while unbound (pin(), a framework transaction): timed from the bind
+            for (PinReason r : set.reasons()) {
                 started(h, p, r, p.handedOutAt(), r == PinReason.FRAMEWORK_TRANSACTION ? FRAMEWORK : PIN);
             }
         }
@@ -193,11 +196,7 @@ final class Pins {
 
     /** {@code r} holds the handle from now, started by {@code by}: the SQL, or a call's label (a reference, masked when read). */
     static void add(HandleLife h, PinReason r, String by) {
-        if (h.held == null) {
-            h.held = EnumSet.of(r);
-        } else {
-            h.held.add(r);
-        }
+        set(h).add(r);
         PhysicalConnection p = h.physical;
         if (p != null) {
             if (r == PinReason.EXPLICIT) {
@@ -208,8 +207,8 @@ final class Pins {
     }
 
     static void remove(HandleLife h, PinReason r) {
-        if (h.held != null) {
-            h.held.remove(r);
+        if (h.pins instanceof PinSet set) {
+            set.remove(r);
         }
         PhysicalConnection p = h.physical;
         if (p != null && (p.pinsTimed() & PinTimes.bit(r)) != 0) {
@@ -231,12 +230,23 @@ final class Pins {
     }
 
     static boolean has(HandleLife h, PinReason r) {
-        return h.held != null && h.held.contains(r);
+        return h.pins instanceof PinSet set && set.has(r);
+    }
+
+    /** The handle's pin set, made now if it had none (its one open statement, if any, goes in). */
+    private static PinSet set(HandleLife h) {
+        Object pins = h.pins;
+        if (pins instanceof PinSet set) {
+            return set;
+        }
+        PinSet set = new PinSet((Tracked) pins);
+        h.pins = set;
+        return set;
     }
 
     /** What pins {@code p} now, the derived reasons included. */
     static EnumSet<PinReason> reasons(HandleLife h, PhysicalConnection p, ReleaseMode mode) {
-        EnumSet<PinReason> reasons = h.held == null ? EnumSet.noneOf(PinReason.class) : EnumSet.copyOf(h.held);
+        EnumSet<PinReason> reasons = h.pins instanceof PinSet set ? set.reasons() : EnumSet.noneOf(PinReason.class);
         if (statements(h) > 0 || h.running()) { // a call still running on another thread holds it as a statement does
             reasons.add(PinReason.STATEMENT);
         }
@@ -253,7 +263,9 @@ final class Pins {
     static void dropForConnectionLoss(HandleLife h) {
         closeTracked(h);
         boolean framework = has(h, PinReason.FRAMEWORK_TRANSACTION);
-        h.held = null;
+        if (h.pins instanceof PinSet set) {
+            set.clearReasons();
+        }
         if (framework) {
             add(h, PinReason.FRAMEWORK_TRANSACTION, FRAMEWORK);
         }
@@ -262,14 +274,16 @@ final class Pins {
     /** Drops every pin: the handle closes. */
     static void clear(HandleLife h) {
         closeTracked(h);
-        h.held = null;
+        if (h.pins instanceof PinSet set) {
+            set.clearReasons();
+        }
     }
 
     // ---- open statements and metadata result sets ----------------------------------------------
 
     static int statements(HandleLife h) {
-        Object t = h.tracked;
-        return t == null ? 0 : t instanceof Tracked ? 1 : ((ArrayList<?>) t).size();
+        Object pins = h.pins;
+        return pins == null ? 0 : pins instanceof PinSet set ? set.trackedCount() : 1;
     }
 
     /**
@@ -284,58 +298,43 @@ final class Pins {
     }
 
     /** Tracks {@code t}, opened by {@code by} (its SQL, or a label): a reference kept if it starts the pin. */
-    @SuppressWarnings("unchecked")
     static void track(HandleLife h, Tracked t, String by) {
         PhysicalConnection p = h.physical;
-        Object now = h.tracked;
+        Object pins = h.pins;
         if (p != null) {
             // its sample is the binding's length: no clock per statement; the first tracked starts the pin
-            p.statementPinSeen(now == null, by);
+            p.statementPinSeen(pins == null || pins instanceof PinSet set && set.trackedCount() == 0, by);
         }
-        if (now == null) {
-            h.tracked = t;
-        } else if (now instanceof Tracked one) {
-            ArrayList<Tracked> all = new ArrayList<>(4);
-            all.add(one);
-            all.add(t);
-            h.tracked = all;
+        if (pins == null) {
+            h.pins = t; // the common handle's one statement: no set made
         } else {
-            ((ArrayList<Tracked>) now).add(t);
+            set(h).track(t);
         }
     }
 
     /**
      * Removes {@code t} by identity (wrappers may delegate equals); false if it was not tracked.
-     * The last one out leaves the field null: that is the statement pin's end.
+     * The last one out leaves nothing tracked: that is the statement pin's end.
      */
-    @SuppressWarnings("unchecked")
     static boolean untrack(HandleLife h, Tracked t) {
-        Object now = h.tracked;
-        if (now == t) {
-            h.tracked = null;
+        Object pins = h.pins;
+        if (pins == t) {
+            h.pins = null;
             return true;
         }
-        if (!(now instanceof ArrayList<?>)) {
-            return false;
-        }
-        ArrayList<Tracked> all = (ArrayList<Tracked>) now;
-        for (int i = 0, n = all.size(); i < n; i++) {
-            if (all.get(i) == t) {
-                all.set(i, all.get(n - 1));
-                all.remove(n - 1);
-                if (n == 1) {
-                    h.tracked = null;
-                }
-                return true;
-            }
-        }
-        return false;
+        return pins instanceof PinSet set && set.untrack(t);
     }
 
     /** Closes every tracked statement and result set, quietly: the connection is going. */
     private static void closeTracked(HandleLife h) {
-        Object now = h.tracked;
-        h.tracked = null;
+        Object pins = h.pins;
+        Object now;
+        if (pins instanceof PinSet set) {
+            now = set.takeTracked();
+        } else {
+            now = pins;
+            h.pins = null;
+        }
         if (now instanceof Tracked one) {
             one.closeQuietly();
         } else if (now instanceof ArrayList<?> all) {
