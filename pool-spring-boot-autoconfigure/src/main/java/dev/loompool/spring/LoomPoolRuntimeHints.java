@@ -16,7 +16,7 @@ import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegi
 final class LoomPoolRuntimeHints implements RuntimeHintsRegistrar {
 
     /** Classes of the core with a VarHandle on a field of their own. */
-    static final String[] VAR_HANDLE_HOLDERS = {"dev.loompool.engine.PooledLease", "dev.loompool.jdbc.internal.handle.HandleLife",
+    static final String[] VAR_HANDLE_HOLDERS = {"dev.loompool.SystemClock", "dev.loompool.engine.PooledLease", "dev.loompool.jdbc.internal.handle.HandleLife",
         "dev.loompool.jdbc.internal.handle.HandleWatch", "dev.loompool.jdbc.internal.physical.PhysicalConnection"};
 
     /** Driver types whose public methods the core finds by name (WireState, SessionReset). */
