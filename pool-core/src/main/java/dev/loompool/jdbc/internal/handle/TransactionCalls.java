@@ -34,7 +34,10 @@ final class TransactionCalls {
     private static void end(LogicalConnection h, boolean commit) throws SQLException {
         PhysicalConnection p = h.physical;
         if (p == null) {
-            return; // nothing bound, so nothing to end
+            if (HandleSettings.view(h, SessionAttribute.AUTO_COMMIT).autoCommit()) {
+                refusedOrNot(h, commit);
+            }
+            return; // else nothing bound, so no transaction begun: nothing to end
         }
         p.ranOn(Thread.currentThread());
         Pins.remove(h, PinReason.STATEMENT_VALUE); // the handle's next exchange with the server, whether it succeeds or not
@@ -57,6 +60,26 @@ final class TransactionCalls {
         p.noteWireCurrent(); // its reply carried the state (a MariaDB rollback() with the state unknown is sent)
         Pins.jdbcTransactionEnded(h, p, p.current().autoCommit());
         h.done();
+    }
+
+    /**
+     * {@code commit()} or {@code rollback()} with autocommit on and nothing bound: the driver
+     * answers, as it would without the pool. pgjdbc refuses both (25P01), MySQL Connector/J too;
+     * MariaDB Connector/J accepts them. Code that believes it opened a transaction learns it did not.
+     */
+    private static void refusedOrNot(LogicalConnection h, boolean commit) throws SQLException {
+        try {
+            java.sql.Connection raw = h.bind();
+            if (commit) {
+                raw.commit();
+            } else {
+                raw.rollback();
+            }
+        } catch (SQLException e) {
+            throw h.error(e);
+        } finally {
+            h.done();
+        }
     }
 
     static void setAutoCommit(LogicalConnection h, boolean autoCommit) throws SQLException {
