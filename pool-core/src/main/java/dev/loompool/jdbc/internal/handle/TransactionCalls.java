@@ -27,6 +27,10 @@ final class TransactionCalls {
             return; // its work went with the session: nothing is committed, and an error handler's rollback() succeeds
         }
         h.ensureOpen();
+        if (h.lostTransaction && h.physical == null) {
+            h.lostTransaction = false; // the rollback the loss asked for: the server rolled back as the connection went
+            return;
+        }
         h.lostTransaction = false;
         end(h, false);
     }
