@@ -209,19 +209,69 @@ public final class SessionReset {
     }
 
     /**
-     * What the wipe left that the next borrower could read, or null: MariaDB and MySQL keep the
-     * profiling history ({@code SET profiling=1}, then {@code SHOW PROFILES} shows the statements
-     * of the last borrower) across COM_RESET_CONNECTION. Looked at, one query, only after a wipe.
+     * What the wipe left that the next borrower would be hurt by, or null; looked at only after a
+     * wipe (MySQL, MariaDB), in one query:
+     * <ul>
+     * <li>the database: COM_RESET_CONNECTION keeps the one {@code USE} chose, and MySQL Connector/J's
+     * {@code getCatalog()} answers from its cache, which {@code USE} does not change, so only the
+     * server tells. The session is put back in {@code database} (what a fresh connection is in:
+     * {@link #database}); a connection made without one cannot go back to none, and must go.</li>
+     * <li>the profiling history ({@code SET profiling=1}, then {@code SHOW PROFILES} shows the
+     * statements of the last borrower), which the wipe keeps too.</li>
+     * </ul>
      */
-    public String leftover(Connection raw) throws SQLException {
+    public String leftover(Connection raw, String database) throws SQLException {
         if (wipeMethod == null) {
             return null;
         }
-        try (Statement st = raw.createStatement();
-                ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM information_schema.PROFILING")) {
-            return rs.next() && rs.getLong(1) > 0 ? "the session keeps a profiling history, which no reset removes" : null;
+        String now;
+        try (Statement st = raw.createStatement(); ResultSet rs = st.executeQuery(
+                "SELECT DATABASE(), (SELECT COUNT(*) FROM information_schema.PROFILING)")) {
+            rs.next();
+            if (rs.getLong(2) > 0) {
+                return "the session keeps a profiling history, which no reset removes";
+            }
+            now = rs.getString(1);
         } catch (SQLSyntaxErrorException e) {
-            return null; // a server without profiling has no history to leave
+            now = database(raw); // a server without profiling has no history to leave
+        }
+        String expected = none(database) ? null : database;
+        if (expected == null) {
+            return now == null ? null : NO_DATABASE_TO_GO_BACK_TO;
+        }
+        if (!expected.equals(now)) {
+            try (Statement st = raw.createStatement()) {
+                st.execute("USE `" + expected.replace("`", "``") + "`"); // by SQL: Connector/J's setCatalog may trust its cache
+            }
+        }
+        return null;
+    }
+
+    /** Why a connection made without a database, on which one was chosen, must go. */
+    public static final String NO_DATABASE_TO_GO_BACK_TO =
+            "a database was chosen on a connection made without one, which cannot be unset";
+
+    /**
+     * Whether a catalog as a driver reports it means no database: MariaDB Connector/J says null,
+     * MySQL Connector/J an empty string.
+     */
+    public static boolean none(String catalog) {
+        return catalog == null || catalog.isEmpty();
+    }
+
+    /**
+     * The database the session is in, as the server says, where a wipe can leave another than the
+     * driver reports (MySQL, MariaDB: see {@link #leftover}); else {@code driverSays}. For a
+     * connection whose init SQL may have run {@code USE}.
+     */
+    public String database(Connection raw, String driverSays) throws SQLException {
+        return wipeMethod == null ? driverSays : database(raw);
+    }
+
+    private static String database(Connection raw) throws SQLException {
+        try (Statement st = raw.createStatement(); ResultSet rs = st.executeQuery("SELECT DATABASE()")) {
+            rs.next();
+            return rs.getString(1);
         }
     }
 

@@ -141,12 +141,16 @@ public final class ConnectionFactory {
         for (SessionAttribute a : configured.marked) {
             configured.applyTo(raw, a);
         }
-        if (initSql != null && !initSql.isBlank()) {
+        boolean init = initSql != null && !initSql.isBlank();
+        if (init) {
             try (Statement st = raw.createStatement()) {
                 st.execute(initSql);
             }
         }
         Settings defaults = Settings.read(raw);
+        if (init) { // its USE is seen by the server only, not by MySQL Connector/J's getCatalog(): a reset goes back to it
+            defaults.chooseCatalog(sessionReset.database(raw, defaults.catalog()));
+        }
         if (behindPooler) {
             defaults.chooseIsolation(Settings.resetIsolation(raw));
         }

@@ -95,10 +95,11 @@ final class ReturnUndo {
     /**
      * A connection made without a database (MariaDB, a URL without one) cannot go back to none
      * once {@code setCatalog} or {@code USE} chose one: B's unqualified SQL would run in A's database.
+     * MySQL Connector/J reports none as an empty catalog, which it then refuses to set.
      */
     private static void noDatabaseToGoBackTo(PhysicalConnection p, SessionAttribute a) throws Retired {
-        if (a == SessionAttribute.CATALOG && p.defaults.catalog() == null) {
-            throw new Retired("a database was chosen on a connection made without one, which cannot be unset");
+        if (a == SessionAttribute.CATALOG && SessionReset.none(p.defaults.catalog())) {
+            throw new Retired(SessionReset.NO_DATABASE_TO_GO_BACK_TO);
         }
     }
 
@@ -141,7 +142,7 @@ final class ReturnUndo {
                 p.defaults.applyTo(p.raw, a);
             }
         }
-        String left = sessionReset.leftover(p.raw);
+        String left = sessionReset.leftover(p.raw, p.defaults.catalog()); // the server's database, not the driver's cache
         if (left != null) {
             throw new Retired(left);
         }
