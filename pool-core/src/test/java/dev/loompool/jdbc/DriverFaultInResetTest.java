@@ -1,6 +1,7 @@
 package dev.loompool.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loompool.CircuitBreakerState;
 import java.sql.Connection;
@@ -32,5 +33,30 @@ class DriverFaultInResetTest extends StubSupport {
             assertThat(ds.getPool().state()).as("after %d faulty resets", round).isEqualTo(CircuitBreakerState.ACTIVE);
         }
         assertThat(db.connects()).as("each faulty connection closed, a fresh one for the next borrower").isEqualTo(4);
+    }
+
+    /**
+     * The same bug met while a handle's own setting is replayed on the connection it binds: the
+     * caller gets the driver's exception, as without the pool, and the connection goes back to
+     * the pool. It stayed out of it, and a pool of one then served nobody.
+     */
+    @Test
+    void aDriverFaultWhileAHandlesSettingIsReplayedGivesTheConnectionBack() throws SQLException {
+        LoomPoolDataSource ds = dataSource();
+        ds.setMaxSize(1);
+        ds.setAcquireTimeout(java.time.Duration.ofSeconds(2));
+        try (Connection first = ds.getConnection(); Statement st = first.createStatement()) {
+            st.execute("SELECT 1"); // the pool's one connection is made
+        }
+        NullPointerException bug = new NullPointerException("the driver's own bug");
+        try (Connection a = ds.getConnection()) {
+            a.setNetworkTimeout(Runnable::run, 1000); // remembered, replayed at the next bind
+            db.latest().faultOnNextNetworkTimeout(bug);
+            assertThatThrownBy(a::createStatement).as("what the driver threw").isSameAs(bug);
+        }
+        try (Connection b = ds.getConnection(); Statement st = b.createStatement()) {
+            st.execute("SELECT 1"); // waited for a connection that never came back, and timed out
+        }
+        assertThat(db.connects()).as("B was served by the pool's one connection").isEqualTo(1);
     }
 }

@@ -2,6 +2,7 @@ package dev.loompool.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -120,5 +121,37 @@ class MysqlConnectorSessionTest extends HostileSupport {
         ds.setConnectionInitSql("USE " + initial);
         Seen b = mariaAfterA(ds, a -> run(a, "USE " + other), c -> str(c, "SELECT DATABASE()"));
         assertThat(b.value()).as("%s", b).isEqualTo(initial);
+    }
+
+    /**
+     * MySQL Connector/J cannot parse a CallableStatement of a versioned comment: its
+     * {@code execute()} throws StringIndexOutOfBoundsException on the plain driver too. Through
+     * the pool A gets what the plain driver gives, its handle goes on, and B's session is fresh.
+     */
+    @ParameterizedTest
+    @EnumSource(Connector.class)
+    void aCallTheDriverCannotParseAnswersAsThePlainDriverAndLeavesNothingForB(Connector connector)
+            throws SQLException {
+        String sql = "/*M!100000 SET @wt38a_b = 2 */";
+        String plain;
+        try (Connection c = DriverManager.getConnection(connector.url(null))) {
+            plain = outcome(c, sql);
+        }
+        LoomPoolDataSource ds = maria(connector, 1, null);
+        Seen b = mariaAfterA(ds, a -> {
+            assertThat(outcome(a, sql)).as("A's execute through the pool").isEqualTo(plain);
+            assertThat(str(a, "SELECT 'A goes on'")).isEqualTo("A goes on");
+        }, c -> str(c, "SELECT @wt38a_b"));
+        assertThat(b.value()).as("%s", b).isNull();
+    }
+
+    /** prepareCall then execute: "ok", or what was thrown, by class and message. */
+    private static String outcome(Connection c, String sql) {
+        try (CallableStatement cs = c.prepareCall(sql)) {
+            cs.execute();
+            return "ok";
+        } catch (SQLException | RuntimeException e) {
+            return e.getClass().getName() + ": " + e.getMessage();
+        }
     }
 }

@@ -78,6 +78,9 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
                 }
                 p.home().putBack(p);
                 throw e;
+            } catch (RuntimeException e) { // the driver's own bug: its answer, as without the pool, and the connection goes back
+                p.home().putBack(p);
+                throw e;
             }
         }
         Object previous = p.bind(this, pool.leakThresholdNanos() > 0 ? new Throwable("bound here") : null);
