@@ -1,6 +1,7 @@
 package dev.loompool.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.CallableStatement;
 import java.sql.Connection;
@@ -152,6 +153,71 @@ class MysqlConnectorSessionTest extends HostileSupport {
             return "ok";
         } catch (SQLException | RuntimeException e) {
             return e.getClass().getName() + ": " + e.getMessage();
+        }
+    }
+
+    static Stream<Arguments> releases() {
+        return each("COMMIT RELEASE", "ROLLBACK RELEASE", "COMMIT WORK AND NO CHAIN RELEASE");
+    }
+
+    /**
+     * A turns foreign key checks off, inserts in a transaction, and ends it with RELEASE: the
+     * server ends the session. A's next statement fails as on the plain driver (a connection
+     * error, to which the pool adds why the handle ends), and the one after says the session A
+     * relied on is gone (08003, the pool's name): never runs on a fresh connection with the checks
+     * back on. What A committed is what the server committed.
+     */
+    @ParameterizedTest(name = "{0}: {1}")
+    @MethodSource("releases")
+    void aSessionTheServerEndedIsNotContinuedOnAFreshConnection(Connector connector, String end)
+            throws SQLException {
+        mariaTable();
+        String plainNext;
+        try (Connection plain = DriverManager.getConnection(connector.url(null))) {
+            run(plain, "SET foreign_key_checks = 0");
+            run(plain, "START TRANSACTION");
+            run(plain, "INSERT INTO " + table + " (v) VALUES (1)");
+            run(plain, end);
+            plainNext = sqlState(() -> str(plain, "SELECT @@foreign_key_checks"));
+        }
+        assertThat(plainNext).as("the plain driver's next call (test premise)").startsWith("08");
+        String plainCommitted = mariaValues();
+        mariaAdmin("DELETE FROM " + table);
+
+        LoomPoolDataSource ds = maria(connector, 1, null);
+        try (Connection a = ds.getConnection()) {
+            run(a, "SET foreign_key_checks = 0");
+            run(a, "START TRANSACTION");
+            run(a, "INSERT INTO " + table + " (v) VALUES (1)");
+            run(a, end);
+            assertThatThrownBy(() -> str(a, "SELECT @@foreign_key_checks")).as("A's next call: the driver's error")
+                    .isInstanceOf(SQLException.class)
+                    .satisfies(e -> assertThat(((SQLException) e).getSQLState()).startsWith("08"))
+                    .satisfies(e -> assertThat(e.getSuppressed()).as("what the pool adds to it")
+                            .anySatisfy(s -> assertThat(s).hasMessageContaining("pool '" + ds.getPoolName() + "'")
+                                    .hasMessageContaining("session this handle relied on")));
+            assertThatThrownBy(() -> str(a, "SELECT @@foreign_key_checks")).as("A's call after that")
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("pool '" + ds.getPoolName() + "'")
+                    .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("08003"));
+        }
+        assertThat(mariaValues()).as("what A committed").isEqualTo(plainCommitted)
+                .isEqualTo(end.startsWith("COMMIT") ? "1" : "none");
+        try (Connection b = ds.getConnection()) {
+            assertThat(str(b, "SELECT @@foreign_key_checks")).as("B's foreign key checks").isEqualTo("1");
+        }
+    }
+
+    interface Call {
+        Object run() throws SQLException;
+    }
+
+    /** The SQLState the call fails with, or "no error: <its answer>". */
+    static String sqlState(Call call) {
+        try {
+            return "no error: " + call.run();
+        } catch (SQLException e) {
+            return e.getSQLState();
         }
     }
 }

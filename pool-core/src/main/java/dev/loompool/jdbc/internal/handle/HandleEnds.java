@@ -44,12 +44,15 @@ final class HandleEnds {
      */
     /**
      * The connection broke under a handle that relied on its session ({@link Pins#lostSession}):
-     * the handle ends, as the driver's connection does; its next call says why.
+     * the handle ends, as the driver's connection does; its next call says why, and so does the
+     * driver's error that broke it, which the pool's note is added to: the caller learns at once,
+     * from an exception that names the pool, that this handle goes no further.
      */
-    static void sessionLost(HandleLife h) {
+    static void sessionLost(HandleLife h, SQLException driverError) {
         Object was = h.end(HandleState.SESSION_LOST);
         if (HandleLife.open(was)) {
             h.finish(was, HandleState.SESSION_LOST);
+            driverError.addSuppressed(endedError(h, HandleState.SESSION_LOST));
         }
     }
 

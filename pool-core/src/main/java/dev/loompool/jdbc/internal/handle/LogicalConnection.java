@@ -164,7 +164,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
             Pins.dropForConnectionLoss(this);
             unbind(); // destroyed; outside a transaction the next statement binds a fresh connection
             if (sessionLost) {
-                HandleEnds.sessionLost(this); // unless the handle relied on that session: then it ends
+                HandleEnds.sessionLost(this, e); // unless the handle relied on that session: then it ends
             }
         } else if (p != null) {
             Pins.afterError(this, p);
