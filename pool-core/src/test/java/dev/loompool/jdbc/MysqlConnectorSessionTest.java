@@ -105,6 +105,28 @@ class MysqlConnectorSessionTest extends HostileSupport {
     }
 
     /**
+     * With {@code useLocalSessionState=true} MySQL Connector/J's {@code setCatalog} skips a
+     * database its cache already names: the pool goes back by SQL {@code USE}, which it always sends.
+     */
+    @ParameterizedTest
+    @EnumSource(Choice.class)
+    void withConnectorJsLocalSessionStateBIsBackInThePoolsDatabase(Choice choice) throws SQLException {
+        String other = "wt38a_db_" + tag;
+        mariaAdmin("CREATE DATABASE " + other);
+        mariaCleanup.add("DROP DATABASE IF EXISTS " + other);
+        LoomPoolDataSource ds = maria(Connector.MYSQL_CONNECTOR_J, 1, "useLocalSessionState=true");
+        Seen b = mariaAfterA(ds, a -> {
+            if (choice == Choice.SET_CATALOG) {
+                a.setCatalog(other);
+            } else {
+                run(a, "USE " + other);
+            }
+            assertThat(str(a, "SELECT DATABASE()")).as("A is in the other database (test premise)").isEqualTo(other);
+        }, c -> str(c, "SELECT DATABASE()"));
+        assertThat(b.value()).as("%s", b).isEqualTo("test");
+    }
+
+    /**
      * The pool's connectionInitSql chooses the database by {@code USE}, which MySQL Connector/J's
      * {@code getCatalog()} does not see: after A's {@code USE} of another, B is back in the init
      * SQL's database, where a fresh connection of the pool is, not in the URL's.
