@@ -186,6 +186,21 @@ public final class SqlClassifier {
         return sql != null && dialect == SqlDialect.POSTGRES && UNRESETTABLE.matcher(sql).find();
     }
 
+    /**
+     * Whether {@code sql}, already classified as session SQL, may change the search path: the
+     * driver (pgjdbc) keeps the type names it looks up under it, which no session reset clears, so
+     * they are put back when the connection returns. Any mention of the path, of {@code SCHEMA}
+     * ({@code SET SCHEMA 'x'}), of {@code set_config} (its name may be a parameter) or of
+     * {@code pg_settings}, literals and bodies included ({@code EXECUTE 'SET search_path …'}). A
+     * hook of its own, asked only of session SQL, as {@link #unresettable}.
+     */
+    public boolean mayChangeSearchPath(String sql) {
+        return sql != null && dialect == SqlDialect.POSTGRES && SEARCH_PATH.matcher(sql).find();
+    }
+
+    private static final Pattern SEARCH_PATH =
+            Pattern.compile("(?i)(?<![a-z0-9_$])(search_path|schema|set_config|pg_settings)(?![a-z0-9_$])");
+
     private static final Pattern UNRESETTABLE =
             Pattern.compile("(?i)(?<![a-z0-9_$])(load|dblink_connect(_u)?|extension)(?![a-z0-9_$])");
 
