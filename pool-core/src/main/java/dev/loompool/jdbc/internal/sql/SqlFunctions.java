@@ -213,6 +213,52 @@ public final class SqlFunctions {
         }
     }
 
+    /**
+     * PostgreSQL: adds to {@code kept} the functions whose source ({@code sourceByName}: SQL,
+     * PL/pgSQL, any body kept as text) reads a value the session keeps ({@code currval},
+     * {@code lastval}) before a statement of its own left one, and those whose source calls such a
+     * function, until none is added: calling one is then read as a direct {@code currval}. A body is
+     * classified as SQL (PL/pgSQL's statements end with {@code ;} too), and so is the text of every
+     * string literal in it, once more for a literal in a literal: the SQL an {@code EXECUTE} runs
+     * ({@code EXECUTE 'SELECT currval(''s'')'}). SQL assembled from pieces at run time is not seen.
+     */
+    public static void addKeptReaders(Map<String, java.util.List<String>> sourceByName, Set<String> kept,
+            SqlClassifier classifier) {
+        Map<String, java.util.List<String>> texts = new HashMap<>();
+        sourceByName.forEach((name, sources) -> {
+            java.util.List<String> all = new java.util.ArrayList<>();
+            for (String source : sources) {
+                withLiterals(source, all, 3);
+            }
+            texts.put(name, all);
+        });
+        addUnneutral(texts, kept, classifier, e -> (e.values & SqlEffect.READS_KEPT) != 0);
+    }
+
+    /** {@code text}, then what each string literal in it holds, to {@code depth} levels. */
+    private static void withLiterals(String text, java.util.List<String> into, int depth) {
+        into.add(text);
+        if (depth == 0 || text.indexOf('\'') < 0 && text.indexOf('$') < 0) {
+            return;
+        }
+        SqlLexer t = SqlLexer.lex(text, SqlDialect.POSTGRES, false);
+        for (int i = 0; i < t.count(); i++) {
+            if (t.kind(i) == SqlLexer.Kind.STRING) {
+                String s = t.text(i);
+                String inner;
+                if (s.startsWith("'")) {
+                    inner = s.substring(1, Math.max(1, s.length() - 1)).replace("''", "'");
+                } else { // $tag$ … $tag$
+                    int open = s.indexOf('$', 1) + 1;
+                    inner = s.substring(open, Math.max(open, s.length() - open));
+                }
+                if (!inner.isBlank()) {
+                    withLiterals(inner, into, depth - 1);
+                }
+            }
+        }
+    }
+
     private static void check(Iterable<String> names, Map<String, java.util.List<String>> sqlByName, Set<String> words,
             SqlClassifier classifier, java.util.function.Predicate<SqlEffect> unneutral, java.util.ArrayDeque<String> added) {
         for (String name : names) {
