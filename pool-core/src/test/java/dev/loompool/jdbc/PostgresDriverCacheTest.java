@@ -30,6 +30,9 @@ class PostgresDriverCacheTest extends HostileSupport {
     private final String type = "v_" + tag;
     private final String enumType = "e_" + tag;
 
+    /** The application's function that sets a tenant's path, as some multi-tenant code does. */
+    private final String setter = schemaA + ".use_tenant";
+
     @BeforeEach
     void tenants() throws SQLException {
         for (String s : new String[] {schemaA, schemaB}) {
@@ -41,14 +44,18 @@ class PostgresDriverCacheTest extends HostileSupport {
             pgAdmin("CREATE TABLE " + s + ".t (x " + s + "." + type + ", xs " + s + "." + type + "[], e " + s + "."
                     + enumType + ")");
         }
+        pgAdmin("CREATE FUNCTION " + setter + "(tenant text) RETURNS text LANGUAGE plpgsql AS $$ BEGIN "
+                + "RETURN set_config('search_path', tenant, false); END $$");
     }
 
     /** How a borrower sets its tenant's search path. */
     enum PathBy {
-        SET_SCHEMA, SET_SEARCH_PATH, SET_CONFIG, SET_LOCAL_IN_A_TRANSACTION;
+        SET_SCHEMA, SET_SEARCH_PATH, SET_CONFIG, SET_LOCAL_IN_A_TRANSACTION, A_FUNCTION_OF_THE_APPLICATION;
 
-        void on(Connection c, String schema) throws SQLException {
+        /** {@code setter}: the application's function that sets the path ({@link #tenants}). */
+        void on(Connection c, String schema, String setter) throws SQLException {
             switch (this) {
+                case A_FUNCTION_OF_THE_APPLICATION -> str(c, "SELECT " + setter + "('" + schema + "')");
                 case SET_SCHEMA -> c.setSchema(schema);
                 case SET_SEARCH_PATH -> run(c, "SET search_path TO " + schema);
                 case SET_CONFIG -> str(c, "SELECT set_config('search_path', '" + schema + "', false)");
@@ -99,7 +106,7 @@ class PostgresDriverCacheTest extends HostileSupport {
     /** The plain driver: B's insert on a connection of its own, the reference; its row is then removed. */
     private String plainB(PathBy how, Use insert, String column) throws SQLException {
         try (Connection plain = TestDatabase.POSTGRES.admin()) {
-            how.on(plain, schemaB);
+            how.on(plain, schemaB, setter);
             insert.on(plain);
             how.done(plain);
         }
@@ -114,11 +121,11 @@ class PostgresDriverCacheTest extends HostileSupport {
         assertThat(plainB(how, c -> insertTyped(c, "x", type, "12.34"), "x")).isEqualTo("12.34");
         LoomPoolDataSource ds = pg(1);
         pgAThenB(ds, a -> {
-            how.on(a, schemaA);
+            how.on(a, schemaA, setter);
             insertTyped(a, "x", type, "12.34");
             how.done(a);
         }, b -> {
-            how.on(b, schemaB);
+            how.on(b, schemaB, setter);
             insertTyped(b, "x", type, "12.34");
             how.done(b);
         });
@@ -132,10 +139,10 @@ class PostgresDriverCacheTest extends HostileSupport {
         assertThat(plainB(how, c -> insertArray(c, "12.34"), "xs")).isEqualTo("{12.34}");
         LoomPoolDataSource ds = pg(1);
         pgAThenB(ds, a -> {
-            how.on(a, schemaA);
+            how.on(a, schemaA, setter);
             insertArray(a, "12.34");
         }, b -> {
-            how.on(b, schemaB);
+            how.on(b, schemaB, setter);
             insertArray(b, "12.34");
         });
         assertThat(stored(schemaA, "xs")).isEqualTo("{12}");

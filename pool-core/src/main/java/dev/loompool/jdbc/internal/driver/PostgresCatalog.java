@@ -90,11 +90,12 @@ final class PostgresCatalog {
             + " WHERE c.relnamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)";
 
     /**
-     * The source of the functions that may read a value the session keeps: those whose source (SQL,
-     * PL/pgSQL and the other languages whose source is text; not C, not internal; outside
-     * pg_catalog) names {@code currval} or {@code lastval}, and those whose source names one of
-     * them, by a plain search in the server; the pool's classifier then decides on each
-     * ({@link SqlFunctions#addKeptReaders}). A SQL function with a standard body
+     * The source of the functions that may read a value the session keeps or change the search
+     * path: those whose source (SQL, PL/pgSQL and the other languages whose source is text; not C,
+     * not internal; outside pg_catalog) names {@code currval}, {@code lastval}, the search path,
+     * {@code set_config} and the like, and those whose source names one of them, by a plain search
+     * in the server; the pool then decides on each ({@link SqlFunctions#addKeptReaders},
+     * {@link SqlFunctions#addSearchPathSetters}). A SQL function with a standard body
      * ({@code BEGIN ATOMIC}) keeps none in {@code prosrc}: its definition is read instead, and the
      * body taken from it ({@link #body}).
      */
@@ -102,7 +103,7 @@ final class PostgresCatalog {
             + " THEN pg_get_functiondef(p.oid) ELSE p.prosrc END AS s FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang"
             + " WHERE l.lanname NOT IN ('c', 'internal') AND p.pronamespace NOT IN ('pg_catalog'::regnamespace,"
             + " 'information_schema'::regnamespace)),"
-            + " k(name) AS (SELECT proname FROM src WHERE s ~* '(currval|lastval)'"
+            + " k(name) AS (SELECT proname FROM src WHERE s ~* '\\m(currval|lastval|search_path|schema|set_config|pg_settings)\\M'"
             + " UNION SELECT src.proname FROM src JOIN k ON position(lower(k.name) IN lower(src.s)) > 0)"
             + " SELECT proname, s FROM src WHERE proname IN (SELECT name FROM k)";
 
@@ -156,6 +157,7 @@ final class PostgresCatalog {
         SqlFunctions.addUnneutral(relationSql, words, classifier, e -> e.session);
         SqlFunctions.addUnneutral(relationSql, kept, classifier, e -> (e.values & SqlEffect.READS_KEPT) != 0);
         SqlFunctions.addKeptReaders(functionSource, kept, classifier);
+        table.addSearchPathSetters(functionSource);
         return table;
     }
 

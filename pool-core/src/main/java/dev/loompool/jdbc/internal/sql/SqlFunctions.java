@@ -151,6 +151,13 @@ public final class SqlFunctions {
     private final Set<String> keptValueWords;
     /** PostgreSQL: operators whose function is volatile. */
     private final Set<String> volatileOperators;
+    /**
+     * PostgreSQL: functions whose source may change the search path ({@code set_config},
+     * {@code SET search_path}), or calls one: after a call, the driver's type names are put back
+     * ({@link SqlClassifier#mayChangeSearchPath}). Filled by {@link #addSearchPathSetters} before
+     * the table is used.
+     */
+    private final Set<String> searchPathWords;
 
     public enum Volatility {
         NEUTRAL,
@@ -170,6 +177,7 @@ public final class SqlFunctions {
         this.volatileWords = volatileWords;
         this.keptValueWords = keptValueWords;
         this.volatileOperators = volatileOperators;
+        this.searchPathWords = dialect == SqlDialect.POSTGRES ? new java.util.HashSet<>() : Set.of();
     }
 
     /**
@@ -334,7 +342,36 @@ public final class SqlFunctions {
     boolean sameAs(SqlFunctions other) {
         return other != null && dialect == other.dialect && byName.equals(other.byName)
                 && volatileWords.equals(other.volatileWords) && keptValueWords.equals(other.keptValueWords)
-                && volatileOperators.equals(other.volatileOperators);
+                && volatileOperators.equals(other.volatileOperators) && searchPathWords.equals(other.searchPathWords);
+    }
+
+    /** PostgreSQL: whether {@code name} is a function that may change the search path. */
+    boolean searchPathWord(String name, boolean quoted) {
+        return !searchPathWords.isEmpty() && searchPathWords.contains(postgresKey(name, quoted));
+    }
+
+    /**
+     * PostgreSQL: notes the functions of {@code sourceByName} whose source may change the search
+     * path (it names it, {@code SCHEMA}, {@code set_config} or {@code pg_settings}: {@link
+     * SqlClassifier#mayChangeSearchPath}'s words), and those whose source names one of them, until
+     * none is added. Before the table is used.
+     */
+    public void addSearchPathSetters(Map<String, java.util.List<String>> sourceByName) {
+        java.util.ArrayDeque<String> added = new java.util.ArrayDeque<>();
+        sourceByName.forEach((name, sources) -> {
+            if (sources.stream().anyMatch(src -> SqlClassifier.SEARCH_PATH.matcher(src).find()) && searchPathWords.add(name)) {
+                added.add(name);
+            }
+        });
+        while (!added.isEmpty()) {
+            String name = SqlLexer.foldAscii(added.poll());
+            sourceByName.forEach((holder, sources) -> {
+                if (!searchPathWords.contains(holder) && sources.stream().anyMatch(src -> SqlLexer.foldAscii(src).contains(name))) {
+                    searchPathWords.add(holder);
+                    added.add(holder);
+                }
+            });
+        }
     }
 
     /** PostgreSQL: whether a name, wherever it stands, may run a volatile function (a view's rule, {@code t.f}). */
