@@ -26,6 +26,12 @@ final class LoomPoolRuntimeHints implements RuntimeHintsRegistrar {
         "com.mysql.cj.jdbc.JdbcConnection", "com.mysql.cj.jdbc.ConnectionImpl", "com.mysql.cj.Session",
         "com.mysql.cj.protocol.ServerSession"};
 
+    /**
+     * Driver types whose own fields the core reads and restores: pgjdbc's cache of type names, put
+     * back as on a fresh connection after a session that changed the search path (TypeNames).
+     */
+    static final String[] DRIVER_FIELD_HOLDERS = {"org.postgresql.jdbc.TypeInfoCache"};
+
     /** Drivers a driver-class-name may name, made by their public constructor. */
     static final String[] DRIVERS = {"org.postgresql.Driver", "org.mariadb.jdbc.Driver", "com.mysql.cj.jdbc.Driver",
         "org.h2.Driver", "org.hsqldb.jdbc.JDBCDriver"};
@@ -44,6 +50,9 @@ final class LoomPoolRuntimeHints implements RuntimeHintsRegistrar {
         }
         for (String type : DRIVER_TYPES) {
             hints.reflection().registerType(TypeReference.of(type), MemberCategory.INVOKE_PUBLIC_METHODS);
+        }
+        for (String type : DRIVER_FIELD_HOLDERS) {
+            hints.reflection().registerType(TypeReference.of(type), MemberCategory.ACCESS_DECLARED_FIELDS);
         }
         for (String type : DRIVERS) {
             hints.reflection().registerType(TypeReference.of(type), MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);

@@ -86,6 +86,7 @@ class NativeHintsTest {
         assertThat(reflection.onMethodInvocation(org.postgresql.core.BaseConnection.class, "getTransactionState")).accepts(hints);
         assertThat(reflection.onMethodInvocation(org.postgresql.PGConnection.class.getMethod("getNotifications"))).accepts(hints);
         assertThat(reflection.onType(TypeReference.of("org.mariadb.jdbc.client.Context"))).accepts(hints);
+        assertThat(reflection.onType(TypeReference.of("org.postgresql.jdbc.TypeInfoCache"))).accepts(hints);
         assertThat(reflection.onType(TypeReference.of("com.mysql.cj.protocol.ServerSession"))).accepts(hints);
         assertThat(reflection.onType(TypeReference.of("dev.loompool.jdbc.internal.physical.PhysicalConnection"))).accepts(hints);
         // the binder reflects on the class that declares the setters, as Boot's hints do

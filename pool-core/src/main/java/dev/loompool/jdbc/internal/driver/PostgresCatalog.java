@@ -15,6 +15,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Reads PostgreSQL's word on what may change a session ({@link SqlFunctions}): every function's
@@ -24,7 +26,8 @@ import java.util.Set;
  * with a column of one, pin). The catalog records no dependency on a builtin function (they
  * are pinned), so those expressions are read as SQL and classified with the function table; a
  * relation whose SQL is not neutral becomes a word that pins, and one whose SQL reads a value the
- * session keeps ({@code currval}, {@code lastval}) a word that reads it. Three catalog queries, run
+ * session keeps ({@code currval}, {@code lastval}) a word that reads it; so does a function whose
+ * source reads one, or calls such a function ({@link SqlFunctions#addKeptReaders}). Four catalog queries, run
  * at the pool's start and again when {@link SqlClassifier#refreshDue} says, in a transaction of
  * their own ({@link FunctionCatalog#read}).
  */
@@ -86,6 +89,26 @@ final class PostgresCatalog {
             + " AND NOT a.attisdropped JOIN pg_class c ON c.oid = a.attrelid"
             + " WHERE c.relnamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)";
 
+    /**
+     * The source of the functions that may read a value the session keeps or change the search
+     * path: those whose source (SQL, PL/pgSQL and the other languages whose source is text; not C,
+     * not internal; outside pg_catalog) names {@code currval}, {@code lastval}, the search path,
+     * {@code set_config} and the like, and those whose source names one of them, by a plain search
+     * in the server; the pool then decides on each ({@link SqlFunctions#addKeptReaders},
+     * {@link SqlFunctions#addSearchPathSetters}). A SQL function with a standard body
+     * ({@code BEGIN ATOMIC}) keeps none in {@code prosrc}: its definition is read instead, and the
+     * body taken from it ({@link #body}).
+     */
+    private static final String FUNCTION_SOURCES = "WITH RECURSIVE src AS (SELECT p.proname, CASE WHEN p.prosrc = ''"
+            + " THEN pg_get_functiondef(p.oid) ELSE p.prosrc END AS s FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang"
+            + " WHERE l.lanname NOT IN ('c', 'internal') AND p.pronamespace NOT IN ('pg_catalog'::regnamespace,"
+            + " 'information_schema'::regnamespace)),"
+            + " k(name) AS (SELECT proname FROM src WHERE s ~* '\\m(currval|lastval|search_path|schema|set_config|pg_settings)\\M'"
+            + " UNION SELECT src.proname FROM src JOIN k ON position(lower(k.name) IN lower(src.s)) > 0)"
+            + " SELECT proname, s FROM src WHERE proname IN (SELECT name FROM k)";
+
+    private static final Pattern ATOMIC_HEAD = Pattern.compile("(?is)^\\s*CREATE\\b.*?\\bBEGIN\\s+ATOMIC\\b");
+
     private PostgresCatalog() {
     }
 
@@ -95,6 +118,7 @@ final class PostgresCatalog {
         Set<String> kept = new HashSet<>();
         Set<String> operators = new HashSet<>();
         Map<String, List<String>> relationSql = new HashMap<>();
+        Map<String, List<String>> functionSource = new HashMap<>();
         try (Statement st = c.createStatement()) {
             try (ResultSet rs = st.executeQuery(FUNCTIONS)) {
                 while (rs.next()) {
@@ -119,12 +143,27 @@ final class PostgresCatalog {
                     }
                 }
             }
+            try (ResultSet rs = st.executeQuery(FUNCTION_SOURCES)) {
+                while (rs.next()) {
+                    if (rs.getString(2) != null) {
+                        functionSource.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(body(rs.getString(2)));
+                    }
+                }
+            }
         }
         SqlFunctions table = SqlFunctions.postgres(byName, words, kept, operators);
         SqlClassifier classifier = new SqlClassifier(SqlDialect.POSTGRES);
         classifier.useFunctions(table, 0);
         SqlFunctions.addUnneutral(relationSql, words, classifier, e -> e.session);
         SqlFunctions.addUnneutral(relationSql, kept, classifier, e -> (e.values & SqlEffect.READS_KEPT) != 0);
+        SqlFunctions.addKeptReaders(functionSource, kept, classifier);
+        table.addSearchPathSetters(functionSource);
         return table;
+    }
+
+    /** The body of a function: a standard SQL body ({@code BEGIN ATOMIC … END}) without the CREATE before it. */
+    static String body(String source) {
+        Matcher m = ATOMIC_HEAD.matcher(source);
+        return m.find() ? "BEGIN ATOMIC" + source.substring(m.end()) : source;
     }
 }

@@ -37,7 +37,7 @@ public final class SessionReset {
 
     private static final Logger log = LoggerFactory.getLogger(SessionReset.class);
 
-    public static final SessionReset NONE = new SessionReset(null, null, null, null, false);
+    public static final SessionReset NONE = new SessionReset(null, null, null, null, false, TypeNames.NONE);
 
     private final String wipeSql;
     private final MethodHandle wipeMethod;
@@ -47,14 +47,17 @@ public final class SessionReset {
     private final MethodHandle drain;
     /** PostgreSQL: random() gets a new seed after the wipe, which keeps the last borrower's setseed(). */
     private final boolean reseed;
+    /** pgjdbc's type names, learned per connection under the search path of the moment. */
+    private final TypeNames typeNames;
 
     private SessionReset(String wipeSql, MethodHandle wipeMethod, String restoreSql, MethodHandle drain,
-            boolean reseed) {
+            boolean reseed, TypeNames typeNames) {
         this.wipeSql = wipeSql;
         this.wipeMethod = wipeMethod;
         this.restoreSql = restoreSql;
         this.drain = drain;
         this.reseed = reseed;
+        this.typeNames = typeNames;
     }
 
     /**
@@ -67,18 +70,24 @@ public final class SessionReset {
             return NONE;
         }
         if (product.contains("PostgreSQL")) {
+            TypeNames names = TypeNames.of(raw); // first: before a query of ours could add to them
+            if (names.driverKeepsNames() && !names.restorable()) {
+                log.warn("the driver's cache of type names cannot be cleared on this driver version: a connection whose "
+                        + "session changed the search path is closed on return instead of reset");
+            }
             Map<String, String> set = read(raw,
                     "SELECT name, current_setting(name) FROM pg_settings WHERE source = 'session'");
             List<String> calls = new ArrayList<>();
             set.forEach((name, value) -> calls.add("set_config(" + literal(name, false) + ", " + literal(value, false) + ", false)"));
             return new SessionReset("DISCARD ALL", null,
                     restorable(raw, calls.isEmpty() ? null : "SELECT " + String.join(", ", calls)), drain(raw),
-                    reseeds(raw));
+                    reseeds(raw), names);
         }
         boolean maria = product.contains("MariaDB");
         if ((maria || product.contains("MySQL")) && driverResets) {
             MethodHandle wipe = byMethod(raw, maria ? "reset" : "resetServerState");
-            return wipe == null ? NONE : new SessionReset(null, wipe, restorable(raw, mysqlRestore(raw)), null, false);
+            return wipe == null ? NONE
+                    : new SessionReset(null, wipe, restorable(raw, mysqlRestore(raw)), null, false, TypeNames.NONE);
         }
         return NONE;
     }
@@ -273,6 +282,19 @@ public final class SessionReset {
             rs.next();
             return rs.getString(1);
         }
+    }
+
+    /**
+     * After a session that changed the search path ({@code setSchema}, {@code SET search_path} and
+     * the like), reset by {@link #reset}: puts the driver's type names back as on a fresh
+     * connection, which the wipe does not reach ({@link TypeNames}). Null when done or when the
+     * driver keeps none; else why the connection cannot be reused, and it is closed.
+     */
+    public String forgetTypeNames(Connection raw) throws SQLException {
+        if (!typeNames.driverKeepsNames() || typeNames.restore(raw)) {
+            return null;
+        }
+        return "the driver's type names, looked up under the search path the session changed, cannot be cleared";
     }
 
     /** What {@link #reset} runs, for a Flight Recorder event: the wipe, and whether it restores the driver's settings. */

@@ -66,7 +66,30 @@ final class HandleSettings {
             throw stillBound(h, p);
         }
         chosen(h).chooseReadOnly(readOnly);
+        if (p != null && !p.sessionDirty() && p.current().readOnly() == readOnly) {
+            driverAnswers(h, p, readOnly);
+        }
         changed(h, SessionAttribute.READ_ONLY);
+    }
+
+    /**
+     * {@code setReadOnly} of the value the bound connection has: the pool would not call the driver
+     * ({@link PhysicalConnection#apply} sets only what changes), but the driver answers all the
+     * same, as without the pool: pgjdbc refuses in the middle of a transaction whatever the value
+     * (25001), MySQL Connector/J sends it to the server. Not on the statement path.
+     */
+    private static void driverAnswers(LogicalConnection h, PhysicalConnection p, boolean readOnly) throws SQLException {
+        p.ranOn(Thread.currentThread());
+        if (!p.enter(h.heldBinding())) {
+            throw TransactionCalls.overtaken(h);
+        }
+        try {
+            p.raw.setReadOnly(readOnly);
+        } catch (SQLException e) {
+            throw h.error(e);
+        } finally {
+            p.leave();
+        }
     }
 
     /**

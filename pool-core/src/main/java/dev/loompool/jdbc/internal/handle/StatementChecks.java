@@ -35,6 +35,9 @@ final class StatementChecks {
         if (h.classifier().noteCatalogChange(sql) && p != null) {
             p.noteDdl();
         }
+        if (p != null && h.classifier().mayChangeSearchPath(sql)) {
+            p.noteSearchPathChanged();
+        }
         if (p != null && h.classifier().unresettable(sql)) {
             p.noteUnresettable("SQL that may leave what no session reset removes (a LOAD of a library, a dblink "
                     + "connection, an extension)");

@@ -171,6 +171,8 @@ public final class ConnectionFactory {
         String product = raw.getMetaData().getDatabaseProductName();
         SqlDialect dialect = SqlDialect.of(product);
         classifier.useDialect(dialect);
+        // first: the driver's caches are read as a fresh connection has them (pgjdbc's type names)
+        sessionReset = SessionReset.detect(raw, product, JdbcUrls.driverResetsSessions(url, properties));
         if (classifier.needsCatalog()) {
             try {
                 classifier.useFunctions(FunctionCatalog.read(raw, dialect), clock.nanoTime());
@@ -182,7 +184,6 @@ public final class ConnectionFactory {
                 classifier.catalogReadFailed(clock.nanoTime());
             }
         }
-        sessionReset = SessionReset.detect(raw, product, JdbcUrls.driverResetsSessions(url, properties));
     }
 
     /** How to read the transaction state: found once per driver class, which every connection shares. */

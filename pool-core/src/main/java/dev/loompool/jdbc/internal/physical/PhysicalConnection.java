@@ -92,6 +92,13 @@ public final class PhysicalConnection {
     /** SQL that may change the catalog ran on it: the function table is read when it comes back. Holder only. */
     boolean ranDdl;
     /**
+     * Its session's search path may have changed ({@code setSchema}, SQL naming the path): the
+     * driver's type names, looked up under it, are put back as on a fresh connection on return
+     * (the driver room's {@code TypeNames}). Always with a reset due (SQL: session state; the
+     * schema: marked), so the common return reads nothing more. Holder only.
+     */
+    boolean searchPathChanged;
+    /**
      * The driver's reading of the transaction state may not be current: a driver error since the
      * last confirmation, where an error leaves it stale ({@link WireState#staleAfterErrors()}).
      * Unknown means kept, until a round trip that reports the status confirms it
@@ -262,7 +269,11 @@ public final class PhysicalConnection {
         if (sessionDirty || !current.same(wanted, a)) {
             wanted.applyTo(raw, a);
             current.copyFrom(wanted, a);
-            if (sessionDirty || !current.same(defaults, a)) {
+            if (a == SessionAttribute.SCHEMA) {
+                // a schema set and set back still leaves the driver's type names as the other path found them
+                searchPathChanged = true;
+                current.marked.add(a);
+            } else if (sessionDirty || !current.same(defaults, a)) {
                 current.marked.add(a);
             } else { // Spring puts autoCommit back after each transaction: nothing is left to reset
                 current.marked.remove(a);
@@ -471,6 +482,11 @@ public final class PhysicalConnection {
     /** A commit or rollback ended the transaction (for a driver whose state cannot be read). */
     public void noteTransactionEnded() {
         transactionDirty = false;
+    }
+
+    /** SQL that may change the search path ran on it (and left session state): see {@link #searchPathChanged}. */
+    public void noteSearchPathChanged() {
+        searchPathChanged = true;
     }
 
     /** SQL that may change the catalog ran on it: the function table is read when it comes back. */

@@ -86,6 +86,7 @@ final class ReturnUndo {
                 p.current.copyFrom(p.defaults, a);
             }
             p.current.marked.clear();
+            forgetTypeNames(pool, p);
         }
         if (p.serverTransactionOpen()) {
             throw new Retired("the server still reports a transaction after the reset");
@@ -121,6 +122,20 @@ final class ReturnUndo {
         p.wireUnknown = false;
     }
 
+    /**
+     * After a session whose search path may have changed: the driver's type names as on a fresh
+     * connection, or the connection goes (a driver whose names cannot be cleared).
+     */
+    private static void forgetTypeNames(JdbcPool pool, PhysicalConnection p) throws SQLException, Retired {
+        if (p.searchPathChanged) {
+            String kept = pool.factory.sessionReset().forgetTypeNames(p.raw);
+            if (kept != null) {
+                throw new Retired(kept);
+            }
+            p.searchPathChanged = false;
+        }
+    }
+
     private static void resetSession(JdbcPool pool, PhysicalConnection p) throws SQLException, Retired {
         SessionReset sessionReset = pool.factory.sessionReset();
         if (pool.transactionPooler) { // PgBouncer resets its own server connections; a DISCARD ALL here would reach another's
@@ -133,6 +148,7 @@ final class ReturnUndo {
             p.raw.setAutoCommit(true); // DISCARD ALL cannot run in the transaction pgjdbc would begin
         }
         sessionReset.reset(p.raw);
+        forgetTypeNames(pool, p); // before the init SQL, which looks up what a fresh connection's would
         // A reset keeps some state (MariaDB keeps the database chosen by USE): put back every
         // setting the connection had when it was new, then the defaults and connectionInitSql.
         Settings now = pool.factory.initialize(p.raw);

@@ -53,10 +53,12 @@ final class SqlAllowlist {
         if (t.is(s, "END") || t.is(s, "ABORT")) {
             return true;
         }
-        // PostgreSQL: what lasts only for the transaction, and cursors (WITH HOLD ones the rules name)
+        // PostgreSQL: what lasts only for the transaction, and cursors (WITH HOLD ones the rules name).
+        // Not SET LOCAL search_path: the driver keeps the type names it looks up under it past the
+        // transaction, which the connection's return clears (SqlClassifier.mayChangeSearchPath).
         return postgres && (t.is(s, "PREPARE") && t.is(s + 1, "TRANSACTION")
                 || t.is(s, "SET") && (t.is(s + 1, "LOCAL") || t.is(s + 1, "TRANSACTION") || t.is(s + 1, "CONSTRAINTS"))
-                && !t.isPunct(s + 2, '.')
+                && !t.isPunct(s + 2, '.') && !(t.is(s + 2, "search_path") || t.is(s + 2, "SCHEMA"))
                 || t.is(s, "LOCK") || t.is(s, "DECLARE") || t.is(s, "FETCH") || t.is(s, "MOVE") || t.is(s, "CLOSE")
                 || t.is(s, "NOTIFY"));
     }

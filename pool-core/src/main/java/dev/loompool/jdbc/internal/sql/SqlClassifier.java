@@ -186,6 +186,35 @@ public final class SqlClassifier {
         return sql != null && dialect == SqlDialect.POSTGRES && UNRESETTABLE.matcher(sql).find();
     }
 
+    /**
+     * Whether {@code sql}, already classified as session SQL, may change the search path: the
+     * driver (pgjdbc) keeps the type names it looks up under it, which no session reset clears, so
+     * they are put back when the connection returns. Any mention of the path, of {@code SCHEMA}
+     * ({@code SET SCHEMA 'x'}), of {@code set_config} (its name may be a parameter) or of
+     * {@code pg_settings}, literals and bodies included ({@code EXECUTE 'SET search_path …'}), and a
+     * call of a function whose source does. A hook of its own, asked only of session SQL, as
+     * {@link #unresettable}.
+     */
+    public boolean mayChangeSearchPath(String sql) {
+        return sql != null && dialect == SqlDialect.POSTGRES && (SEARCH_PATH.matcher(sql).find() || callsSearchPathSetter(sql));
+    }
+
+    /** A call of a function whose source may change the search path ({@link SqlFunctions#addSearchPathSetters}). */
+    private boolean callsSearchPathSetter(String sql) {
+        SqlFunctions f = functions;
+        SqlLexer t = SqlLexer.lex(sql, SqlDialect.POSTGRES, false);
+        for (int i = 0; i < t.count(); i++) {
+            SqlLexer.Kind k = t.kind(i);
+            if ((k == SqlLexer.Kind.WORD || k == SqlLexer.Kind.QUOTED) && f.searchPathWord(t.name(i), k == SqlLexer.Kind.QUOTED)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static final Pattern SEARCH_PATH =
+            Pattern.compile("(?i)(?<![a-z0-9_$])(search_path|schema|set_config|pg_settings)(?![a-z0-9_$])");
+
     private static final Pattern UNRESETTABLE =
             Pattern.compile("(?i)(?<![a-z0-9_$])(load|dblink_connect(_u)?|extension)(?![a-z0-9_$])");
 

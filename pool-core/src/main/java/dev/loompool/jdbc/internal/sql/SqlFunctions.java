@@ -151,6 +151,13 @@ public final class SqlFunctions {
     private final Set<String> keptValueWords;
     /** PostgreSQL: operators whose function is volatile. */
     private final Set<String> volatileOperators;
+    /**
+     * PostgreSQL: functions whose source may change the search path ({@code set_config},
+     * {@code SET search_path}), or calls one: after a call, the driver's type names are put back
+     * ({@link SqlClassifier#mayChangeSearchPath}). Filled by {@link #addSearchPathSetters} before
+     * the table is used.
+     */
+    private final Set<String> searchPathWords;
 
     public enum Volatility {
         NEUTRAL,
@@ -170,6 +177,7 @@ public final class SqlFunctions {
         this.volatileWords = volatileWords;
         this.keptValueWords = keptValueWords;
         this.volatileOperators = volatileOperators;
+        this.searchPathWords = dialect == SqlDialect.POSTGRES ? new java.util.HashSet<>() : Set.of();
     }
 
     /**
@@ -210,6 +218,52 @@ public final class SqlFunctions {
                 }
             }
             check(holders, sqlByName, words, classifier, unneutral, added);
+        }
+    }
+
+    /**
+     * PostgreSQL: adds to {@code kept} the functions whose source ({@code sourceByName}: SQL,
+     * PL/pgSQL, any body kept as text) reads a value the session keeps ({@code currval},
+     * {@code lastval}) before a statement of its own left one, and those whose source calls such a
+     * function, until none is added: calling one is then read as a direct {@code currval}. A body is
+     * classified as SQL (PL/pgSQL's statements end with {@code ;} too), and so is the text of every
+     * string literal in it, once more for a literal in a literal: the SQL an {@code EXECUTE} runs
+     * ({@code EXECUTE 'SELECT currval(''s'')'}). SQL assembled from pieces at run time is not seen.
+     */
+    public static void addKeptReaders(Map<String, java.util.List<String>> sourceByName, Set<String> kept,
+            SqlClassifier classifier) {
+        Map<String, java.util.List<String>> texts = new HashMap<>();
+        sourceByName.forEach((name, sources) -> {
+            java.util.List<String> all = new java.util.ArrayList<>();
+            for (String source : sources) {
+                withLiterals(source, all, 3);
+            }
+            texts.put(name, all);
+        });
+        addUnneutral(texts, kept, classifier, e -> (e.values & SqlEffect.READS_KEPT) != 0);
+    }
+
+    /** {@code text}, then what each string literal in it holds, to {@code depth} levels. */
+    private static void withLiterals(String text, java.util.List<String> into, int depth) {
+        into.add(text);
+        if (depth == 0 || text.indexOf('\'') < 0 && text.indexOf('$') < 0) {
+            return;
+        }
+        SqlLexer t = SqlLexer.lex(text, SqlDialect.POSTGRES, false);
+        for (int i = 0; i < t.count(); i++) {
+            if (t.kind(i) == SqlLexer.Kind.STRING) {
+                String s = t.text(i);
+                String inner;
+                if (s.startsWith("'")) {
+                    inner = s.substring(1, Math.max(1, s.length() - 1)).replace("''", "'");
+                } else { // $tag$ … $tag$
+                    int open = s.indexOf('$', 1) + 1;
+                    inner = s.substring(open, Math.max(open, s.length() - open));
+                }
+                if (!inner.isBlank()) {
+                    withLiterals(inner, into, depth - 1);
+                }
+            }
         }
     }
 
@@ -288,7 +342,36 @@ public final class SqlFunctions {
     boolean sameAs(SqlFunctions other) {
         return other != null && dialect == other.dialect && byName.equals(other.byName)
                 && volatileWords.equals(other.volatileWords) && keptValueWords.equals(other.keptValueWords)
-                && volatileOperators.equals(other.volatileOperators);
+                && volatileOperators.equals(other.volatileOperators) && searchPathWords.equals(other.searchPathWords);
+    }
+
+    /** PostgreSQL: whether {@code name} is a function that may change the search path. */
+    boolean searchPathWord(String name, boolean quoted) {
+        return !searchPathWords.isEmpty() && searchPathWords.contains(postgresKey(name, quoted));
+    }
+
+    /**
+     * PostgreSQL: notes the functions of {@code sourceByName} whose source may change the search
+     * path (it names it, {@code SCHEMA}, {@code set_config} or {@code pg_settings}: {@link
+     * SqlClassifier#mayChangeSearchPath}'s words), and those whose source names one of them, until
+     * none is added. Before the table is used.
+     */
+    public void addSearchPathSetters(Map<String, java.util.List<String>> sourceByName) {
+        java.util.ArrayDeque<String> added = new java.util.ArrayDeque<>();
+        sourceByName.forEach((name, sources) -> {
+            if (sources.stream().anyMatch(src -> SqlClassifier.SEARCH_PATH.matcher(src).find()) && searchPathWords.add(name)) {
+                added.add(name);
+            }
+        });
+        while (!added.isEmpty()) {
+            String name = SqlLexer.foldAscii(added.poll());
+            sourceByName.forEach((holder, sources) -> {
+                if (!searchPathWords.contains(holder) && sources.stream().anyMatch(src -> SqlLexer.foldAscii(src).contains(name))) {
+                    searchPathWords.add(holder);
+                    added.add(holder);
+                }
+            });
+        }
     }
 
     /** PostgreSQL: whether a name, wherever it stands, may run a volatile function (a view's rule, {@code t.f}). */

@@ -54,6 +54,9 @@ class SqlClassifierTest {
         "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY | SESSION",
         "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE | NONE",
         "SET LOCAL statement_timeout = 5 | NONE",
+        // the driver keeps type names looked up under it past the transaction: reset on return (issue 38)
+        "SET LOCAL search_path TO app | SESSION",
+        "SET LOCAL SCHEMA 'app' | SESSION",
         "SET CONSTRAINTS ALL DEFERRED | NONE",
         "RESET ALL | SESSION",
         "DISCARD ALL | SESSION",
@@ -257,6 +260,22 @@ class SqlClassifierTest {
         String sql = "SET search_path TO app";
         assertThat(classifier.classify(sql)).isSameAs(classifier.classify(sql)).isEqualTo(SqlEffect.SESSION);
         assertThat(classifier.classify(null)).isEqualTo(SqlEffect.NONE);
+    }
+
+    /** Session SQL that may change the search path, after which the driver's type names are put back (issue 38). */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "SET search_path TO app | true",
+        "SET SCHEMA 'app' | true",
+        "SELECT set_config(?, ?, false) | true",
+        "DO $$ BEGIN EXECUTE format('SET search_path TO %s', 'app'); END $$ | true",
+        "UPDATE pg_settings SET setting = 'app' WHERE name = 'search_path' | true",
+        "SET statement_timeout = 5 | false",
+        "SET my.search_path_x = 1 | false",
+        "CREATE TEMP TABLE t (id int) | false",
+    })
+    void searchPathChanges(String sql, boolean changes) {
+        assertThat(Classifiers.of(SqlDialect.POSTGRES).mayChangeSearchPath(sql)).isEqualTo(changes);
     }
 
     /** Behind PgBouncer in transaction mode only what a kept session would hold passes. */
