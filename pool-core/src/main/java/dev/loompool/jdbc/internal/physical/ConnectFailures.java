@@ -1,5 +1,6 @@
 package dev.loompool.jdbc.internal.physical;
 
+import dev.loompool.engine.CreateTimedOut;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -62,6 +63,19 @@ final class ConnectFailures {
         }
         driver.addSuppressed(new SQLException(note + " (" + pool.pool.stats() + ")", driver.getSQLState()));
         return driver;
+    }
+
+    /**
+     * What the time of a caller that timed out waiting for its own connect went on: an idle
+     * connection it was handed first that failed its validation (and was closed), then the connect.
+     */
+    static String connectTimedOut(CreateTimedOut t, String timeout) {
+        if (t.rejectedCheckNanos() < 0) {
+            return "the database did not complete a connect within " + timeout;
+        }
+        return "no connection within " + timeout + ": an idle connection it was handed failed its validation ("
+                + t.rejectedCheckNanos() / 1_000_000 + " ms) and was closed, then the database did not complete a "
+                + "new connect in the " + t.createNanos() / 1_000_000 + " ms left";
     }
 
     /**
