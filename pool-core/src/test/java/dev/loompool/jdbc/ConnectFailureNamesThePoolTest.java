@@ -50,7 +50,7 @@ class ConnectFailureNamesThePoolTest {
     @Test
     void postgresSocketTimeoutEndsTheConnectFirst() {
         theDriversTimeoutNamesThePool("jdbc:postgresql://127.0.0.1:" + blackHole.getLocalPort()
-                + "/test?sslmode=disable&socketTimeout=1&loginTimeout=1", "pg");
+                + "/test?sslmode=disable&socketTimeout=1&loginTimeout=20", "pg"); // the socket timeout ends it, alone
     }
 
     @Test

@@ -37,14 +37,23 @@ public final class ForeignRelease {
     }
 
     /**
-     * {@code isValid} on {@code p}, answered within {@code nanos}: a timer aborts the connection
-     * (marked broken) if it has not answered by then. isValid bounds its own round trip only in
-     * whole seconds, and not its wait for the driver's lock, nor does every driver keep to it on a
-     * network that swallows packets; the timer bounds all of that. {@code running}: a statement may
-     * run on it, which the abort cancels first (else PostgreSQL runs it to its end).
+     * {@code isValid} on {@code p}, answered within {@code nanos}. isValid takes whole seconds: it
+     * gets the whole seconds in {@code nanos} (at least one), and bounds itself by them. Where that
+     * is not enough a timer aborts the connection (marked broken) if it has not answered by then:
+     * less than a second to spend, or a statement that may still run on it ({@code running}), since
+     * isValid does not bound its wait for the driver's lock; the abort cancels that statement first
+     * (else PostgreSQL runs it to its end). The common validation, of an idle connection with a
+     * second or more to spend, arms no timer.
      */
     static boolean validWithin(PhysicalConnection p, long nanos, boolean running) {
-        int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (nanos + 999_999_999L) / 1_000_000_000L));
+        int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, nanos / 1_000_000_000L));
+        if (!running && nanos >= 1_000_000_000L) {
+            try {
+                return p.raw.isValid(seconds);
+            } catch (SQLException e) {
+                return false;
+            }
+        }
         AtomicBoolean over = new AtomicBoolean();
         CompletableFuture<Void> timer = CompletableFuture.runAsync(() -> {
             if (over.compareAndSet(false, true)) {
