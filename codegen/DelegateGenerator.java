@@ -27,7 +27,8 @@ import java.util.Set;
  *   LogicalDatabaseMetaData            &lt;- DelegatingDatabaseMetaData    (every call binds, then done())
  *   LentObject&lt;T&gt;                      &lt;- LentBlob, LentClob, LentNClob, LentSQLXML, LentStruct, LentRef,
  *                                        LentResultSetMetaData, LentParameterMetaData
- *                                        (check() that the binding it was made under holds; streams checked)
+ *                                        (enter(): a run of the handle, and the check that the binding it
+ *                                        was made under holds; leave(); streams likewise)
  * </pre>
  *
  * Wherever a parameter may be one of the lent objects (a LOB, array, SQLXML, struct or ref type, or
@@ -228,8 +229,8 @@ public final class DelegateGenerator {
     }
 
     /**
-     * A driver object lent out (LentObject): each call checks that the binding it was made under
-     * still holds; streams are checked the same way (LentStreams); lent objects passed back in go
+     * A driver object lent out (LentObject): each call is a run of the handle and checks that the
+     * binding it was made under still holds; streams are checked the same way (LentStreams); lent objects passed back in go
      * in as the driver's; {@code free()} does nothing once the binding ended.
      */
     private static void writeLent(Path dir, String name, Class<?> iface) throws IOException {
@@ -260,8 +261,11 @@ public final class DelegateGenerator {
             } else if (r == java.io.Writer.class) {
                 call = "LentStreams.writer(this, " + call + ")";
             }
-            out.method(m, "check();\n        try {\n            " + (r == void.class ? "" : "return ") + call
-                    + ";\n        } catch (java.sql.SQLException e) {\n            throw error(e);\n        }");
+            // A run of the handle from before the check to after the call (LentObject.enter): a release
+            // or reclaim on another thread waits for it, or the call sees the binding gone.
+            out.method(m, "LogicalConnection run = enter();\n        try {\n            " + (r == void.class ? "" : "return ")
+                    + call + ";\n        } catch (java.sql.SQLException e) {\n            throw error(e);\n        } finally {\n"
+                    + "            leave(run);\n        }");
         }
         out.write(dir);
     }

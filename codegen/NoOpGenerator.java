@@ -2,6 +2,7 @@ import java.io.IOException;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Blob;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
@@ -20,7 +21,7 @@ public final class NoOpGenerator {
         Path dir = Path.of(args[0], "dev", "loompool", "stub");
         Files.createDirectories(dir);
         for (Class<?> iface : new Class<?>[] {Connection.class, PreparedStatement.class, ResultSet.class,
-                DatabaseMetaData.class}) {
+                DatabaseMetaData.class, Blob.class}) {
             String name = "NoOp" + iface.getSimpleName();
             JdbcMethods out = new JdbcMethods("dev.loompool.stub", name,
                     "abstract class " + name + " implements " + iface.getName(), "NoOpGenerator");

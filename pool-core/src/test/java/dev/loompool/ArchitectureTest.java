@@ -87,6 +87,10 @@ class ArchitectureTest {
             Map.entry("dev.loompool.engine.Entry", "what DirectPool lends: the pool's record of a resource"),
             Map.entry("dev.loompool.engine.PrewarmPolicy", "the JDBC engine's factory tells the start its "
                     + "initializationFailTimeout without a public PoolBuilder setting"),
+            Map.entry("dev.loompool.engine.HandOutCheck", "the JDBC engine's hand-out validation is told its "
+                    + "caller's deadline, to leave it time for a connect, without a public PoolBuilder setting"),
+            Map.entry("dev.loompool.engine.CreateTimedOut", "a caller's create timed out: what its time went on, "
+                    + "for the JDBC engine's error"),
             Map.entry("dev.loompool.jdbc.internal.lifecycle.StartedPool", "LoomPoolDataSource runs its pool through it"),
             Map.entry("dev.loompool.jdbc.internal.lifecycle.PoolConfig", "the settings LoomPoolDataSource reads once at start, "
                     + "which the engine works from (STYLE.md, \"Configuration is read once\")")));
@@ -134,17 +138,21 @@ class ArchitectureTest {
 
     /**
      * The core's engine is the JDBC engine's business only where it lends without a Lease per
-     * acquire (DirectPool, Entry) and where its factory tells the start how long to keep trying
-     * (PrewarmPolicy): the JDBC API, and every other engine type, stay out of reach.
+     * acquire (DirectPool, Entry), where its factory tells the start how long to keep trying
+     * (PrewarmPolicy), where its hand-out validation is told its caller's deadline (HandOutCheck) and
+     * where a timed-out create says what the time went on (CreateTimedOut): the JDBC API, and every
+     * other engine type, stay out of reach.
      */
     @Test
     void onlyTheJdbcEngineUsesTheCoresEngineAndOnlyThroughItsDoors() {
         noClasses().that().resideInAPackage("dev.loompool.jdbc..")
                 .should().dependOnClassesThat(DescribedPredicate.describe(
-                        "are dev.loompool.engine types other than DirectPool, Entry and PrewarmPolicy",
+                        "are dev.loompool.engine types other than DirectPool, Entry, PrewarmPolicy, HandOutCheck "
+                                + "and CreateTimedOut",
                         (JavaClass c) -> c.getPackageName().equals("dev.loompool.engine")
                                 && !Set.of("dev.loompool.engine.DirectPool", "dev.loompool.engine.Entry",
-                                        "dev.loompool.engine.PrewarmPolicy").contains(topLevel(c).getName())))
+                                        "dev.loompool.engine.PrewarmPolicy", "dev.loompool.engine.HandOutCheck",
+                                        "dev.loompool.engine.CreateTimedOut").contains(topLevel(c).getName())))
                 .check(main);
         noClasses().that().resideInAPackage("dev.loompool.jdbc")
                 .should().dependOnClassesThat().resideInAPackage("dev.loompool.engine")

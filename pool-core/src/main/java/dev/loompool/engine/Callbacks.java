@@ -39,6 +39,16 @@ final class Callbacks<T> {
         }
     }
 
+    /** {@link #rejection} for a check told its caller's deadline. */
+    Throwable rejection(HandOutCheck<T> check, T resource, long now, long deadline) {
+        try {
+            return check.test(resource, now, deadline) ? null
+                    : new PoolException("pool '" + name + "': beforeAcquire returned false");
+        } catch (Exception | Error e) {
+            return e;
+        }
+    }
+
     /** Runs the destructor; returns its failure, if any. */
     Throwable destroy(Entry<T> entry, DestroyReason reason) {
         Throwable failure = null;

@@ -48,8 +48,11 @@ final class Connect<T> implements Runnable {
     /**
      * Creates a resource on the caller's slot, waiting for it until {@code start + budget}. A
      * failure frees the slot and is reported (as the probe's verdict, if this is the probe).
+     * {@code rejectedCheckNanos}: how long the check of an idle resource the caller was given first
+     * took before it rejected it, -1 if none; a timeout says so ({@link CreateTimedOut}).
      */
-    Entry<T> forCaller(long start, long budget) throws InterruptedException {
+    Entry<T> forCaller(long start, long budget, long rejectedCheckNanos) throws InterruptedException {
+        long began = pool.clock.nanoTime();
         Entry<T> made;
         try {
             made = await(pool.clock, start + budget);
@@ -64,11 +67,11 @@ final class Connect<T> implements Runnable {
             throw new PoolException("pool '" + pool.name() + "': could not create a resource (" + pool.stats() + ")", e);
         }
         if (made == null) {
-            pool.listener.onTimedOut(pool.clock.nanoTime() - start);
+            long now = pool.clock.nanoTime();
+            pool.listener.onTimedOut(now - start);
             AcquireTimeoutException timeout = new AcquireTimeoutException(pool.name(), Duration.ofNanos(budget),
                     pool.stats());
-            timeout.initCause(new PoolException("pool '" + pool.name() + "': the create of a new resource did not "
-                    + "finish in time; it goes on in the background"));
+            timeout.initCause(new CreateTimedOut(pool.name(), rejectedCheckNanos, now - began));
             throw timeout;
         }
         return made;

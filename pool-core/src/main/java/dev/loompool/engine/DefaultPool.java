@@ -34,6 +34,8 @@ final class DefaultPool<T> implements DirectPool<T> {
     /** The user's checks and destructor, run so that nothing they throw escapes. */
     final Callbacks<T> callbacks;
     private final ResourceCheck<T> beforeAcquire;
+    /** {@link #beforeAcquire} when it is one that is told the caller's deadline (the JDBC engine's); else null. */
+    private final HandOutCheck<T> handOutCheck;
     private final ResourceCheck<T> beforeRelease;
     private final int minSize;
     /** Changed at run time ({@link #acquireTimeout(Duration)}): the nanoseconds are written first, the duration shown with them second. */
@@ -54,6 +56,7 @@ final class DefaultPool<T> implements DirectPool<T> {
         name = s.name();
         factory = s.factory();
         beforeAcquire = s.beforeAcquire();
+        handOutCheck = s.beforeAcquire() instanceof HandOutCheck<T> h ? h : null;
         beforeRelease = s.beforeRelease();
         minSize = s.minSize();
         acquireTimeout = s.acquireTimeout();
@@ -170,19 +173,37 @@ final class DefaultPool<T> implements DirectPool<T> {
      */
     @SuppressWarnings("unchecked")
     private Entry<T> fulfil(Reservation grant, long start, long budget, boolean probe) throws InterruptedException {
+        long rejectedCheckNanos = -1; // none yet: a rejection is said in the create's timeout
         for (;;) {
             Entry<T> entry;
             if (grant == Signal.CREATE) {
                 if (start == Long.MIN_VALUE) {
-                    // Only a caller served by the lane, with no listener, gets here unclocked: reading
-                    // the clock for every such hand-out costs the hot path a fifth of its speed, so a
-                    // create after a rejected idle resource counts from the rejection.
+                    // Only a caller served by the lane, with no listener and a check told no deadline,
+                    // gets here unclocked: reading the clock for every such hand-out costs the hot path
+                    // a fifth of its speed, so a create after a rejected idle resource counts from the rejection.
                     start = clock.nanoTime();
                 }
-                entry = new Connect<>(this, probe).forCaller(start, budget);
+                entry = new Connect<>(this, probe).forCaller(start, budget, rejectedCheckNanos);
             } else {
                 entry = (Entry<T>) grant;
-                if (callbacks.rejection(beforeAcquire, entry.resource, "beforeAcquire") != null) {
+                Throwable rejected;
+                long checkedAt = 0;
+                if (handOutCheck != null) {
+                    // The check reads the clock anyway (the JDBC engine's, to see how long the connection
+                    // sat idle): this one reading serves it and the caller's deadline, which a rejection
+                    // and the create after it then share, whether or not the acquire was clocked.
+                    checkedAt = clock.nanoTime();
+                    if (start == Long.MIN_VALUE) {
+                        start = checkedAt; // served by the lane: the acquire began just now
+                    }
+                    rejected = callbacks.rejection(handOutCheck, entry.resource, checkedAt, start + budget);
+                } else {
+                    rejected = callbacks.rejection(beforeAcquire, entry.resource, "beforeAcquire");
+                }
+                if (rejected != null) {
+                    if (handOutCheck != null) {
+                        rejectedCheckNanos = clock.nanoTime() - checkedAt;
+                    }
                     // Keep the slot and create on it. The other idle resources are likely as dead
                     // (a restart kills them all): they are checked side by side in the background
                     // instead of by this caller one timeout at a time (DESIGN §7, failover).

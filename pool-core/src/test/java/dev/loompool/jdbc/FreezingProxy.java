@@ -8,11 +8,15 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A TCP proxy in front of a real server that can turn into a black hole: once {@link #freeze()}d
  * it forwards nothing more in either direction and answers no new connection, but keeps every
- * socket open (a half-dead host, a stuck proxy, a network partition that drops packets).
+ * socket open (a half-dead host, a stuck proxy, a network partition that drops packets). Or it
+ * can forget the connections it carries ({@link #dropEstablished()}): their packets are swallowed
+ * for good, their sockets stay open, and new connections go through as before (a NAT or firewall
+ * that dropped idle flows without a reset, while the server is fine).
  */
 final class FreezingProxy implements AutoCloseable {
 
@@ -21,6 +25,9 @@ final class FreezingProxy implements AutoCloseable {
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean frozen;
     private volatile boolean closed;
+    /** Connections accepted so far, each numbered; those numbered below {@link #droppedBelow} are forgotten. */
+    private final AtomicInteger accepted = new AtomicInteger();
+    private volatile int droppedBelow;
 
     FreezingProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
@@ -42,6 +49,15 @@ final class FreezingProxy implements AutoCloseable {
         frozen = false;
     }
 
+    /**
+     * Every connection accepted so far is forgotten, silently: what either side sends is swallowed
+     * from now on and neither side hears of it (no FIN, no RST); connections made after this call
+     * are forwarded as usual.
+     */
+    void dropEstablished() {
+        droppedBelow = accepted.get();
+    }
+
     private void accept() {
         while (!closed) {
             try {
@@ -52,8 +68,9 @@ final class FreezingProxy implements AutoCloseable {
                 }
                 Socket upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
                 sockets.add(upstream);
-                pump(client, upstream);
-                pump(upstream, client);
+                int number = accepted.getAndIncrement();
+                pump(client, upstream, number);
+                pump(upstream, client, number);
             } catch (IOException e) {
                 if (closed) {
                     return;
@@ -62,7 +79,7 @@ final class FreezingProxy implements AutoCloseable {
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, int number) {
         Thread t = new Thread(() -> {
             byte[] buffer = new byte[8192];
             try {
@@ -72,10 +89,15 @@ final class FreezingProxy implements AutoCloseable {
                     while (frozen && !closed) {
                         Thread.sleep(20); // hold the bytes: nothing gets through
                     }
+                    if (number < droppedBelow) {
+                        continue; // forgotten: swallowed, and the socket stays open
+                    }
                     out.write(buffer, 0, n);
                     out.flush();
                 }
-                to.shutdownOutput();
+                if (number >= droppedBelow) {
+                    to.shutdownOutput();
+                }
             } catch (IOException | InterruptedException e) {
                 // closed
             }

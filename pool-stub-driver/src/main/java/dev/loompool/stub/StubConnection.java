@@ -76,6 +76,8 @@ public class StubConnection extends NoOpConnection {
     private volatile RuntimeException networkTimeoutFault; // see faultOnNextNetworkTimeout
     /** What the server would report. */
     volatile TransactionState transaction = TransactionState.IDLE;
+    /** Run, once, at the entry of the next call on one of its LOBs ({@link #beforeNextLobCall}); else null. */
+    private volatile Runnable beforeLobCall;
 
     /** The next statement throws {@code error}; {@code lost}: the connection is gone with it. */
     private record Failure(SQLException error, boolean lost) {
@@ -137,6 +139,33 @@ public class StubConnection extends NoOpConnection {
     /** The next {@code setNetworkTimeout} throws {@code fault}, as a driver's own bug does (MariaDB 2.7's reset()). */
     public void faultOnNextNetworkTimeout(RuntimeException fault) {
         networkTimeoutFault = fault;
+    }
+
+    /**
+     * The next call on a LOB of this connection ({@link #createBlob}, and the streams it hands out)
+     * runs {@code hook} first, on the caller's thread, at the driver's entry: after whatever the
+     * pool checked before calling the driver, before the call reaches the "session". A test stops
+     * a thread there, to force what may come between a pool's check and the driver's call.
+     */
+    public void beforeNextLobCall(Runnable hook) {
+        beforeLobCall = hook;
+    }
+
+    /**
+     * A call on one of its LOBs: the hook, if one is set; refused once closed; logged in
+     * {@link #sql()} as {@code "Blob." + method}, in the order it reached the connection, as pgjdbc's
+     * large-object calls reach the session of the connection they were made on.
+     */
+    void lobCall(String method) throws SQLException {
+        Runnable hook = beforeLobCall;
+        if (hook != null) {
+            beforeLobCall = null;
+            hook.run();
+        }
+        if (closed) {
+            throw new SQLException("connection " + id + " is closed", "08003");
+        }
+        sql.add("Blob." + method);
     }
 
     /** From now on isValid answers false, as for a connection the server dropped without a word. */
@@ -346,6 +375,13 @@ public class StubConnection extends NoOpConnection {
     public int getNetworkTimeout() throws SQLException {
         enter("getNetworkTimeout");
         return networkTimeout;
+    }
+
+    /** A LOB whose every call talks to this connection ({@link StubBlob}). */
+    @Override
+    public java.sql.Blob createBlob() throws SQLException {
+        enter("createBlob");
+        return new StubBlob(this);
     }
 
     @Override

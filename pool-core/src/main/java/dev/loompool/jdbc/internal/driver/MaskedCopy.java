@@ -50,6 +50,14 @@ final class MaskedCopy {
         }
     }
 
+    /**
+     * A new exception of {@code e}'s kind (as a masked copy is) with {@code message}, {@code e}'s
+     * SQLState and vendor code, and {@code e} itself as its cause.
+     */
+    static SQLException relabeled(SQLException e, String message, Secrets secrets) {
+        return (SQLException) new MaskedCopy(secrets, Set.of()).sameKind(e, message, e);
+    }
+
     /** The exceptions reachable from {@code root} that show a secret or lead to one that does. */
     private static Set<Throwable> revealing(Throwable root, Secrets secrets) {
         Map<Throwable, List<Throwable>> parents = new IdentityHashMap<>();

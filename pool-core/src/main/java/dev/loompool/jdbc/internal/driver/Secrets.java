@@ -197,6 +197,16 @@ public final class Secrets {
         return (SQLException) MaskedCopy.of(e, this);
     }
 
+    /**
+     * A new exception with {@code message} (masked), of {@code e}'s kind (its class, else the nearest
+     * superclass that can carry the message, SQLState and vendor code: what exception translators
+     * read), with {@code e}'s SQLState and vendor code and {@code e} as its cause: the driver's
+     * failure as the pool tells it, the driver's own exception kept whole beneath.
+     */
+    public SQLException relabeled(SQLException e, String message) {
+        return MaskedCopy.relabeled(e, mask(message), this);
+    }
+
     public RuntimeException mask(RuntimeException e) {
         return (RuntimeException) MaskedCopy.of(e, this);
     }

@@ -64,11 +64,13 @@ final class LentArray extends LentObject<Array> implements Array {
         if (elements != null) {
             return baseTypeName;
         }
-        check();
+        LogicalConnection h = enter();
         try {
             return delegate.getBaseTypeName();
         } catch (SQLException e) {
             throw error(e);
+        } finally {
+            leave(h);
         }
     }
 
@@ -78,11 +80,13 @@ final class LentArray extends LentObject<Array> implements Array {
         if (elements != null) {
             return baseType;
         }
-        check();
+        LogicalConnection h = enter();
         try {
             return delegate.getBaseType();
         } catch (SQLException e) {
             throw error(e);
+        } finally {
+            leave(h);
         }
     }
 
@@ -108,7 +112,7 @@ final class LentArray extends LentObject<Array> implements Array {
         if (elements != null && (map == null || map.isEmpty())) {
             return slice(elements, index, count);
         }
-        check();
+        LogicalConnection h = enter();
         try {
             if (whole) {
                 return map == null ? delegate.getArray() : delegate.getArray(map);
@@ -116,6 +120,8 @@ final class LentArray extends LentObject<Array> implements Array {
             return map == null ? delegate.getArray(index, count) : delegate.getArray(index, count, map);
         } catch (SQLException e) {
             throw error(e);
+        } finally {
+            leave(h);
         }
     }
 

@@ -13,10 +13,10 @@ import java.sql.SQLException;
 
 /**
  * The streams of a lent LOB or {@code SQLXML}: pgjdbc's read and write the large object through the
- * connection as they go, so each call checks, as its object does, that the binding it was made
- * under still holds. Once it ended, reads and writes fail ({@link IOException} caused by the
- * refusal), and {@code close()} does nothing: closing the driver's stream then would close a
- * descriptor of the next borrower's session.
+ * connection as they go, so each call is a run of the handle and checks, as its object does, that
+ * the binding it was made under still holds. Once it ended, reads and writes fail
+ * ({@link IOException} caused by the refusal), and {@code close()} does nothing: closing the
+ * driver's stream then would close a descriptor of the next borrower's session.
  */
 final class LentStreams {
 
@@ -39,11 +39,25 @@ final class LentStreams {
         return s == null ? null : new CheckedWriter(owner, s);
     }
 
-    private static void check(LentObject<?> owner) throws IOException {
+    /**
+     * A read or write becomes a run of the owner's handle, as every call on the owner does
+     * ({@link LentObject#enter}): a release waits for it, or it sees the binding gone and fails.
+     * Per read: two atomic adds on the handle's run count, no allocation.
+     */
+    private static LogicalConnection enter(LentObject<?> owner) throws IOException {
         try {
-            owner.check();
+            return owner.enter();
         } catch (SQLException e) {
             throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    /** For {@code close()}: the run, or null once the binding ended (the driver's stream went with it). */
+    private static LogicalConnection enterQuietly(LentObject<?> owner) {
+        try {
+            return owner.enter();
+        } catch (SQLException ended) {
+            return null;
         }
     }
 
@@ -57,38 +71,63 @@ final class LentStreams {
 
         @Override
         public int read() throws IOException {
-            check(owner);
-            return super.read();
+            LogicalConnection h = enter(owner);
+            try {
+                return super.read();
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
-            check(owner);
-            return in.read(b, off, len);
+            LogicalConnection h = enter(owner);
+            try {
+                return in.read(b, off, len);
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public long skip(long n) throws IOException {
-            check(owner);
-            return super.skip(n);
+            LogicalConnection h = enter(owner);
+            try {
+                return super.skip(n);
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public int available() throws IOException {
-            check(owner);
-            return super.available();
+            LogicalConnection h = enter(owner);
+            try {
+                return super.available();
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public void reset() throws IOException {
-            check(owner);
-            super.reset();
+            LogicalConnection h = enter(owner);
+            try {
+                super.reset();
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public void close() throws IOException {
-            if (owner.live()) {
-                super.close();
+            LogicalConnection h = enterQuietly(owner);
+            if (h != null) {
+                try {
+                    super.close();
+                } finally {
+                    owner.leave(h);
+                }
             }
         }
     }
@@ -103,26 +142,43 @@ final class LentStreams {
 
         @Override
         public void write(int b) throws IOException {
-            check(owner);
-            out.write(b);
+            LogicalConnection h = enter(owner);
+            try {
+                out.write(b);
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
-            check(owner);
-            out.write(b, off, len);
+            LogicalConnection h = enter(owner);
+            try {
+                out.write(b, off, len);
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public void flush() throws IOException {
-            check(owner);
-            out.flush();
+            LogicalConnection h = enter(owner);
+            try {
+                out.flush();
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public void close() throws IOException {
-            if (owner.live()) {
-                out.close();
+            LogicalConnection h = enterQuietly(owner);
+            if (h != null) {
+                try {
+                    out.close();
+                } finally {
+                    owner.leave(h);
+                }
             }
         }
     }
@@ -137,38 +193,63 @@ final class LentStreams {
 
         @Override
         public int read() throws IOException {
-            check(owner);
-            return super.read();
+            LogicalConnection h = enter(owner);
+            try {
+                return super.read();
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public int read(char[] b, int off, int len) throws IOException {
-            check(owner);
-            return super.read(b, off, len);
+            LogicalConnection h = enter(owner);
+            try {
+                return super.read(b, off, len);
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public long skip(long n) throws IOException {
-            check(owner);
-            return super.skip(n);
+            LogicalConnection h = enter(owner);
+            try {
+                return super.skip(n);
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public boolean ready() throws IOException {
-            check(owner);
-            return super.ready();
+            LogicalConnection h = enter(owner);
+            try {
+                return super.ready();
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public void reset() throws IOException {
-            check(owner);
-            super.reset();
+            LogicalConnection h = enter(owner);
+            try {
+                super.reset();
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public void close() throws IOException {
-            if (owner.live()) {
-                super.close();
+            LogicalConnection h = enterQuietly(owner);
+            if (h != null) {
+                try {
+                    super.close();
+                } finally {
+                    owner.leave(h);
+                }
             }
         }
     }
@@ -183,32 +264,53 @@ final class LentStreams {
 
         @Override
         public void write(int c) throws IOException {
-            check(owner);
-            super.write(c);
+            LogicalConnection h = enter(owner);
+            try {
+                super.write(c);
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public void write(char[] b, int off, int len) throws IOException {
-            check(owner);
-            super.write(b, off, len);
+            LogicalConnection h = enter(owner);
+            try {
+                super.write(b, off, len);
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public void write(String s, int off, int len) throws IOException {
-            check(owner);
-            super.write(s, off, len);
+            LogicalConnection h = enter(owner);
+            try {
+                super.write(s, off, len);
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public void flush() throws IOException {
-            check(owner);
-            super.flush();
+            LogicalConnection h = enter(owner);
+            try {
+                super.flush();
+            } finally {
+                owner.leave(h);
+            }
         }
 
         @Override
         public void close() throws IOException {
-            if (owner.live()) {
-                super.close();
+            LogicalConnection h = enterQuietly(owner);
+            if (h != null) {
+                try {
+                    super.close();
+                } finally {
+                    owner.leave(h);
+                }
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc.internal.physical;
 
+import dev.loompool.engine.CreateTimedOut;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -7,7 +8,7 @@ import java.time.Duration;
 /**
  * What a caller gets when connects fail: the start that gave up (an exception naming the pool, the
  * driver's as its cause, with its SQLState and vendor code), and a request whose own connect failed
- * (the driver's exception, with the pool named in a suppressed one).
+ * (an exception naming the pool, of the driver's kind, SQLState and vendor code, the driver's as its cause).
  */
 final class ConnectFailures {
 
@@ -43,25 +44,28 @@ final class ConnectFailures {
 
     /**
      * A request's connect failed with {@code driver} (masked already). It reaches the caller as the
-     * driver threw it (DESIGN.md §4: its kind, message, SQLState and code are what callers and
-     * exception translators read), with one suppressed exception that names the pool and its counts,
-     * so that a stack trace in a log says which pool could not connect, also when the driver's own
-     * timeout ended the connect. Added once, however many callers see the same exception, and not
-     * to one that holds {@link #MAX_SUPPRESSED} already.
+     * pool's errors do, naming the pool and its counts in its message (DESIGN.md §4), also when the
+     * driver's own timeout ended the connect, followed by the driver's message; and as the driver
+     * said it: of its kind (the java.sql types exception translators read), with its SQLState and
+     * vendor code, and the driver's exception, untouched, as its cause. Each caller gets its own:
+     * a driver that throws one instance again and again (a cached failure) sees nothing added to it.
      */
     static SQLException connectFailed(JdbcPool pool, SQLException driver) {
-        Throwable[] present = driver.getSuppressed();
-        if (present.length >= MAX_SUPPRESSED) {
-            return driver; // before the scan: its cost stays bounded whatever else added to the list
+        return pool.factory.secrets().relabeled(driver, "pool '" + pool.name + "': could not open a connection ("
+                + pool.pool.stats() + "): " + driver.getMessage());
+    }
+
+    /**
+     * What the time of a caller that timed out waiting for its own connect went on: an idle
+     * connection it was handed first that failed its validation (and was closed), then the connect.
+     */
+    static String connectTimedOut(CreateTimedOut t, String timeout) {
+        if (t.rejectedCheckNanos() < 0) {
+            return "the database did not complete a connect within " + timeout;
         }
-        String note = "pool '" + pool.name + "': could not open a connection";
-        for (Throwable s : present) {
-            if (String.valueOf(s.getMessage()).startsWith(note)) {
-                return driver;
-            }
-        }
-        driver.addSuppressed(new SQLException(note + " (" + pool.pool.stats() + ")", driver.getSQLState()));
-        return driver;
+        return "no connection within " + timeout + ": an idle connection it was handed failed its validation ("
+                + t.rejectedCheckNanos() / 1_000_000 + " ms) and was closed, then the database did not complete a "
+                + "new connect in the " + t.createNanos() / 1_000_000 + " ms left";
     }
 
     /**

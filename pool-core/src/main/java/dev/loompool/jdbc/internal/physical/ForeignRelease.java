@@ -27,25 +27,7 @@ public final class ForeignRelease {
      * aborted and marked broken: the release check then retires it instead of reusing it.
      */
     public static void settle(PhysicalConnection p) {
-        int seconds = p.home().validationSeconds();
-        AtomicBoolean over = new AtomicBoolean();
-        // isValid bounds its own round trip, not its wait for the driver's lock: the timer bounds that.
-        CompletableFuture<Void> timer = CompletableFuture.runAsync(() -> {
-            if (over.compareAndSet(false, true)) {
-                abort(p);
-            }
-        }, CompletableFuture.delayedExecutor(seconds, TimeUnit.SECONDS));
-        boolean valid;
-        try {
-            valid = p.raw.isValid(seconds);
-        } catch (SQLException e) {
-            valid = false;
-        }
-        if (!over.compareAndSet(false, true)) {
-            return; // the timer aborted it
-        }
-        timer.cancel(false);
-        if (valid) {
+        if (validWithin(p, TimeUnit.SECONDS.toNanos(p.home().validationSeconds()), true)) {
             // current now, unless the ping does not carry it to the driver (MySQL Connector/J):
             // then the release check rolls back by SQL rather than trust it
             p.wireUnknown = p.wireReadable && p.wire.staleAfterErrors() && !p.wire.confirmedByPing();
@@ -54,10 +36,49 @@ public final class ForeignRelease {
         }
     }
 
+    /**
+     * {@code isValid} on {@code p}, answered within {@code nanos}. isValid takes whole seconds: it
+     * gets the whole seconds in {@code nanos} (at least one), and bounds itself by them. Where that
+     * is not enough a timer aborts the connection (marked broken) if it has not answered by then:
+     * less than a second to spend, or a statement that may still run on it ({@code running}), since
+     * isValid does not bound its wait for the driver's lock; the abort cancels that statement first
+     * (else PostgreSQL runs it to its end). The common validation, of an idle connection with a
+     * second or more to spend, arms no timer.
+     */
+    static boolean validWithin(PhysicalConnection p, long nanos, boolean running) {
+        int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, nanos / 1_000_000_000L));
+        if (!running && nanos >= 1_000_000_000L) {
+            try {
+                return p.raw.isValid(seconds);
+            } catch (SQLException e) {
+                return false;
+            }
+        }
+        AtomicBoolean over = new AtomicBoolean();
+        CompletableFuture<Void> timer = CompletableFuture.runAsync(() -> {
+            if (over.compareAndSet(false, true)) {
+                abort(p, running);
+            }
+        }, CompletableFuture.delayedExecutor(nanos, TimeUnit.NANOSECONDS));
+        boolean valid;
+        try {
+            valid = p.raw.isValid(seconds);
+        } catch (SQLException e) {
+            valid = false;
+        }
+        if (!over.compareAndSet(false, true)) {
+            return false; // the timer aborted it
+        }
+        timer.cancel(false);
+        return valid;
+    }
+
     /** Marks {@code p} broken and aborts it: what it runs ends, and the server rolls back its transaction. */
-    static void abort(PhysicalConnection p) {
+    static void abort(PhysicalConnection p, boolean running) {
         p.markBroken();
-        RunningQuery.cancel(p.raw); // else PostgreSQL runs the statement to its end first
+        if (running) {
+            RunningQuery.cancel(p.raw); // else PostgreSQL runs the statement to its end first
+        }
         try {
             p.raw.abort(Runnable::run);
         } catch (SQLException | RuntimeException e) {

@@ -1,12 +1,13 @@
 package dev.loompool.jdbc.internal.physical;
 
 import dev.loompool.CircuitBreakerState;
+import dev.loompool.engine.HandOutCheck;
 import dev.loompool.jdbc.internal.driver.BrokenConnections;
 import dev.loompool.jdbc.internal.driver.FunctionCatalog;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.internal.sql.SqlFunctions;
 import java.sql.SQLException;
-import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,16 +22,39 @@ final class IdleChecks {
     private static final Logger log = LoggerFactory.getLogger(JdbcPool.class);
     /** A connection idle for less than this is handed out without a round trip to validate it. */
     private static final long TRUST_IDLE_NANOS = 500_000_000L;
+    /** The least a hand-out validation gets, whatever its caller has left: a round trip to a distant server. */
+    static final long MIN_VALIDATION_NANOS = 250_000_000L;
 
     private IdleChecks() {
     }
 
     /**
-     * One clock reading serves the lifetime check and the idle check; the handle's bind time is
-     * read on the coarse clock, as the release check reads the end of the binding.
+     * The check of an idle connection as the generic pool hands it out, told its caller's deadline
+     * (the pool's one clock reading serves it); {@code test(p)} alone, which the pool does not call,
+     * gives it the whole acquireTimeout.
      */
-    static boolean validBeforeHandOut(JdbcPool pool, PhysicalConnection p) throws SQLException {
-        long now = pool.clock.nanoTime();
+    static HandOutCheck<PhysicalConnection> handOut(JdbcPool pool) {
+        return new HandOutCheck<>() {
+            @Override
+            public boolean test(PhysicalConnection p, long now, long deadline) throws SQLException {
+                return validBeforeHandOut(pool, p, now, deadline);
+            }
+
+            @Override
+            public boolean test(PhysicalConnection p) throws SQLException {
+                long now = pool.clock.nanoTime();
+                return validBeforeHandOut(pool, p, now, now + pool.acquireTimeoutNanos());
+            }
+        };
+    }
+
+    /**
+     * One clock reading ({@code now}) serves the lifetime check and the idle check; the handle's
+     * bind time is read on the coarse clock, as the release check reads the end of the binding. A
+     * connection that sat idle is validated within {@link #handOutValidationNanos}, so that a dead
+     * one leaves its caller time for a connect before {@code deadline}.
+     */
+    static boolean validBeforeHandOut(JdbcPool pool, PhysicalConnection p, long now, long deadline) throws SQLException {
         p.handedOutAt = pool.clock.coarseNanoTime();
         if (now - p.expiresAt >= 0) {
             return false;
@@ -40,7 +64,7 @@ final class IdleChecks {
                 && pool.pool.state() == CircuitBreakerState.ACTIVE) {
             return true;
         }
-        if (p.raw.isValid(pool.handOutValidationSeconds())) {
+        if (ForeignRelease.validWithin(p, handOutValidationNanos(pool.validationSeconds(), deadline - now), false)) {
             if (pool.classifier.refreshDue(now)) { // after a quiet while: the first statement gets a current catalog
                 try {
                     readFunctions(pool, p, now);
@@ -50,21 +74,25 @@ final class IdleChecks {
             }
             return true;
         }
+        // The others idle as long may be as dead (the network forgot them all): validated at hand-out
+        // now, whatever their idle time, and checked side by side in the background by the generic pool.
         pool.suspectSince = now;
         return false;
     }
 
     /**
-     * A caller waits for the validation of the idle connection it is handed: no longer than its
-     * acquire timeout, in the whole seconds {@code isValid} takes. A connection that fails it is
-     * replaced by a connect on the caller's slot, within what is left of the caller's deadline.
+     * How long the validation of an idle connection handed out may take, when its caller has
+     * {@code remaining} nanoseconds left: validationTimeout, but no more than half of what remains,
+     * so that if the connection is dead (a network that forgot it answers nothing, and isValid
+     * waits out its whole timeout) the caller has the other half for a connect on the freed slot.
+     * A caller with less than twice {@link #MIN_VALIDATION_NANOS} left gives it what remains (no
+     * connect would fit anyway), and at least that minimum: a live connection is not retired
+     * untested because its caller waited long for it.
      */
-    static int handOutValidationSeconds(int validationSeconds, Duration acquireTimeout) {
-        if (acquireTimeout.isZero()) {
-            return validationSeconds;
-        }
-        long acquireSeconds = Math.max(1, (acquireTimeout.toMillis() + 999) / 1000);
-        return (int) Math.min(validationSeconds, acquireSeconds);
+    static long handOutValidationNanos(int validationSeconds, long remaining) {
+        long half = remaining / 2;
+        long budget = half >= MIN_VALIDATION_NANOS ? half : Math.max(remaining, MIN_VALIDATION_NANOS);
+        return Math.min(budget, TimeUnit.SECONDS.toNanos(validationSeconds));
     }
 
     static boolean healthyWhileIdle(JdbcPool pool, PhysicalConnection p) throws SQLException {

@@ -11,6 +11,7 @@ import dev.loompool.PoolClosedException;
 import dev.loompool.PoolException;
 import dev.loompool.PoolListener;
 import dev.loompool.ServiceUnavailableException;
+import dev.loompool.engine.CreateTimedOut;
 import dev.loompool.engine.DirectPool;
 import dev.loompool.engine.Entry;
 import dev.loompool.jdbc.BindObserver;
@@ -76,7 +77,7 @@ public final class JdbcPool {
     // The limits that change at run time (change): each read on its own, so a reader may see one
     // change's value beside the previous one's of another setting, never a value out of its range.
     private volatile int validationSeconds;
-    private volatile int handOutValidationSeconds;
+    private volatile long acquireTimeoutNanos;
     private volatile long idleTimeoutNanos;
     private volatile int minSize;
     private volatile String acquireTimeoutText;
@@ -127,7 +128,7 @@ public final class JdbcPool {
                 .healthcheckInterval(s.healthcheckInterval())
                 .clock(clock)
                 .destructor(this::destroy)
-                .beforeAcquire(p -> IdleChecks.validBeforeHandOut(this, p))
+                .beforeAcquire(IdleChecks.handOut(this))
                 .beforeRelease(this::reset)
                 .healthcheck(p -> IdleChecks.healthyWhileIdle(this, p));
         listeners.forEach(builder::listener);
@@ -149,10 +150,10 @@ public final class JdbcPool {
             Duration validationTimeout, Duration idleTimeout) {
         this.minSize = minSize;
         this.acquireTimeoutText = acquireTimeout.toMillis() + " ms";
+        this.acquireTimeoutNanos = acquireTimeout.toNanos();
         this.leakThresholdNanos = leakDetectionThreshold.toNanos();
         int seconds = (int) Math.max(1, validationTimeout.toSeconds());
         this.validationSeconds = seconds;
-        this.handOutValidationSeconds = IdleChecks.handOutValidationSeconds(seconds, acquireTimeout);
         this.idleTimeoutNanos = idleTimeout.toNanos();
     }
 
@@ -180,8 +181,8 @@ public final class JdbcPool {
         return validationSeconds;
     }
 
-    int handOutValidationSeconds() {
-        return handOutValidationSeconds;
+    long acquireTimeoutNanos() {
+        return acquireTimeoutNanos;
     }
 
     long idleTimeoutNanos() {
@@ -307,10 +308,10 @@ public final class JdbcPool {
             }
             return p;
         } catch (AcquireTimeoutException e) {
-            if (e.getCause() != null) { // it was waiting for its own connect
-                throw new SQLTransientConnectionException("pool '" + name + "': the database did not complete a "
-                        + "connect within " + (timeout == null ? acquireTimeoutText : timeout.toMillis() + " ms") + " (" + e.stats() + "); the connect goes on in the "
-                        + "background, bounded by the driver's connect and login timeouts", "08001", e);
+            if (e.getCause() instanceof CreateTimedOut t) { // it was waiting for its own connect
+                throw new SQLTransientConnectionException("pool '" + name + "': " + ConnectFailures.connectTimedOut(t,
+                        timeout == null ? acquireTimeoutText : timeout.toMillis() + " ms") + " (" + e.stats() + "); the "
+                        + "connect goes on in the background, bounded by the driver's connect and login timeouts", "08001", e);
             }
             throw new SQLTransientConnectionException("pool '" + name + "': no connection available within "
                     + (timeout == null ? acquireTimeoutText : timeout.toMillis() + " ms") + " (" + e.stats() + "); raise maxSize or acquireTimeout, "

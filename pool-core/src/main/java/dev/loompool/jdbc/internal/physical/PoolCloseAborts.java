@@ -72,7 +72,7 @@ final class PoolCloseAborts {
         log.warn("pool '{}': closed with {} connection(s) still bound to handles; aborted them, and the server rolls "
                 + "back what they had not committed (close every Connection before the pool)", pool.name, taken.size());
         for (PhysicalConnection p : taken) {
-            ForeignRelease.abort(p);
+            ForeignRelease.abort(p, true);
             p.home().giveBack(p); // retired as broken, and destroyed by the closed pool
         }
     }
