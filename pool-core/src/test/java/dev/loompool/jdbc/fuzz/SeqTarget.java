@@ -16,11 +16,11 @@ import java.util.List;
  * drop what they made), and a plain connection of the same URL is the reference.
  */
 enum SeqTarget {
-    PGJDBC(TestDatabase.POSTGRES, SqlDialect.POSTGRES, FuzzTarget.POSTGRES_EXTENDED, null, "pg", "socketTimeout=30"),
+    PGJDBC(TestDatabase.POSTGRES, SqlDialect.POSTGRES, FuzzTarget.POSTGRES_EXTENDED, null, "pg", "socketTimeout=15"),
     MARIADB_CJ(TestDatabase.MARIADB, SqlDialect.MYSQL, FuzzTarget.MARIADB, "jdbc:mariadb:", "mdb",
-            "allowMultiQueries=true&socketTimeout=30000"),
+            "allowMultiQueries=true&socketTimeout=15000"),
     MYSQL_CJ(TestDatabase.MARIADB, SqlDialect.MYSQL, FuzzTarget.MARIADB, "jdbc:mysql:", "my",
-            "allowMultiQueries=true&socketTimeout=30000");
+            "allowMultiQueries=true&socketTimeout=15000");
 
     final TestDatabase database;
     final SqlDialect dialect;

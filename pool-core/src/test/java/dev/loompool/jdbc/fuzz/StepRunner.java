@@ -27,7 +27,7 @@ final class StepRunner {
     /** SQL whose values differ between two sessions or two moments: only their shape is compared. */
     private static final Pattern VOLATILE = Pattern.compile("(?i)now\\s*\\(|current_timestamp|clock_timestamp|timeofday"
             + "|random|uuid|connection_id|backend_pid|nextval|next\\s+value|previous\\s+value|currval|lastval|setval"
-            + "|sysdate|get_lock|advisory|txid|xact_id|pseudo_thread|statement_timestamp");
+            + "|sysdate|get_lock|advisory|txid|xact_id|pseudo_thread|statement_timestamp|explain\\s+analyze");
     private static final Pattern PARAMETER = Pattern.compile("\\?([is])");
     private static final int ROWS = 20;
 
@@ -51,12 +51,15 @@ final class StepRunner {
         return text.replace("{t}", table).replace("{p}", target.prefix);
     }
 
+    /** What the step did, with the run's own table named {@code {t}} (it is in values and messages). */
     Outcome run(Connection c, Step step) {
+        Outcome o;
         try {
-            return Outcome.ok(execute(c, step));
+            o = Outcome.ok(execute(c, step));
         } catch (Throwable t) {
-            return Outcome.of(t);
+            o = Outcome.of(t);
         }
+        return new Outcome(o.result().replace(table, "{t}"), o.refusal(), o.message() == null ? null : o.message().replace(table, "{t}"));
     }
 
     private String execute(Connection c, Step s) throws SQLException {

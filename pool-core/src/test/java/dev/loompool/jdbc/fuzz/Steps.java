@@ -188,7 +188,7 @@ final class Steps {
                 "START TRANSACTION; INSERT INTO {t} VALUES (" + id + ", 't')", "INSERT INTO {t} VALUES (" + id + ", 'c'); COMMIT");
         List<String> own = target.postgres()
                 ? List.of("END", "ABORT", "SET LOCAL statement_timeout = 1234", "LOCK TABLE {t} IN SHARE MODE")
-                : List.of("SET autocommit = 0", "SET autocommit = 1", "SET @@autocommit = OFF", "XA START 'wt38d'",
+                : List.of("SET autocommit = 0", "SET autocommit = 1", "SET @@autocommit = OFF", "XA START '{t}'",
                         "COMMIT RELEASE", "ROLLBACK AND NO CHAIN RELEASE");
         return r.nextInt(3) == 0 ? pick(r, own) : pick(r, common);
     }
