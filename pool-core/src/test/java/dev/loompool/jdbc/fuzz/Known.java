@@ -37,7 +37,13 @@ enum Known {
      * functions it cannot read ({@code DISCARD SEQUENCES}) fails first, with 25P02, where the
      * server would have reported the text's own syntax error (42601): an error either way.
      */
-    POOL_STATEMENT_FIRST_IN_FAILED_TRANSACTION;
+    POOL_STATEMENT_FIRST_IN_FAILED_TRANSACTION,
+    /**
+     * MariaDB server: {@code ROW_COUNT()} after a statement that failed answers 0 on the pool's
+     * connection where a fresh driver connection answers -1, with no statement of the pool's in
+     * between (the server's leftover of the session set-up, not another borrower's count).
+     */
+    ROW_COUNT_AFTER_AN_ERROR;
 
     /** Whether the generator makes the steps that trigger known findings. */
     static boolean included() {
