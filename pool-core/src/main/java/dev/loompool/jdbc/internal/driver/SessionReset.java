@@ -86,8 +86,8 @@ public final class SessionReset {
         boolean maria = product.contains("MariaDB");
         if ((maria || product.contains("MySQL")) && driverResets) {
             MethodHandle wipe = byMethod(raw, maria ? "reset" : "resetServerState");
-            return wipe == null ? NONE
-                    : new SessionReset(null, wipe, restorable(raw, mysqlRestore(raw)), null, false, TypeNames.NONE);
+            String restore = maria ? withIsolationTold(raw, mysqlRestore(raw)) : mysqlRestore(raw);
+            return wipe == null ? NONE : new SessionReset(null, wipe, restorable(raw, restore), null, false, TypeNames.NONE);
         }
         return NONE;
     }
@@ -128,6 +128,32 @@ public final class SessionReset {
                 + (value == null ? "DEFAULT" : value.isEmpty() ? emptyOrNull(raw, name)
                         : value.matches("-?\\d+(\\.\\d+)?") ? value : literal(value, true))));
         return assignments.isEmpty() ? null : "SET SESSION " + String.join(", ", assignments);
+    }
+
+    /**
+     * MariaDB Connector/J keeps the isolation level it last set, or heard of through the session
+     * tracking it turns on, and answers {@code getTransactionIsolation} and skips a
+     * {@code setTransactionIsolation} to that level from memory. COM_RESET_CONNECTION puts the
+     * server's level back to the global one without a word to it, so the pool's default level
+     * (set at connect) was not set again after a reset: the next borrower ran at the server's
+     * default while the pool said otherwise (found by the pool's sequence fuzzer). Setting the
+     * session's level to the global one at the end of the restore, once the tracking is back, tells
+     * the driver the level it has. No round trip is added: it is the same statement.
+     */
+    private static String withIsolationTold(Connection raw, String restore) {
+        String tracked;
+        try (Statement st = raw.createStatement(); ResultSet rs = st.executeQuery("SELECT @@SESSION.session_track_system_variables")) {
+            tracked = rs.next() && rs.getString(1) != null ? "," + rs.getString(1).toLowerCase(Locale.ROOT) + "," : "";
+        } catch (SQLException e) {
+            return restore; // no session tracking: the driver asks the server, and knows no level of its own
+        }
+        for (String name : new String[] {"transaction_isolation", "tx_isolation"}) { // MariaDB 11.1 renamed it
+            if (tracked.contains("," + name + ",")) {
+                String told = name + " = @@GLOBAL." + name;
+                return restore == null ? "SET SESSION " + told : restore + ", " + told;
+            }
+        }
+        return restore;
     }
 
     /**

@@ -13,13 +13,13 @@ import java.sql.Statement;
  * multi-statement text as one string, its default extended mode splits it on the semicolons it
  * sees itself, and the two readings differ.
  */
-enum FuzzTarget {
+public enum FuzzTarget {
     POSTGRES_SIMPLE(TestDatabase.POSTGRES, SqlDialect.POSTGRES, "preferQueryMode=simple"),
     POSTGRES_EXTENDED(TestDatabase.POSTGRES, SqlDialect.POSTGRES, "preferQueryMode=extended"),
     MARIADB(TestDatabase.MARIADB, SqlDialect.MYSQL, "allowMultiQueries=true");
 
     /** The one table the generated texts read and write; the name keeps clear of other tests' tables. */
-    static final String TABLE = "loompool_fuzz";
+    public static final String TABLE = "loompool_fuzz";
 
     final TestDatabase database;
     final SqlDialect dialect;
@@ -68,7 +68,7 @@ enum FuzzTarget {
      * The table the texts use and the schema objects above; made once per run (the two
      * PostgreSQL targets share a database), never dropped (other runs may be using them).
      */
-    void prepare() throws SQLException {
+    public void prepare() throws SQLException {
         synchronized (FuzzTarget.class) { // CREATE OR REPLACE side by side fails ("tuple concurrently updated")
             try (Connection c = open(); Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (id int, v varchar(200))");

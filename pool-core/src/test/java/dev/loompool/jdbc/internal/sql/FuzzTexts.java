@@ -13,8 +13,9 @@ import java.util.function.UnaryOperator;
  * pieces, so that a counterexample shrinks by dropping pieces.
  *
  * <p>Every name a payload leaves behind is one the fingerprint looks for ({@link SessionFingerprint}).
+ * Public for the pool's sequence fuzzer ({@code dev.loompool.jdbc.fuzz.PoolSequenceFuzzTest}), which runs them through the pool.
  */
-final class FuzzTexts {
+public final class FuzzTexts {
 
     private static final String T = FuzzTarget.TABLE;
 
@@ -154,7 +155,7 @@ final class FuzzTexts {
 
     private final SqlDialect dialect;
 
-    FuzzTexts(SqlDialect dialect) {
+    public FuzzTexts(SqlDialect dialect) {
         this.dialect = dialect;
     }
 
@@ -174,7 +175,7 @@ final class FuzzTexts {
     }
 
     /** One text: one to six elements, each a statement, a payload (plain, hidden, or among fragments), or a fragment. */
-    List<String> generate(SplittableRandom r) {
+    public List<String> generate(SplittableRandom r) {
         List<String> parts = new ArrayList<>();
         int elements = 1 + r.nextInt(6);
         for (int i = 0; i < elements; i++) {
@@ -260,7 +261,7 @@ final class FuzzTexts {
     }
 
     /** A statement that changes the session, or a query that evaluates an expression that does. */
-    String payload(SplittableRandom r) {
+    public String payload(SplittableRandom r) {
         boolean pg = dialect == SqlDialect.POSTGRES;
         if (r.nextInt(6) == 0) {
             return pick(r, pg ? PG_OBJECT_STATEMENTS : MY_OBJECT_STATEMENTS);

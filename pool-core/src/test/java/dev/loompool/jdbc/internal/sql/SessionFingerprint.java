@@ -15,9 +15,11 @@ import org.postgresql.core.TransactionState;
 /**
  * What a session holds that the next borrower of its connection could see, as lines of text: the
  * differential fuzzer compares it before and after a text the classifier calls neutral. It reads
- * the server's own views, never the pool's idea of the session.
+ * the server's own views, never the pool's idea of the session. The pool's sequence fuzzer
+ * ({@code dev.loompool.jdbc.fuzz.PoolSequenceFuzzTest}) reads it through a pool's handle
+ * ({@link #throughHandle}).
  */
-final class SessionFingerprint {
+public final class SessionFingerprint {
 
     /** The names the generated texts use for what they leave behind (FuzzTexts). */
     static final List<String> PG_CUSTOM_SETTINGS = List.of("fz.x", "fz.y", "fz.z");
@@ -77,6 +79,40 @@ final class SessionFingerprint {
                     s.execute("ROLLBACK"); // an open or failed transaction is the finding; the rest is read after it
                 }
             }
+        }
+        return read(c, dialect, List.of(), lines);
+    }
+
+    /**
+     * The same, read through a pool's handle ({@code c}, pinned by the caller): the transaction
+     * state is asked of the server by SQL, since unwrapping the driver's connection would make the
+     * pool retire it; {@code moreTables} are names whose temporary shadows count too (MariaDB).
+     */
+    public static Set<String> throughHandle(Connection c, SqlDialect dialect, List<String> moreTables) throws SQLException {
+        Set<String> lines = new TreeSet<>();
+        if (dialect == SqlDialect.POSTGRES) {
+            // SAVEPOINT runs only in a transaction block: 25P01 (no_active_sql_transaction) outside
+            // one, 25P02 (in_failed_sql_transaction) in a failed one
+            String tx;
+            try (Statement s = c.createStatement()) {
+                s.execute("SAVEPOINT loompool_fingerprint");
+                tx = "OPEN";
+            } catch (SQLException e) {
+                tx = "25P01".equals(e.getSQLState()) ? "IDLE" : "25P02".equals(e.getSQLState()) ? "FAILED" : "? " + e.getSQLState();
+            }
+            lines.add("transaction " + tx);
+            if (!"IDLE".equals(tx)) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("ROLLBACK"); // an open or failed transaction is the finding; the rest is read after it
+                }
+            }
+        }
+        return read(c, dialect, moreTables, lines);
+    }
+
+    private static Set<String> read(Connection c, SqlDialect dialect, List<String> moreTables, Set<String> lines)
+            throws SQLException {
+        if (dialect == SqlDialect.POSTGRES) {
             for (String q : POSTGRES) {
                 read(c, q, lines);
             }
@@ -86,7 +122,9 @@ final class SessionFingerprint {
             }
             // MariaDB 10.11 has no view of temporary tables (information_schema.TEMPORARY_TABLES
             // came in 11.2): SHOW CREATE TABLE names one, and a temporary table hides a base table.
-            for (String table : MY_TABLES) {
+            List<String> tables = new ArrayList<>(MY_TABLES);
+            tables.addAll(moreTables);
+            for (String table : tables) {
                 lines.add(probe(c, "SHOW CREATE TABLE " + table, "table " + table));
             }
         }
@@ -130,7 +168,7 @@ final class SessionFingerprint {
     }
 
     /** What {@code after} has that {@code before} had not ({@code +}), and the reverse ({@code -}). */
-    static List<String> diff(Set<String> before, Set<String> after) {
+    public static List<String> diff(Set<String> before, Set<String> after) {
         List<String> d = new ArrayList<>();
         for (String l : before) {
             if (!after.contains(l)) {
