@@ -42,7 +42,12 @@ final class SqlRules {
             return t.is(n, "NOT") ? SqlEffect.SESSION_BEGIN : SqlEffect.BEGIN; // MariaDB BEGIN NOT ATOMIC: a block
         }
         if (t.is(s, "START")) {
-            return t.is(n, "TRANSACTION") ? SqlEffect.BEGIN : SqlEffect.NONE;
+            if (!t.is(n, "TRANSACTION")) {
+                return SqlEffect.NONE;
+            }
+            // MariaDB: a READ ONLY transaction that SET autocommit = 1 ends leaves the session's next
+            // transaction read-only too, though the server reports none open; a reset clears it
+            return dialect != SqlDialect.POSTGRES && contains(t, s, e, "ONLY") ? SqlEffect.SESSION_BEGIN : SqlEffect.BEGIN;
         }
         if (t.is(s, "COMMIT") || t.is(s, "END") || t.is(s, "ABORT") || t.is(s, "ROLLBACK")) {
             return ending(t, s, e);

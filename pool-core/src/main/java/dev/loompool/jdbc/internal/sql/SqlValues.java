@@ -14,9 +14,13 @@ final class SqlValues {
     }
 
     /** Functions whose value is the previous statement's. */
-    private static final String[] READS_LAST_FUNCTIONS = {"FOUND_ROWS", "ROW_COUNT"};
-    /** Functions reading what the session kept from the last statement that set it. */
-    private static final String[] READS_KEPT_FUNCTIONS = {"lastval", "currval"};
+    private static final String[] READS_LAST_FUNCTIONS = {"ROW_COUNT"};
+    /**
+     * Functions reading what the session kept from the last statement that set it. {@code FOUND_ROWS()} too: it answers the session's last SELECT, not the last statement, so
+     * after a SET or an INSERT on the same binding it would read the previous borrower's count. It
+     * is read only after {@code SQL_CALC_FOUND_ROWS} on the binding (which leaves it).
+     */
+    private static final String[] READS_KEPT_FUNCTIONS = {"lastval", "currval", "FOUND_ROWS"};
     /** Functions leaving a value the next statement is likely to read. */
     private static final String[] LEAVES_FUNCTIONS = {"nextval", "setval"};
     /** Functions answering the connection's identity, which a later KILL or pg_cancel_backend uses. */
