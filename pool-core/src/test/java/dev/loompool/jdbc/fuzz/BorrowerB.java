@@ -35,7 +35,7 @@ final class BorrowerB {
 
     static Set<String> look(Connection b, SeqTarget target, String table, boolean typed) throws SQLException {
         Set<String> lines = new TreeSet<>();
-        for (String l : SessionFingerprint.throughHandle(b, target.dialect, List.of(table))) {
+        for (String l : SessionFingerprint.throughHandle(b, target.dialect, List.of(table), target.locks())) {
             if (l.startsWith("setting: plpgsql.")) {
                 continue; // PL/pgSQL's settings show once the library is loaded, at a session's first use of it
             }

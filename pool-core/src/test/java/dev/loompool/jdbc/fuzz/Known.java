@@ -1,12 +1,26 @@
 package dev.loompool.jdbc.fuzz;
 
+import dev.loompool.jdbc.fuzz.SequenceRun.Category;
+import dev.loompool.jdbc.fuzz.SequenceRun.Failure;
+import dev.loompool.jdbc.fuzz.Step.Kind;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+
 /**
- * Findings already known and being fixed elsewhere (issue 38's list). The generator can produce
- * each; with {@code loompool.fuzz.pool.known=exclude} (the default, and CI's) the steps that
- * trigger them are not generated, and with {@code =include} they are, and a failure whose shrunk
- * sequence holds such a step is counted as that known finding instead of failing the test.
+ * Findings the fuzzer knows, in three groups, so that a long run shows what is new.
+ *
+ * <p>Known and being fixed elsewhere (issue 38's list). The generator can produce each; with
+ * {@code loompool.fuzz.pool.known=exclude} (the default, and CI's) the steps that trigger them
+ * are not generated, and with {@code =include} they are, and a failure whose shrunk sequence holds
+ * such a step is counted as that known finding instead of failing the test.
  * {@link #READ_ONLY_IN_TRANSACTION} cannot be left out by the generator (a transaction may be
  * open by SQL it does not model): it is recognised by its outcome in both modes.
+ *
+ * <p>Found by this fuzzer and kept as {@code @Disabled} counterexamples in
+ * {@link PoolSequenceCounterexamplesTest} for the lead to fix; and found and left alone
+ * (differences from the driver that do no harm). Both are recognised by their outcome and
+ * counted, not failed.
  */
 enum Known {
     /** MySQL Connector/J: SQL {@code USE other} is not undone for the next borrower. */
@@ -22,8 +36,18 @@ enum Known {
     /** {@code setReadOnly} inside a transaction: pgjdbc refuses (25001), the pool does not. */
     READ_ONLY_IN_TRANSACTION,
 
-    // Found by this fuzzer's long runs (issue 38) and left alone, recognised by their outcome and
-    // counted, not failed: differences from pgjdbc where the pool does no harm.
+    // ---- found by this fuzzer: @Disabled counterexamples ---------------------------------------
+
+    /** MariaDB server: a READ ONLY transaction ended by {@code setAutoCommit(true)} leaves B's first transaction read-only. */
+    READ_ONLY_AFTER_SET_AUTOCOMMIT,
+    /** {@code FOUND_ROWS()} after a statement that sets no row count reads another statement's (B's, the pool's). */
+    FOUND_ROWS_OF_ANOTHER_STATEMENT,
+    /** pgjdbc: a schema set and set back (or rolled back) leaves the next borrower another search path. */
+    SEARCH_PATH_AFTER_SET_SCHEMA,
+    /** pgjdbc: {@code getTransactionIsolation} after SQL {@code SET TRANSACTION ISOLATION LEVEL} in a transaction answers the handle's level. */
+    ISOLATION_GETTER_AFTER_SET_TRANSACTION,
+
+    // ---- found by this fuzzer and left alone -----------------------------------------------------
 
     /**
      * A setter pgjdbc refuses because it sees a transaction (25001, or 25P02 in a failed one) is
@@ -33,20 +57,89 @@ enum Known {
      */
     SETTER_WHERE_PGJDBC_SEES_A_TRANSACTION,
     /**
-     * In a failed PostgreSQL transaction, the statement the pool sends before a text whose
-     * functions it cannot read ({@code DISCARD SEQUENCES}) fails first, with 25P02, where the
-     * server would have reported the text's own syntax error (42601): an error either way.
+     * The statement the pool sends before a text whose functions it cannot read
+     * ({@code DISCARD SEQUENCES}) runs first: in a failed transaction it fails with 25P02 (a plain
+     * SQLException, not a batch's BatchUpdateException) where the server would have reported the
+     * text's own syntax error (42601); and it begins the transaction pgjdbc would not have begun
+     * for a text its own parser refuses, so a setter that follows meets one (25001).
      */
-    POOL_STATEMENT_FIRST_IN_FAILED_TRANSACTION,
+    POOL_STATEMENT_BEFORE_A_TEXT,
     /**
-     * MariaDB server: {@code ROW_COUNT()} after a statement that failed answers 0 on the pool's
-     * connection where a fresh driver connection answers -1, with no statement of the pool's in
-     * between (the server's leftover of the session set-up, not another borrower's count).
+     * MySQL and MariaDB: {@code ROW_COUNT()} answers 0 where the driver's session answers -1, or
+     * the reverse: after a failed statement (the server's leftover of the session set-up), or after
+     * a setter the pool did not send because nothing changed (MySQL Connector/J sends
+     * {@code SET autocommit}, which counts 0 rows).
      */
-    ROW_COUNT_AFTER_AN_ERROR;
+    ROW_COUNT_ZERO_OR_MINUS_ONE,
+    /**
+     * MySQL and MariaDB: the diagnostics ({@code SHOW WARNINGS}, {@code @@warning_count}) of an
+     * earlier statement are gone after the pool's own statement (a round trip it makes after an
+     * error): the read answers none, never another borrower's.
+     */
+    WARNINGS_CLEARED_BY_THE_POOL;
 
-    /** Whether the generator makes the steps that trigger known findings. */
+    /** Whether the generator makes the steps that trigger known findings of the first group. */
     static boolean included() {
         return "include".equalsIgnoreCase(System.getProperty("loompool.fuzz.pool.known", "exclude"));
+    }
+
+    /**
+     * The known finding a failure of {@code whole} is: by its outcome, or else by the known step
+     * {@code tagged} holds (the sequence after shrinking, or the whole one), or null.
+     */
+    static Known of(Sequence tagged, Failure f, Sequence whole) {
+        if (f.category() == Category.OUTCOME && f.step() >= 0) {
+            Known k = byOutcome(whole.steps().get(f.step()), f.details().get(0), f.details().get(1));
+            if (k != null) {
+                return k;
+            }
+        }
+        if (f.category() == Category.B_SESSION) {
+            List<String> d = f.details();
+            if (d.size() == 2 && d.stream().allMatch(l -> l.startsWith("- driver: a write in a transaction ")
+                    || l.startsWith("+ driver: a write in a transaction fails 25006"))) {
+                return READ_ONLY_AFTER_SET_AUTOCOMMIT; // 25006 read_only_sql_transaction
+            }
+            if (d.size() == 2 && d.stream().allMatch(l -> l.startsWith("- setting: search_path | ")
+                    || l.startsWith("+ setting: search_path | "))) {
+                return SEARCH_PATH_AFTER_SET_SCHEMA;
+            }
+        }
+        return tagged.known();
+    }
+
+    private static String withoutIsolation(String getters) {
+        return getters.substring(7).replaceAll("isolation [^,]*", "isolation ?");
+    }
+
+    private static Known byOutcome(Step step, String pool, String plain) {
+        Kind kind = step.kind();
+        String sql = step.sql() == null ? "" : step.sql().toUpperCase(Locale.ROOT);
+        if (kind == Kind.SET_READ_ONLY && plain.startsWith("plain: error 25") && pool.startsWith("pool:  ok")) {
+            return READ_ONLY_IN_TRANSACTION; // 25001 active_sql_transaction: pgjdbc's refusal
+        }
+        if (EnumSet.of(Kind.SET_ISOLATION, Kind.SET_SCHEMA, Kind.SET_CATALOG).contains(kind)
+                && pool.startsWith("pool:  ok") && plain.startsWith("plain: error 25")) {
+            return SETTER_WHERE_PGJDBC_SEES_A_TRANSACTION;
+        }
+        if (pool.startsWith("pool:  error 25  (25P02")
+                && (plain.startsWith("plain: error 42") || plain.startsWith("plain: error 25 counts"))
+                || EnumSet.of(Kind.SET_ISOLATION, Kind.SET_READ_ONLY).contains(kind)
+                        && pool.startsWith("pool:  error 25  (25001") && plain.startsWith("plain: ok")) {
+            return POOL_STATEMENT_BEFORE_A_TEXT;
+        }
+        if (sql.contains("ROW_COUNT") && pool.replace("(0)", "(-1)").substring(7).equals(plain.replace("(0)", "(-1)").substring(7))) {
+            return ROW_COUNT_ZERO_OR_MINUS_ONE;
+        }
+        if (sql.contains("FOUND_ROWS")) {
+            return FOUND_ROWS_OF_ANOTHER_STATEMENT;
+        }
+        if (sql.contains("WARNING")) {
+            return WARNINGS_CLEARED_BY_THE_POOL;
+        }
+        if (kind == Kind.GETTERS && withoutIsolation(pool).equals(withoutIsolation(plain))) {
+            return ISOLATION_GETTER_AFTER_SET_TRANSACTION; // only the isolation differs
+        }
+        return null;
     }
 }

@@ -178,6 +178,68 @@ class PoolSequenceCounterexamplesTest {
         assertThat(committed(target)).containsExactly("1|a");
     }
 
+    /**
+     * Found on pgjdbc (long run, seed 5334), the same rule as the case above: A set the schema
+     * while holding no connection (the handle keeps it and sets it on the connection it binds
+     * next), began a transaction, set the schema back to {@code public} inside it and closed, so
+     * the transaction and with it that last {@code SET search_path} were rolled back. The handle's
+     * schema equals the pool's default, so the connection is not reset: B's unqualified SQL runs
+     * in A's schema.
+     */
+    @Disabled("BUG: a schema set back inside a transaction that rolls back leaves the next borrower A's schema: "
+            + "pgjdbc's setSchema is a transactional SET search_path, the reset compares the handle's schema name")
+    @ParameterizedTest
+    @EnumSource(SeqTarget.class)
+    void aSchemaSetBackInARolledBackTransactionLeavesBNotInAsSchema(SeqTarget target) throws SQLException {
+        makeTable(target);
+        String other = "wt38d_cx_other";
+        if (target.postgres()) {
+            adminRun(target, "CREATE SCHEMA IF NOT EXISTS " + other);
+            adminAfter.add("DROP SCHEMA IF EXISTS " + other);
+        }
+        LoomPoolDataSource ds = pool(target);
+        try (Connection a = ds.getConnection()) {
+            a.setSchema(other); // no connection yet: kept by the handle
+            a.setAutoCommit(false);
+            try (Statement s = a.createStatement()) {
+                s.execute("INSERT INTO " + (target.postgres() ? "public." : "") + table + " VALUES (1, 'a')");
+            }
+            a.setSchema(target.postgres() ? "public" : "test");
+        } // closed without commit: rolled back
+        String fresh;
+        try (Connection plain = target.plain()) {
+            fresh = searchPath(plain, target);
+        }
+        try (Connection b = ds.getConnection()) {
+            assertThat(searchPath(b, target)).as("B's search path").isEqualTo(fresh);
+        }
+        assertThat(committed(target)).isEmpty();
+    }
+
+    /**
+     * Found on pgjdbc (long run, seed 5334): inside a transaction, SQL {@code SET TRANSACTION
+     * ISOLATION LEVEL SERIALIZABLE} sets the transaction's level; pgjdbc's
+     * {@code getTransactionIsolation()} asks the server and answers it, the pool's answers the
+     * handle's level from memory (the README's getters ask the driver once SQL changed the
+     * session's characteristics, and {@code SET TRANSACTION} is not counted as that).
+     */
+    @Disabled("BUG: getTransactionIsolation() inside a transaction whose level SQL SET TRANSACTION set answers the "
+            + "handle's level, not the transaction's as pgjdbc does")
+    @ParameterizedTest
+    @EnumSource(value = SeqTarget.class, names = "PGJDBC")
+    void theIsolationGetterAnswersTheLevelSqlSetForTheTransaction(SeqTarget target) throws SQLException {
+        makeTable(target);
+        LoomPoolDataSource ds = pool(target);
+        int plainLevel;
+        try (Connection plain = target.plain()) {
+            plainLevel = levelAfterSetTransaction(plain);
+        }
+        try (Connection a = ds.getConnection()) {
+            assertThat(levelAfterSetTransaction(a)).isEqualTo(plainLevel).isEqualTo(Connection.TRANSACTION_SERIALIZABLE);
+        }
+        assertThat(committed(target)).isEmpty();
+    }
+
     // ---- helpers ---------------------------------------------------------------------------------
 
     private LoomPoolDataSource pool(SeqTarget target) {
@@ -228,6 +290,19 @@ class PoolSequenceCounterexamplesTest {
             }
         } catch (SQLException e) {
             return "refused " + e.getSQLState();
+        }
+    }
+
+    /** In a transaction: SQL sets its level, then the getter is asked; rolled back. */
+    private int levelAfterSetTransaction(Connection c) throws SQLException {
+        c.setAutoCommit(false);
+        try (Statement s = c.createStatement()) {
+            s.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE");
+            s.execute("SELECT count(*) FROM " + table);
+            return c.getTransactionIsolation();
+        } finally {
+            c.rollback();
+            c.setAutoCommit(true);
         }
     }
 

@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -76,6 +75,8 @@ class PoolSequenceFuzzTest {
     private static final String TARGETS = System.getProperty("loompool.fuzz.pool.targets", "");
     /** Findings shrunk and listed, at most; past that they are only counted (a shrink costs dozens of runs). */
     private static final int SHRUNK_AT_MOST = Integer.getInteger("loompool.fuzz.pool.shrunk", 12);
+    /** Each failure as one line on the way (long runs), before it is shrunk. */
+    private static final boolean VERBOSE = Boolean.getBoolean("loompool.fuzz.pool.verbose");
     /** Runs one shrink may spend. */
     private static final int SHRINK_RUNS = 120;
 
@@ -126,7 +127,11 @@ class PoolSequenceFuzzTest {
                     continue;
                 }
                 failures++;
-                Known byOutcome = recognise(new Sequence(seq.defaults(), List.of()), failure, seq);
+                if (VERBOSE) {
+                    System.out.println("failed: " + failure.category() + " at " + failure.step() + " "
+                            + failure.details().stream().limit(2).toList());
+                }
+                Known byOutcome = Known.of(new Sequence(seq.defaults(), List.of()), failure, seq);
                 if (byOutcome != null || !seen.add(failure.category() + " " + failure.details()) || shrunk >= SHRUNK_AT_MOST) {
                     // recognised by its outcome, the same as one already shrunk, or past the shrinking budget:
                     // counted by what the unshrunk sequence holds
@@ -154,34 +159,9 @@ class PoolSequenceFuzzTest {
         }
     }
 
-    /** The known finding a failure is: by the step that triggers it, or (read-only in a transaction) by its outcome. */
+    /** The known finding a failure is ({@link Known#of}). */
     static Known recognise(Sequence seq, Failure f) {
-        return recognise(seq, f, seq);
-    }
-
-    /** {@code tagged}'s known steps count, {@code whole}'s step kinds are where the outcome failed. */
-    private static Known recognise(Sequence tagged, Failure f, Sequence whole) {
-        if (f.category() == Category.OUTCOME && f.step() >= 0) {
-            Step.Kind kind = whole.steps().get(f.step()).kind();
-            String pool = f.details().get(0);
-            String plain = f.details().get(1);
-            if (kind == Step.Kind.SET_READ_ONLY && plain.startsWith("plain: error 25")) {
-                return Known.READ_ONLY_IN_TRANSACTION; // 25001 active_sql_transaction: pgjdbc's refusal
-            }
-            if (EnumSet.of(Step.Kind.SET_ISOLATION, Step.Kind.SET_SCHEMA, Step.Kind.SET_CATALOG).contains(kind)
-                    && pool.startsWith("pool:  ok") && plain.startsWith("plain: error 25")) {
-                return Known.SETTER_WHERE_PGJDBC_SEES_A_TRANSACTION;
-            }
-            if (pool.startsWith("pool:  error 25  (25P02") && plain.startsWith("plain: error 42")) {
-                return Known.POOL_STATEMENT_FIRST_IN_FAILED_TRANSACTION; // 25P02 before the text's own 42601
-            }
-            String sql = whole.steps().get(f.step()).sql();
-            if (sql != null && sql.toUpperCase(java.util.Locale.ROOT).contains("ROW_COUNT")
-                    && pool.replace("(0)", "(-1)").substring(7).equals(plain.substring(7))) {
-                return Known.ROW_COUNT_AFTER_AN_ERROR;
-            }
-        }
-        return tagged.known();
+        return Known.of(seq, f, seq);
     }
 
     /**

@@ -57,6 +57,14 @@ enum SeqTarget {
         return DriverManager.getConnection(url());
     }
 
+    /**
+     * The user locks this target's texts take (MariaDB: FuzzTexts' names with the target's prefix,
+     * so that targets and the classifier fuzzer running side by side do not take each other's).
+     */
+    List<String> locks() {
+        return postgres() ? List.of() : List.of(prefix + "fz_lock", prefix + "fz_lock2");
+    }
+
     /** The other catalog (MariaDB: a database) or schemas (PostgreSQL) a step may move to. */
     List<String> catalogs() {
         return postgres() ? List.of("test") : List.of("test", prefix + "other");

@@ -22,6 +22,7 @@ final class Steps {
     private static final Pattern FUZZ_TABLE = Pattern.compile("\\b" + FuzzTarget.TABLE + "\\b");
     private static final Pattern MYSQL_USE = Pattern.compile("(?i)\\bUSE\\s+[`\\w{]");
     private static final Pattern MYSQL_RELEASE = Pattern.compile("(?i)\\b(COMMIT|ROLLBACK)\\b[\\w\\s]*\\bRELEASE\\b");
+    private static final Pattern LOCK_NAME = Pattern.compile("\\bfz_lock");
     private static final Pattern PG_ENDS_SESSION = Pattern.compile("(?i)DateStyle|client_encoding");
 
     /** Step kinds and their weights. */
@@ -149,15 +150,24 @@ final class Steps {
     private String sql(SplittableRandom r) {
         int x = r.nextInt(100);
         if (x < 22) {
-            return FUZZ_TABLE.matcher(String.join("", texts.generate(r))).replaceAll("{t}");
+            return own(String.join("", texts.generate(r)));
         } else if (x < 35) {
-            return FUZZ_TABLE.matcher(texts.payload(r)).replaceAll("{t}");
+            return own(texts.payload(r));
         } else if (x < 65) {
             return dml(r);
         } else if (x < 82) {
             return transaction(r);
         }
         return session(r);
+    }
+
+    /**
+     * A FuzzTexts text on this run's own table, and with this target's own lock names and
+     * numbers (SeqTarget.locks): side by side, runs must not take each other's locks.
+     */
+    private String own(String text) {
+        String t = FUZZ_TABLE.matcher(text).replaceAll("{t}");
+        return target.postgres() ? t.replace("7744", "3883") : LOCK_NAME.matcher(t).replaceAll("{p}fz_lock");
     }
 
     private String query(SplittableRandom r) {
@@ -207,7 +217,7 @@ final class Steps {
                 "SET DateStyle = 'German'", "SET client_encoding = 'LATIN1'", "SELECT {p}currval()");
         List<String> my = List.of("USE {p}other", "USE test", "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE",
                 "SET SESSION TRANSACTION READ ONLY", "SET sql_mode = 'ANSI_QUOTES'", "SET NAMES latin1",
-                "SET @fz_a = " + id, "CREATE TEMPORARY TABLE {t} (id int, v varchar(200))", "SELECT GET_LOCK('fz_lock', 0)",
+                "SET @fz_a = " + id, "CREATE TEMPORARY TABLE {t} (id int, v varchar(200))", "SELECT GET_LOCK('{p}fz_lock', 0)",
                 "SET profiling = 1", "SET time_zone = '+03:00'", "SELECT NEXT VALUE FOR {p}seq", "SELECT PREVIOUS VALUE FOR {p}seq",
                 "SELECT LAST_INSERT_ID()", "SELECT LAST_INSERT_ID(" + id + ")", "SELECT ROW_COUNT()", "SELECT FOUND_ROWS()",
                 "SHOW WARNINGS", "SELECT @@warning_count", "SELECT {p}fn(" + id + ")", "CALL {p}setproc(" + id + ")",

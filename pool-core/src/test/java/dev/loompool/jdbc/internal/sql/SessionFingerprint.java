@@ -86,9 +86,11 @@ public final class SessionFingerprint {
     /**
      * The same, read through a pool's handle ({@code c}, pinned by the caller): the transaction
      * state is asked of the server by SQL, since unwrapping the driver's connection would make the
-     * pool retire it; {@code moreTables} are names whose temporary shadows count too (MariaDB).
+     * pool retire it; {@code moreTables} are names whose temporary shadows count too, and
+     * {@code moreLocks} names of user locks this session may hold (MariaDB).
      */
-    public static Set<String> throughHandle(Connection c, SqlDialect dialect, List<String> moreTables) throws SQLException {
+    public static Set<String> throughHandle(Connection c, SqlDialect dialect, List<String> moreTables, List<String> moreLocks)
+            throws SQLException {
         Set<String> lines = new TreeSet<>();
         if (dialect == SqlDialect.POSTGRES) {
             // SAVEPOINT runs only in a transaction block: 25P01 (no_active_sql_transaction) outside
@@ -106,6 +108,10 @@ public final class SessionFingerprint {
                     s.execute("ROLLBACK"); // an open or failed transaction is the finding; the rest is read after it
                 }
             }
+        }
+        if (dialect != SqlDialect.POSTGRES && !moreLocks.isEmpty()) {
+            read(c, "SELECT 'lock', n, COALESCE(IS_USED_LOCK(n) = CONNECTION_ID(), 0) FROM (SELECT '"
+                    + String.join("' AS n UNION ALL SELECT '", moreLocks) + "' AS n) AS locks", lines);
         }
         return read(c, dialect, moreTables, lines);
     }
