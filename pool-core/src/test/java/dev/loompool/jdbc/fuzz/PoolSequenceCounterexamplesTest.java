@@ -186,8 +186,6 @@ class PoolSequenceCounterexamplesTest {
      * schema equals the pool's default, so the connection is not reset: B's unqualified SQL runs
      * in A's schema.
      */
-    @Disabled("BUG: a schema set back inside a transaction that rolls back leaves the next borrower A's schema: "
-            + "pgjdbc's setSchema is a transactional SET search_path, the reset compares the handle's schema name")
     @ParameterizedTest
     @EnumSource(SeqTarget.class)
     void aSchemaSetBackInARolledBackTransactionLeavesBNotInAsSchema(SeqTarget target) throws SQLException {
@@ -223,8 +221,6 @@ class PoolSequenceCounterexamplesTest {
      * handle's level from memory (the README's getters ask the driver once SQL changed the
      * session's characteristics, and {@code SET TRANSACTION} is not counted as that).
      */
-    @Disabled("BUG: getTransactionIsolation() inside a transaction whose level SQL SET TRANSACTION set answers the "
-            + "handle's level, not the transaction's as pgjdbc does")
     @ParameterizedTest
     @EnumSource(value = SeqTarget.class, names = "PGJDBC")
     void theIsolationGetterAnswersTheLevelSqlSetForTheTransaction(SeqTarget target) throws SQLException {

@@ -59,9 +59,24 @@ final class TransactionIsolation {
         h.own.marked.add(SessionAttribute.ISOLATION);
     }
 
-    /** What {@code getTransactionIsolation} answers: the handle's choice, which no session has. */
+    /**
+     * What {@code getTransactionIsolation} answers. Not behind a pooler: inside a transaction the
+     * driver's answer (SQL {@code SET TRANSACTION ISOLATION LEVEL} sets that transaction's level,
+     * which pgjdbc's {@code SHOW} reads and the handle's memory does not know; pgjdbc asks the
+     * server on every call, so this costs what the plain driver costs), else the handle's view.
+     * Behind the pooler: the handle's choice, which no session has.
+     */
     static int get(LogicalConnection h) throws SQLException {
         if (!h.pool.transactionPooler) {
+            PhysicalConnection p = h.physical;
+            if (p != null && !p.sessionDirty() && p.serverTransactionOpen()) {
+                h.ensureOpen();
+                try {
+                    return p.raw.getTransactionIsolation();
+                } catch (SQLException e) {
+                    throw h.error(e);
+                }
+            }
             return HandleSettings.view(h, SessionAttribute.ISOLATION).isolation();
         }
         h.ensureOpen();
