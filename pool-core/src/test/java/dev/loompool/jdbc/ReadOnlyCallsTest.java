@@ -13,8 +13,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@code setReadOnly} answers as the driver does without the pool (issue 38, item 3): in the middle
  * of a transaction pgjdbc refuses it (25001, "Cannot change transaction read-only property in the
  * middle of a transaction") whatever the value, the same value included; the MariaDB and MySQL
- * Connector/Js answer their own way. A calls it in its transaction, then commits: what does A
- * commit, what does {@code isReadOnly()} say, and what does B see?
+ * Connector/Js answer their own way. {@code setTransactionIsolation} likewise (pgjdbc: "Cannot
+ * change transaction isolation level in the middle of a transaction", the same level included).
+ * A calls it in its transaction, then commits: what does A commit, what does the getter say, and
+ * what does B see?
  */
 class ReadOnlyCallsTest extends HostileSupport {
 
@@ -30,8 +32,26 @@ class ReadOnlyCallsTest extends HostileSupport {
         NOTHING_UNDER_WAY
     }
 
-    /** What A sees: the call's outcome and isReadOnly() after it; A's insert then commits. */
-    private static String outcome(Connection c, Where where, boolean readOnly, String insert) throws SQLException {
+    /** The setter A calls: with true, a change from the default; with false, the default again. */
+    enum Setter {
+        READ_ONLY, ISOLATION;
+
+        void set(Connection c, boolean change, int defaultLevel) throws SQLException {
+            if (this == READ_ONLY) {
+                c.setReadOnly(change);
+            } else {
+                c.setTransactionIsolation(change ? Connection.TRANSACTION_SERIALIZABLE : defaultLevel);
+            }
+        }
+
+        String get(Connection c) throws SQLException {
+            return this == READ_ONLY ? "isReadOnly " + c.isReadOnly() : "isolation " + c.getTransactionIsolation();
+        }
+    }
+
+    /** What A sees: the call's outcome and the getter after it; A's insert then commits. */
+    private static String outcome(Connection c, Where where, Setter setter, boolean readOnly, String insert) throws SQLException {
+        int defaultLevel = c.getTransactionIsolation();
         switch (where) {
             case AUTOCOMMIT_OFF_AFTER_A_STATEMENT -> {
                 c.setAutoCommit(false);
@@ -46,14 +66,14 @@ class ReadOnlyCallsTest extends HostileSupport {
         }
         String call;
         try {
-            c.setReadOnly(readOnly);
+            setter.set(c, readOnly, defaultLevel);
             call = "ok";
         } catch (SQLException e) {
             call = "refused " + e.getSQLState();
         }
-        String seen = call + ", isReadOnly " + c.isReadOnly();
+        String seen = call + ", " + setter.get(c);
         if (where == Where.AUTOCOMMIT_OFF_BEFORE_ANY_STATEMENT) {
-            c.setReadOnly(false);
+            setter.set(c, false, defaultLevel);
             run(c, insert);
         }
         if (where == Where.SQL_BEGIN_AFTER_A_STATEMENT) {
@@ -66,25 +86,30 @@ class ReadOnlyCallsTest extends HostileSupport {
 
     private void compare(String url, LoomPoolDataSource ds, String table) throws SQLException {
         int v = 0;
+        for (Setter setter : Setter.values()) {
         for (Where where : Where.values()) {
             for (boolean readOnly : new boolean[] {true, false}) {
                 v++;
                 String plain;
                 try (Connection c = DriverManager.getConnection(url)) {
-                    plain = outcome(c, where, readOnly, "INSERT INTO " + table + " VALUES (" + (-v) + ")");
+                    plain = outcome(c, where, setter, readOnly, "INSERT INTO " + table + " VALUES (" + (-v) + ")");
                 }
                 String pooled;
                 try (Connection a = ds.getConnection()) {
-                    pooled = outcome(a, where, readOnly, "INSERT INTO " + table + " VALUES (" + v + ")");
+                    pooled = outcome(a, where, setter, readOnly, "INSERT INTO " + table + " VALUES (" + v + ")");
                 }
                 assertThat(pooled).as("loompool answers as the plain driver (" + url.substring(0, 16) + "), " + where
-                        + ", setReadOnly(" + readOnly + ")").isEqualTo(plain);
+                        + ", " + setter + " changed " + readOnly).isEqualTo(plain);
                 try (Connection b = ds.getConnection()) {
                     assertThat(num(b, "SELECT count(*) FROM " + table + " WHERE id = " + v)).as("A's insert, as B sees it")
                             .isEqualTo(1);
                     assertThat(b.isReadOnly()).as("B gets the pool's default").isFalse();
+                    try (Connection fresh = DriverManager.getConnection(url)) {
+                        assertThat(b.getTransactionIsolation()).as("B's level").isEqualTo(fresh.getTransactionIsolation());
+                    }
                 }
             }
+        }
         }
     }
 

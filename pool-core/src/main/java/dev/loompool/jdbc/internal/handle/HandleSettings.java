@@ -57,6 +57,10 @@ final class HandleSettings {
             return;
         }
         chosen(h).chooseIsolation(level);
+        PhysicalConnection p = h.physical;
+        if (p != null && !p.sessionDirty() && p.current().isolation() == level) {
+            driverAnswers(h, p, c -> c.setTransactionIsolation(level));
+        }
         changed(h, SessionAttribute.ISOLATION);
     }
 
@@ -67,24 +71,45 @@ final class HandleSettings {
         }
         chosen(h).chooseReadOnly(readOnly);
         if (p != null && !p.sessionDirty() && p.current().readOnly() == readOnly) {
-            driverAnswers(h, p, readOnly);
+            driverAnswers(h, p, c -> c.setReadOnly(readOnly));
         }
         changed(h, SessionAttribute.READ_ONLY);
     }
 
+    /** A call of the driver's connection that answers for itself. */
+    @FunctionalInterface
+    interface DriverCall<T> {
+        T on(java.sql.Connection raw) throws SQLException;
+    }
+
+    /** A setter of the driver's connection. */
+    @FunctionalInterface
+    interface DriverSetter {
+        void on(java.sql.Connection raw) throws SQLException;
+    }
+
     /**
-     * {@code setReadOnly} of the value the bound connection has: the pool would not call the driver
-     * ({@link PhysicalConnection#apply} sets only what changes), but the driver answers all the
-     * same, as without the pool: pgjdbc refuses in the middle of a transaction whatever the value
-     * (25001), MySQL Connector/J sends it to the server. Not on the statement path.
+     * {@code setReadOnly} or {@code setTransactionIsolation} of the value the bound connection has:
+     * the pool would not call the driver ({@link PhysicalConnection#apply} sets only what changes),
+     * but the driver answers all the same, as without the pool: pgjdbc refuses both in the middle of
+     * a transaction whatever the value (25001), MySQL Connector/J sends them to the server. Not on
+     * the statement path.
      */
-    private static void driverAnswers(LogicalConnection h, PhysicalConnection p, boolean readOnly) throws SQLException {
+    private static void driverAnswers(LogicalConnection h, PhysicalConnection p, DriverSetter call) throws SQLException {
+        driverAnswer(h, p, c -> {
+            call.on(c);
+            return null;
+        });
+    }
+
+    /** {@code call} on the connection {@code h} holds, as a run of the handle (a close waits for it). */
+    static <T> T driverAnswer(LogicalConnection h, PhysicalConnection p, DriverCall<T> call) throws SQLException {
         p.ranOn(Thread.currentThread());
         if (!p.enter(h.heldBinding())) {
             throw TransactionCalls.overtaken(h);
         }
         try {
-            p.raw.setReadOnly(readOnly);
+            return call.on(p.raw);
         } catch (SQLException e) {
             throw h.error(e);
         } finally {

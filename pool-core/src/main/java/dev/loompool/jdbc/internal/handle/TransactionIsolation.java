@@ -71,11 +71,7 @@ final class TransactionIsolation {
             PhysicalConnection p = h.physical;
             if (p != null && !p.sessionDirty() && p.serverTransactionOpen()) {
                 h.ensureOpen();
-                try {
-                    return p.raw.getTransactionIsolation();
-                } catch (SQLException e) {
-                    throw h.error(e);
-                }
+                return HandleSettings.driverAnswer(h, p, java.sql.Connection::getTransactionIsolation);
             }
             return HandleSettings.view(h, SessionAttribute.ISOLATION).isolation();
         }
