@@ -8,7 +8,6 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -99,7 +98,6 @@ class DriverStateAttackTest extends HostileSupport {
      * of the search path: DISCARD ALL puts the server's path back, pgjdbc's type names stay as A's
      * path resolved them, and B's 12.34 typed by name goes to A's numeric(12,0) domain's oid.
      */
-    @Disabled("BUG: a view or column default that sets the search path leaves pgjdbc's type names as A's path found them; B's 12.34 is stored as 12")
     @ParameterizedTest
     @EnumSource(HiddenPath.class)
     void aPathSetByARelationsSqlLeavesBItsOwnTypes(HiddenPath how) throws SQLException {
@@ -164,7 +162,6 @@ class DriverStateAttackTest extends HostileSupport {
      * B's prepareStatement of the same text gets the cached one and fails ("Unknown prepared
      * statement handler (…) given to mysqld_stmt_execute", HY000) where a plain connection runs it.
      */
-    @Disabled("BUG: MySQL Connector/J useServerPrepStmts+cachePrepStmts: after A's reset B's cached server statement fails, Unknown prepared statement handler")
     @Test
     void mysqlConnectorJsCachedServerPreparedStatementRunsAfterTheReset() throws SQLException {
         bsCachedServerPreparedStatementRunsAfterTheReset(Connector.MYSQL_CONNECTOR_J);

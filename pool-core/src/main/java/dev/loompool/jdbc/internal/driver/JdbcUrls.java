@@ -195,14 +195,31 @@ public final class JdbcUrls {
         }
     }
 
-    /** False where the user told MariaDB Connector/J not to reset sessions ({@code useResetConnection=false}). */
+    /**
+     * False where the user told MariaDB Connector/J not to reset sessions ({@code useResetConnection=false}),
+     * and where MySQL Connector/J caches server-side prepared statements ({@code useServerPrepStmts}
+     * and {@code cachePrepStmts}): COM_RESET_CONNECTION drops them on the server, the driver's cache
+     * keeps their ids, and the next borrower's statement fails ("Unknown prepared statement
+     * handler"). Connections with session state are closed instead.
+     */
     public static boolean driverResetsSessions(String url, Properties properties) {
-        String value = properties.getProperty("useResetConnection");
-        if (value == null) {
-            var m = Pattern.compile("(?i)[?&;]useResetConnection=([^&;]*)").matcher(url);
-            value = m.find() ? m.group(1) : "true";
+        if (url.toLowerCase(Locale.ROOT).startsWith("jdbc:mysql:")
+                && "true".equalsIgnoreCase(option(url, properties, "useServerPrepStmts", "false"))
+                && "true".equalsIgnoreCase(option(url, properties, "cachePrepStmts", "false"))) {
+            return false;
         }
-        return !value.equalsIgnoreCase("false");
+        return !option(url, properties, "useResetConnection", "true").equalsIgnoreCase("false");
+    }
+
+    /** A driver option as the properties or else the URL give it, or {@code otherwise}. */
+    private static String option(String url, Properties properties, String key, String otherwise) {
+        for (String given : properties.stringPropertyNames()) {
+            if (given.equalsIgnoreCase(key)) {
+                return properties.getProperty(given);
+            }
+        }
+        var m = Pattern.compile("(?i)[?&;]" + key + "=([^&;]*)").matcher(url);
+        return m.find() ? m.group(1) : otherwise;
     }
 
     /**

@@ -148,6 +148,10 @@ final class ReturnUndo {
             p.raw.setAutoCommit(true); // DISCARD ALL cannot run in the transaction pgjdbc would begin
         }
         sessionReset.reset(p.raw);
+        // Every session reset puts pgjdbc's type names back, not only after a path change the pool saw:
+        // a view's or a column default's SQL can set the path too (set_config), unseen by the text.
+        // In memory; the next borrower's first use of a type of its own looks it up again.
+        p.searchPathChanged = true;
         forgetTypeNames(pool, p); // before the init SQL, which looks up what a fresh connection's would
         // A reset keeps some state (MariaDB keeps the database chosen by USE): put back every
         // setting the connection had when it was new, then the defaults and connectionInitSql.
