@@ -185,7 +185,6 @@ class TodayRegressionAttackTest extends HostileSupport {
     /** Many TransactionTemplate-like read-only serializable transactions on many threads, pool of 2: none fails. */
     @ParameterizedTest
     @EnumSource(Db.class)
-    @Disabled("BUG: on PostgreSQL, pool of 2, 40 concurrent read-only SERIALIZABLE transactions: one ran at READ COMMITTED (probe 'read committed/on', getTransactionIsolation() 2 in the transaction) though it asked SERIALIZABLE; plain driver and sequential pool give serializable")
     void springLikeTransactionsOnVirtualThreadsNeverFail(Db db) throws Exception {
         LoomPoolDataSource ds = loom(db, 2);
         List<String> plain = springLike(new PlainDataSource(url(db)), probe(db));

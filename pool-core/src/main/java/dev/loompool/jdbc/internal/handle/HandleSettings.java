@@ -224,8 +224,11 @@ final class HandleSettings {
         Settings defaults = h.pool.factory.learnedDefaults();
         if (defaults == null) { // no connection made yet: make one to learn them
             h.bind();
-            defaults = h.physical.current();
             h.done();
+            // Not the connection's current settings: once it went back, another borrower's
+            // setTransactionIsolation(SERIALIZABLE) would show there, and a caller that asked
+            // for the level to decide whether to set it would skip it (as Spring does).
+            defaults = h.pool.factory.learnedDefaults();
         }
         return defaults;
     }
