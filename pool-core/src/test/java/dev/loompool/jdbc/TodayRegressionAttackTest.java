@@ -25,7 +25,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
@@ -48,7 +47,6 @@ class TodayRegressionAttackTest extends HostileSupport {
      */
     @ParameterizedTest
     @EnumSource(Connector.class)
-    @Disabled("BUG: FOUND_ROWS() after this handle's own SELECT (no SQL_CALC_FOUND_ROWS) inside its transaction is refused, though the refusal itself says to run both in one transaction; the plain driver answers 2")
     void foundRowsAfterAPlainSelectInsideTheTransactionAnswersAsThePlainDriver(Connector connector) throws SQLException {
         mariaTable();
         mariaAdmin("INSERT INTO " + table + " (v) VALUES (1), (2), (3)");

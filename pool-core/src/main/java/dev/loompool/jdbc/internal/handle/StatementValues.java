@@ -12,8 +12,9 @@ import java.sql.SQLException;
  * which values a text reads or leaves, {@link SqlValues} says.
  *
  * <p>The rule. A statement that reads a value of the statement just before it
- * ({@link SqlEffect#READS_LAST}: {@code FOUND_ROWS()}, {@code SHOW WARNINGS}) runs only if the
- * handle's last statement ran on the binding it holds now; one that reads a value the session keeps
+ * ({@link SqlEffect#READS_LAST}: {@code ROW_COUNT()}, {@code SHOW WARNINGS}) runs only if the
+ * handle's last statement ran on the binding it holds now; {@code FOUND_ROWS()}
+ * ({@link SqlEffect#READS_FOUND}) only if the last SELECT there was the handle's, on that binding; one that reads a value the session keeps
  * ({@link SqlEffect#READS_KEPT}: {@code lastval()}, {@code LAST_INSERT_ID()}) only if the handle
  * ran a statement that leaves such a value ({@link SqlEffect#LEAVES}) on that binding. Otherwise
  * the value there may be another borrower's, or none, and the statement is refused before it
@@ -53,6 +54,12 @@ final class StatementValues {
         boolean sameBinding = (last & ~KEPT) == b;
         if ((v & SqlEffect.READS_LAST) != 0 && !sameBinding || (v & SqlEffect.READS_KEPT) != 0 && last != (b | KEPT)) {
             throw refused(h.pool, sql, (v & SqlEffect.READS_KEPT) != 0 && sameBinding);
+        }
+        if ((v & SqlEffect.READS_FOUND) != 0 && p.foundBy() != b) {
+            throw refused(h.pool, sql, sameBinding); // the last SELECT there was not this handle's on this binding
+        }
+        if ((v & SqlEffect.SETS_FOUND) != 0) {
+            p.noteFound(b);
         }
         if ((v & SqlEffect.LEAVES) != 0) {
             Pins.add(h, PinReason.STATEMENT_VALUE, sql);

@@ -78,6 +78,12 @@ public final class PhysicalConnection {
      */
     private long lastStatement;
     /**
+     * The binding whose SELECT last ran on it (MySQL and MariaDB): {@code FOUND_ROWS()} answers that
+     * SELECT's count, so a handle reads it only if the SELECT was its own on the binding it holds.
+     * 0 for none. Plain: written and read by the holder only.
+     */
+    private long foundBy;
+    /**
      * The binding whose statement last left a value on the session ({@code nextval}, an
      * {@code INSERT}), 0 for none or once discarded: SQL the pool cannot read (a function) could
      * read it there for another binding (the handle's {@code StatementValues.discardOthers}). Holder only.
@@ -532,6 +538,16 @@ public final class PhysicalConnection {
     /** A statement ran on binding {@code binding} (with the {@code KEPT} bit if that binding left a value kept now). */
     public void noteStatement(long binding) {
         lastStatement = binding;
+    }
+
+    /** The binding whose SELECT last ran on it (MySQL, MariaDB), 0 for none. */
+    public long foundBy() {
+        return foundBy;
+    }
+
+    /** A SELECT ran on binding {@code binding}: the session's {@code FOUND_ROWS()} is its count now. */
+    public void noteFound(long binding) {
+        foundBy = binding;
     }
 
     /** The binding whose statement last left a value on the session, 0 for none or once discarded. */

@@ -316,6 +316,7 @@ public final class SqlClassifier {
         Tx tx = Tx.SAME;
         int values = 0;
         boolean left = false; // a statement of this text left a value, which a later one may read
+        boolean selected = false; // a SELECT of this text set what FOUND_ROWS() answers
         boolean first = true;
         boolean stored = false; // after CREATE … BEGIN: a stored body, which does not run now
         boolean body = false; // after CREATE … BEGIN or a compound statement: the rest is a block's body
@@ -335,7 +336,11 @@ public final class SqlClassifier {
                 if (left) {
                     v &= ~SqlEffect.READS_KEPT; // an earlier statement of this text left what it reads
                 }
+                if (selected) {
+                    v &= ~SqlEffect.READS_FOUND; // an earlier SELECT of this text set what it reads
+                }
                 left |= (v & SqlEffect.LEAVES) != 0;
+                selected |= (v & SqlEffect.SETS_FOUND) != 0;
                 values |= v;
                 if (!body && e.tx == Tx.ENDED) {
                     values &= ~SqlEffect.LEAVES; // like commit(): a value is not kept past the end of its transaction

@@ -35,8 +35,16 @@ public final class SqlEffect {
     public static final int LEAVES = 4;
     /** Reads the connection's identity: {@code pg_backend_pid()}, {@code CONNECTION_ID()}. */
     public static final int IDENTITY = 8;
-    private static final String[] VALUE_NAMES = {"READS_LAST", "READS_KEPT", "LEAVES", "IDENTITY"};
-    private static final int VALUE_COMBINATIONS = 16;
+    /**
+     * MySQL and MariaDB {@code FOUND_ROWS()}: reads the count of the session's last SELECT, which
+     * statements of other kinds in between leave as it was.
+     */
+    public static final int READS_FOUND = 16;
+    /** MySQL and MariaDB: a SELECT, which sets what {@code FOUND_ROWS()} answers. */
+    public static final int SETS_FOUND = 32;
+    private static final String[] VALUE_NAMES = {"READS_LAST", "READS_KEPT", "LEAVES", "IDENTITY", "READS_FOUND",
+        "SETS_FOUND"};
+    private static final int VALUE_COMBINATIONS = 64;
 
     private static final SqlEffect[] ALL = new SqlEffect[2 * 3 * VALUE_COMBINATIONS];
 
@@ -96,7 +104,7 @@ public final class SqlEffect {
 
     /** Whether it reads a value an earlier statement left. */
     public boolean readsPrevious() {
-        return (values & (READS_LAST | READS_KEPT)) != 0;
+        return (values & (READS_LAST | READS_KEPT | READS_FOUND)) != 0;
     }
 
     /** The base name ({@code NONE}, {@code SESSION_BEGIN}…), then {@code +LEAVES} and the like. */

@@ -15,12 +15,8 @@ final class SqlValues {
 
     /** Functions whose value is the previous statement's. */
     private static final String[] READS_LAST_FUNCTIONS = {"ROW_COUNT"};
-    /**
-     * Functions reading what the session kept from the last statement that set it. {@code FOUND_ROWS()} too: it answers the session's last SELECT, not the last statement, so
-     * after a SET or an INSERT on the same binding it would read the previous borrower's count. It
-     * is read only after {@code SQL_CALC_FOUND_ROWS} on the binding (which leaves it).
-     */
-    private static final String[] READS_KEPT_FUNCTIONS = {"lastval", "currval", "FOUND_ROWS"};
+    /** Functions reading what the session kept from the last statement that set it. */
+    private static final String[] READS_KEPT_FUNCTIONS = {"lastval", "currval"};
     /** Functions leaving a value the next statement is likely to read. */
     private static final String[] LEAVES_FUNCTIONS = {"nextval", "setval"};
     /** Functions answering the connection's identity, which a later KILL or pg_cancel_backend uses. */
@@ -39,6 +35,10 @@ final class SqlValues {
             return 0; // a procedure, trigger or view names these; it runs them later, in a statement of its own
         }
         int v = 0;
+        if (dialect == SqlDialect.MYSQL && (t.is(s, "SELECT") || t.is(s, "WITH") || t.is(s, "VALUES")
+                || t.is(s, "TABLE") || t.isPunct(s, '('))) {
+            v |= SqlEffect.SETS_FOUND; // what FOUND_ROWS() answers next
+        }
         if (t.is(s, "SHOW") && (contains(t, s, e, "WARNINGS") || contains(t, s, e, "ERRORS"))) {
             v |= SqlEffect.READS_LAST; // SHOW WARNINGS, SHOW ERRORS, SHOW COUNT(*) WARNINGS
         }
@@ -80,6 +80,9 @@ final class SqlValues {
     private static int call(SqlLexer t, int i) {
         if (t.is(i, "LAST_INSERT_ID")) {
             return t.isPunct(i + 2, ')') ? SqlEffect.READS_KEPT : SqlEffect.LEAVES; // LAST_INSERT_ID(expr) sets it
+        }
+        if (t.is(i, "FOUND_ROWS")) {
+            return SqlEffect.READS_FOUND; // the last SELECT's count, not the last statement's
         }
         return is(t, i, READS_LAST_FUNCTIONS) ? SqlEffect.READS_LAST
                 : is(t, i, READS_KEPT_FUNCTIONS) ? SqlEffect.READS_KEPT
