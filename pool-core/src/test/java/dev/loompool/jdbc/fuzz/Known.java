@@ -46,6 +46,8 @@ enum Known {
     SEARCH_PATH_AFTER_SET_SCHEMA,
     /** pgjdbc: {@code getTransactionIsolation} after SQL {@code SET TRANSACTION ISOLATION LEVEL} in a transaction answers the handle's level. */
     ISOLATION_GETTER_AFTER_SET_TRANSACTION,
+    /** MySQL, MariaDB: autocommit off, a savepoint, a failed statement before any table was read: the connection goes, the savepoint with it. */
+    SAVEPOINT_LOST_AFTER_A_FAILURE,
 
     // ---- found by this fuzzer and left alone -----------------------------------------------------
 
@@ -76,7 +78,13 @@ enum Known {
      * earlier statement are gone after the pool's own statement (a round trip it makes after an
      * error): the read answers none, never another borrower's.
      */
-    WARNINGS_CLEARED_BY_THE_POOL;
+    WARNINGS_CLEARED_BY_THE_POOL,
+    /**
+     * {@code releaseSavepoint} or {@code rollback(savepoint)} after the transaction ended: the
+     * driver fails (the server has no such savepoint), the pool, which no longer holds a
+     * connection for the handle, answers without an error.
+     */
+    SAVEPOINT_CALL_AFTER_THE_TRANSACTION;
 
     /** Whether the generator makes the steps that trigger known findings of the first group. */
     static boolean included() {
@@ -128,13 +136,21 @@ enum Known {
                         && pool.startsWith("pool:  error 25  (25001") && plain.startsWith("plain: ok")) {
             return POOL_STATEMENT_BEFORE_A_TEXT;
         }
+        boolean savepointCall = kind == Kind.RELEASE_SAVEPOINT || kind == Kind.ROLLBACK_TO_SAVEPOINT;
+        if (savepointCall && pool.startsWith("pool:  error 42  (42000") && pool.contains("does not exist")
+                && plain.startsWith("plain: ok")) {
+            return SAVEPOINT_LOST_AFTER_A_FAILURE;
+        }
+        if (savepointCall && pool.startsWith("pool:  ok") && plain.startsWith("plain: error ")) {
+            return SAVEPOINT_CALL_AFTER_THE_TRANSACTION;
+        }
         if (sql.contains("ROW_COUNT") && pool.replace("(0)", "(-1)").substring(7).equals(plain.replace("(0)", "(-1)").substring(7))) {
             return ROW_COUNT_ZERO_OR_MINUS_ONE;
         }
         if (sql.contains("FOUND_ROWS")) {
             return FOUND_ROWS_OF_ANOTHER_STATEMENT;
         }
-        if (sql.contains("WARNING")) {
+        if (sql.contains("WARNING") || kind == Kind.WARNINGS) {
             return WARNINGS_CLEARED_BY_THE_POOL;
         }
         if (kind == Kind.GETTERS && withoutIsolation(pool).equals(withoutIsolation(plain))) {
