@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -244,8 +243,6 @@ class PoolSequenceCounterexamplesTest {
      * borrower) takes the savepoint with it: A's {@code rollback(savepoint)} fails (42000), where
      * the plain driver's succeeds.
      */
-    @Disabled("BUG: with autocommit off, a failed statement in a transaction that has touched no table yet lets the "
-            + "connection go (the server reports no transaction): the savepoint A holds is lost")
     @ParameterizedTest
     @EnumSource(SeqTarget.class)
     void aSavepointOutlivesAFailedStatementBeforeTheTransactionTouchedATable(SeqTarget target) throws SQLException {

@@ -140,6 +140,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         if (p == null || !p.enter(heldBinding())) { // a close or the reclaimer overtook this call
             throw TransactionCalls.overtaken(this);
         }
+        p.noteSavepoint(); // a savepoint call (or a sharding key): see Pins.afterError
         return p;
     }
 

@@ -126,7 +126,9 @@ final class Pins {
      * error path pays (a MariaDB ping confirms the state after an error).
      */
     static void afterError(HandleLife h, PhysicalConnection p) {
-        if (p.wireReadable && has(h, PinReason.TRANSACTION)) {
+        if (p.wireReadable && has(h, PinReason.TRANSACTION) && !(p.savepointsSet() && !p.current().autoCommit())) {
+            // a savepoint is the session's even where the server reports no transaction (MariaDB
+            // before the transaction touched a table): it ends with commit or rollback
             transactionEnded(h, p);
         }
     }

@@ -77,6 +77,8 @@ public final class PhysicalConnection {
      * its number says whose the statement was. Plain: written and read by the holder only.
      */
     private long lastStatement;
+    /** See {@link #savepointsSet()}. Plain: written and read by the holder only. */
+    private boolean savepointsSet;
     /**
      * The binding whose SELECT last ran on it (MySQL and MariaDB): {@code FOUND_ROWS()} answers that
      * SELECT's count, so a handle reads it only if the SELECT was its own on the binding it holds.
@@ -485,9 +487,29 @@ public final class PhysicalConnection {
         transactionDirty = true;
     }
 
-    /** A commit or rollback ended the transaction (for a driver whose state cannot be read). */
+    /** A commit or rollback ended the transaction (for a driver whose state cannot be read), and its savepoints. */
     public void noteTransactionEnded() {
         transactionDirty = false;
+        savepointsSet = false;
+    }
+
+    /** Its last holder's savepoints end with the holder's transaction, on its return. */
+    void forgetSavepoints() {
+        savepointsSet = false;
+    }
+
+    /** A savepoint call ran on it: see {@link #savepointsSet}. Holder only. */
+    public void noteSavepoint() {
+        savepointsSet = true;
+    }
+
+    /**
+     * Whether a savepoint call ran since its transaction last ended: the savepoint is the session's
+     * even where the server reports no transaction (MariaDB, before the transaction touched a
+     * table), so an error does not end the handle's transaction pin.
+     */
+    public boolean savepointsSet() {
+        return savepointsSet;
     }
 
     /** SQL that may change the search path ran on it (and left session state): see {@link #searchPathChanged}. */

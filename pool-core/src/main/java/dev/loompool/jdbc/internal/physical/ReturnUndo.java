@@ -29,6 +29,7 @@ final class ReturnUndo {
      */
     static void onReturn(JdbcPool pool, PhysicalConnection p) throws Retired {
         ResetEvent event = null; // a Flight Recorder event, only when there is something to undo and it is recorded
+        p.forgetSavepoints(); // the last holder's end here with its transaction (rolled back below if open)
         try {
             boolean transaction = p.transactionMayBeOpen();
             if (transaction || p.sessionDirty || !p.current.marked.isEmpty()) { // else nothing to undo
