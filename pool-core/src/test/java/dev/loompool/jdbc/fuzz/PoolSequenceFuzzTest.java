@@ -48,8 +48,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * cache, {@code currval} through a user function, {@code COMMIT RELEASE} and pgjdbc's
  * {@code DateStyle}, Connector/J's {@code prepareCall} of a comment); {@code =include} generates
  * them and reports each as known, not as a failure. {@code setReadOnly} inside a transaction
- * (pgjdbc's 25001) is recognised by its outcome in both modes, and so are the differences from
- * pgjdbc the long runs found and left alone ({@link Known}'s second group). What follows a
+ * (pgjdbc's 25001) is recognised by its outcome in both modes, and so are what the long runs
+ * found (kept as {@code @Disabled} counterexamples, or left alone: {@link Known}'s second and
+ * third groups), so that a long run shows what is new. What follows a
  * documented refusal, or the plain driver's own lost connection, is not compared (the two runs
  * went apart by design), and a failure that does not fail again once shrunk is reported only.
  *
@@ -64,7 +65,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * (Side by side, each JVM needs classes Maven does not rebuild under it: run them from a copy of
  * {@code target/classes} and {@code target/test-classes}.) {@code -Dloompool.fuzz.pool.shrunk=N}
  * shrinks up to N distinct findings (default 12); {@code -Dloompool.fuzz.pool.known=include} adds
- * the known findings' generators.
+ * the known findings' generators; {@code -Dloompool.fuzz.pool.verbose=true} prints each failure
+ * as it happens and the progress every 250 sequences.
  * The findings, shrunk, are written to {@code pool-core/target/fuzz/pool-<target>.txt}.
  */
 class PoolSequenceFuzzTest {
@@ -112,7 +114,7 @@ class PoolSequenceFuzzTest {
             for (int run = 0; run < TRIES; run++) {
                 Sequence seq = steps.generate(new SplittableRandom(seeds.nextLong()));
                 stepCount += seq.steps().size();
-                if (run > 0 && run % 250 == 0) {
+                if (VERBOSE && run > 0 && run % 250 == 0) {
                     System.out.printf("%s: %d sequences, %d failed, %d shrunk, %d s%n", target, run, failures, shrunk,
                             (System.nanoTime() - started) / 1_000_000_000L);
                 }
