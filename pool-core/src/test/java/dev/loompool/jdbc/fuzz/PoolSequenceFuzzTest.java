@@ -118,18 +118,19 @@ class PoolSequenceFuzzTest {
                     System.out.printf("%s: %d sequences, %d failed, %d shrunk, %d s%n", target, run, failures, shrunk,
                             (System.nanoTime() - started) / 1_000_000_000L);
                 }
-                if (freshChecked.add(seq.defaults())) {
-                    Failure f = runs.freshAgainstPlain(seq.defaults());
-                    if (f != null) {
-                        found.put("fresh " + seq.defaults(), new Finding(new Sequence(seq.defaults(), List.of()), f, null, true));
-                    }
-                }
                 Result result;
                 try {
+                    if (freshChecked.add(seq.defaults())) {
+                        Failure f = runs.freshAgainstPlain(seq.defaults());
+                        if (f != null) {
+                            found.put("fresh " + seq.defaults(), new Finding(new Sequence(seq.defaults(), List.of()), f, null, true));
+                        }
+                    }
                     result = runs.run(seq);
                 } catch (SQLException | RuntimeException e) {
                     // the harness's own calls (a connect, the admin's reads, the pool's getConnection)
-                    // failed: counted and reported with the sequence, the run goes on
+                    // failed: counted and reported with the sequence, the run goes on, with the
+                    // target's objects made again in case something else dropped them
                     if (threw.size() < 5) {
                         threw.add(e + "\n" + seq.code());
                     }
@@ -137,6 +138,8 @@ class PoolSequenceFuzzTest {
                     if (VERBOSE) {
                         e.printStackTrace(System.out);
                     }
+                    target.prepare();
+                    createTables(target, tables);
                     continue;
                 }
                 result.refusals().forEach(r -> refusals.merge(shortRefusal(r), 1, Integer::sum));
@@ -262,7 +265,7 @@ class PoolSequenceFuzzTest {
     static void createTables(SeqTarget target, SequenceRun.Tables tables) throws SQLException {
         try (Connection c = target.database.admin(); Statement s = c.createStatement()) {
             for (String t : List.of(tables.pool(), tables.plain())) {
-                s.execute("CREATE TABLE " + t + " (id int, v varchar(200))" + (target.postgres() ? "" : " ENGINE=InnoDB"));
+                s.execute("CREATE TABLE IF NOT EXISTS " + t + " (id int, v varchar(200))" + (target.postgres() ? "" : " ENGINE=InnoDB"));
             }
         }
     }
