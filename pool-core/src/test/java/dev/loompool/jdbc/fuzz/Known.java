@@ -66,7 +66,8 @@ enum Known {
      * The statement the pool sends before a text whose functions it cannot read
      * ({@code DISCARD SEQUENCES}) runs first: in a failed transaction it fails with 25P02 (a plain
      * SQLException, not a batch's BatchUpdateException) where the server would have reported the
-     * text's own syntax error (42601); and it begins the transaction pgjdbc would not have begun
+     * text's own syntax error (42601) or pgjdbc its own refusal of the text (0A000, several
+     * statements in one addBatch); and it begins the transaction pgjdbc would not have begun
      * for a text its own parser refuses, so a setter that follows meets one (25001).
      */
     POOL_STATEMENT_BEFORE_A_TEXT,
@@ -135,7 +136,7 @@ enum Known {
             return SETTER_WHERE_PGJDBC_SEES_A_TRANSACTION;
         }
         if (pool.startsWith("pool:  error 25  (25P02")
-                && (plain.startsWith("plain: error 42") || plain.startsWith("plain: error 25 counts"))
+                && (plain.startsWith("plain: error 42") || plain.startsWith("plain: error 0A") || plain.startsWith("plain: error 25 counts"))
                 || EnumSet.of(Kind.SET_ISOLATION, Kind.SET_READ_ONLY).contains(kind)
                         && pool.startsWith("pool:  error 25  (25001") && plain.startsWith("plain: ok")) {
             return POOL_STATEMENT_BEFORE_A_TEXT;
