@@ -73,9 +73,20 @@ final class SequenceRun {
                 if (failure != null) {
                     continue;
                 }
-                if (la.isBound() && la.pinReasons().isEmpty()) {
-                    failure = new Failure(Category.INVARIANT, i, List.of("A's handle is bound with no pin reason"));
-                } else if (!la.isBound()) {
+                boolean bound;
+                try {
+                    bound = la.isBound() && !la.pinReasons().isEmpty();
+                    if (la.isBound() && !bound) {
+                        failure = new Failure(Category.INVARIANT, i, List.of("A's handle is bound with no pin reason"));
+                        continue;
+                    }
+                } catch (RuntimeException e) {
+                    // pinReasons() may ask the connection (the wire state after an error): what it
+                    // throws reaches whoever asked, a metrics scrape or a log line
+                    failure = new Failure(Category.INVARIANT, i, List.of("A's pinReasons() threw " + e));
+                    continue;
+                }
+                if (!bound) {
                     failure = compare(reference, BorrowerB.borrowAndLook(ds, target, tables.pool(), typed), i);
                 }
             }
