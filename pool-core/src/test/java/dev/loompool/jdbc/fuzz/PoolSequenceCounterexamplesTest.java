@@ -161,11 +161,11 @@ class PoolSequenceCounterexamplesTest {
         LoomPoolDataSource ds = pool(target);
         try (Connection a = ds.getConnection()) {
             try (Statement s = a.createStatement()) {
-                s.execute("INSERT INTO " + table + " VALUES (1, 'a')"); // keeps the connection for the next statement
+                s.execute("INSERT INTO " + table + " VALUES (1, 'a')"); // the open statement keeps the connection
+                assertThat(a.unwrap(LoomConnection.class).isBound()).isTrue();
+                a.setSchema(other);
+                a.setSchema(target.postgres() ? "public" : "test"); // the schema it started with
             }
-            assertThat(a.unwrap(LoomConnection.class).isBound()).isTrue();
-            a.setSchema(other);
-            a.setSchema(target.postgres() ? "public" : "test"); // the schema it started with
         }
         String fresh;
         try (Connection plain = target.plain()) {

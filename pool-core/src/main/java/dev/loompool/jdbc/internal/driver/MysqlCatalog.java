@@ -19,10 +19,24 @@ import java.util.Set;
  * functions of every database (a name the server resolves to one is never neutral, even one named
  * like a builtin of another server or version), every view's definition (classified as SQL: one
  * that calls a stored function or {@code GET_LOCK} makes its name pin) and the tables with a
- * trigger (its body may set a user variable: their name pins). Three queries of
+ * trigger (its body may set a user variable: their name pins), and the tables an INSERT into sets no
+ * {@code LAST_INSERT_ID()} in ({@link #TABLE_KEYS}). Four queries of
  * {@code information_schema}, at the pool's start and again when {@link SqlClassifier#refreshDue} says.
  */
 final class MysqlCatalog {
+
+    /**
+     * Every table by name, and whether an INSERT into it may set {@code LAST_INSERT_ID()}: anything
+     * but a base table (a view's INSERT reaches its base table; a MariaDB sequence), an
+     * {@code AUTO_INCREMENT} column, or a default that takes a sequence's next value (MariaDB).
+     * A trigger's name pins already, and never counts as quiet ({@link SqlFunctions#addQuietTables}).
+     */
+    private static final String TABLE_KEYS = "SELECT t.TABLE_NAME, t.TABLE_TYPE <> 'BASE TABLE' OR EXISTS (SELECT 1"
+            + " FROM information_schema.COLUMNS k WHERE k.TABLE_SCHEMA = t.TABLE_SCHEMA AND k.TABLE_NAME = t.TABLE_NAME"
+            + " AND (LOWER(k.EXTRA) LIKE '%auto_increment%' OR LOWER(k.COLUMN_DEFAULT) LIKE '%next%value%'"
+            + " OR LOWER(k.COLUMN_DEFAULT) LIKE '%nextval%' OR LOWER(k.COLUMN_DEFAULT) LIKE '%last_insert_id%'))"
+            + " FROM information_schema.TABLES t"
+            + " WHERE t.TABLE_SCHEMA NOT IN ('sys', 'information_schema', 'performance_schema', 'mysql')";
 
     private MysqlCatalog() {
     }
@@ -31,6 +45,7 @@ final class MysqlCatalog {
         Set<String> stored = new HashSet<>();
         Set<String> words = new HashSet<>();
         Map<String, List<String>> views = new HashMap<>();
+        Map<String, Boolean> tableKeys = new HashMap<>();
         try (Statement st = c.createStatement()) {
             try (ResultSet rs = st.executeQuery("SELECT ROUTINE_NAME FROM information_schema.ROUTINES"
                     + " WHERE ROUTINE_TYPE = 'FUNCTION'")) {
@@ -54,6 +69,11 @@ final class MysqlCatalog {
                     }
                 }
             }
+            try (ResultSet rs = st.executeQuery(TABLE_KEYS)) {
+                while (rs.next()) {
+                    tableKeys.merge(rs.getString(1), rs.getBoolean(2), Boolean::logicalOr);
+                }
+            }
         }
         if (!c.getAutoCommit()) {
             c.rollback();
@@ -62,6 +82,7 @@ final class MysqlCatalog {
         SqlClassifier classifier = new SqlClassifier(SqlDialect.MYSQL);
         classifier.useFunctions(table, 0);
         SqlFunctions.addUnneutral(views, words, classifier, e -> e.session);
+        table.addQuietTables(tableKeys, Map.of(), words, classifier);
         return table;
     }
 }

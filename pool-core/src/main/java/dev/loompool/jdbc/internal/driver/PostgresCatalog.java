@@ -27,7 +27,8 @@ import java.util.regex.Pattern;
  * are pinned), so those expressions are read as SQL and classified with the function table; a
  * relation whose SQL is not neutral becomes a word that pins, and one whose SQL reads a value the
  * session keeps ({@code currval}, {@code lastval}) a word that reads it; so does a function whose
- * source reads one, or calls such a function ({@link SqlFunctions#addKeptReaders}). Four catalog queries, run
+ * source reads one, or calls such a function ({@link SqlFunctions#addKeptReaders}); and the tables an INSERT into
+ * generates no key in ({@link #TABLE_KEYS}). Five catalog queries, run
  * at the pool's start and again when {@link SqlClassifier#refreshDue} says, in a transaction of
  * their own ({@link FunctionCatalog#read}).
  */
@@ -107,6 +108,22 @@ final class PostgresCatalog {
             + " UNION SELECT src.proname FROM src JOIN k ON position(lower(k.name) IN lower(src.s)) > 0)"
             + " SELECT proname, s FROM src WHERE proname IN (SELECT name FROM k)";
 
+    /**
+     * Every table, view and foreign table by name, and whether an INSERT into it may generate a key
+     * (set {@code lastval()}) without its SQL saying so: anything but a plain table (a view's
+     * INSERT reaches its base table, a partitioned one its partitions), an identity column, a
+     * column of a domain with a default, a trigger or a rule. A column default is SQL of
+     * {@link #RELATION_SQL}, classified: {@code nextval} leaves a value
+     * ({@link SqlFunctions#addQuietTables}).
+     */
+    private static final String TABLE_KEYS = "SELECT c.relname, c.relkind <> 'r'"
+            + " OR EXISTS (SELECT 1 FROM pg_attribute a LEFT JOIN pg_type t ON t.oid = a.atttypid WHERE a.attrelid = c.oid"
+            + " AND a.attnum > 0 AND NOT a.attisdropped AND (a.attidentity <> '' OR t.typdefaultbin IS NOT NULL))"
+            + " OR EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = c.oid AND NOT g.tgisinternal)"
+            + " OR EXISTS (SELECT 1 FROM pg_rewrite r WHERE r.ev_class = c.oid)"
+            + " FROM pg_class c WHERE c.relkind IN ('r', 'p', 'v', 'f') AND c.relnamespace NOT IN"
+            + " ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)";
+
     private static final Pattern ATOMIC_HEAD = Pattern.compile("(?is)^\\s*CREATE\\b.*?\\bBEGIN\\s+ATOMIC\\b");
 
     private PostgresCatalog() {
@@ -119,6 +136,7 @@ final class PostgresCatalog {
         Set<String> operators = new HashSet<>();
         Map<String, List<String>> relationSql = new HashMap<>();
         Map<String, List<String>> functionSource = new HashMap<>();
+        Map<String, Boolean> tableKeys = new HashMap<>();
         try (Statement st = c.createStatement()) {
             try (ResultSet rs = st.executeQuery(FUNCTIONS)) {
                 while (rs.next()) {
@@ -143,6 +161,11 @@ final class PostgresCatalog {
                     }
                 }
             }
+            try (ResultSet rs = st.executeQuery(TABLE_KEYS)) {
+                while (rs.next()) {
+                    tableKeys.merge(rs.getString(1), rs.getBoolean(2), Boolean::logicalOr);
+                }
+            }
             try (ResultSet rs = st.executeQuery(FUNCTION_SOURCES)) {
                 while (rs.next()) {
                     if (rs.getString(2) != null) {
@@ -158,6 +181,7 @@ final class PostgresCatalog {
         SqlFunctions.addUnneutral(relationSql, kept, classifier, e -> (e.values & SqlEffect.READS_KEPT) != 0);
         SqlFunctions.addKeptReaders(functionSource, kept, classifier);
         table.addSearchPathSetters(functionSource);
+        table.addQuietTables(tableKeys, relationSql, words, classifier);
         return table;
     }
 

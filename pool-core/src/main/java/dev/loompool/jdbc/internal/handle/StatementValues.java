@@ -20,7 +20,10 @@ import java.sql.SQLException;
  * the value there may be another borrower's, or none, and the statement is refused before it
  * reaches the driver. A statement that leaves a value keeps the connection bound
  * ({@link PinReason#STATEMENT_VALUE}) until the handle's next statement has run, so that
- * {@code INSERT; SELECT lastval()} works as on the plain driver.
+ * {@code INSERT; SELECT lastval()} works as on the plain driver; unless the value is the
+ * generated key of an INSERT that hands it to its caller ({@link SqlEffect#HANDED}: {@code RETURNING},
+ * or the keys asked for), which is what JDBC code, {@code KeyHolder} and JPA's IDENTITY ids read.
+ * The session still keeps it: a read of it on the same binding runs, one on a later binding is refused.
  *
  * <p>The connection keeps the binding number of its last statement ({@link PhysicalConnection#lastStatement()}):
  * a binding is one handle's, so the number says whether the statement was this handle's, on this
@@ -62,7 +65,11 @@ final class StatementValues {
             p.noteFound(b);
         }
         if ((v & SqlEffect.LEAVES) != 0) {
-            Pins.add(h, PinReason.STATEMENT_VALUE, sql);
+            if ((v & SqlEffect.HANDED) != 0) {
+                Pins.remove(h, PinReason.STATEMENT_VALUE); // the caller has the key: nothing to keep the connection for
+            } else {
+                Pins.add(h, PinReason.STATEMENT_VALUE, sql);
+            }
             p.noteStatement(b | KEPT);
             p.noteValueLeft(b);
         } else {

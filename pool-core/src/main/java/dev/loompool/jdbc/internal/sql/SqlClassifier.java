@@ -304,7 +304,7 @@ public final class SqlClassifier {
             } else {
                 Tx tx = effect.tx == one.tx ? effect.tx
                         : effect.tx == Tx.OPEN || one.tx == Tx.OPEN ? Tx.OPEN : Tx.SAME; // an end only if all agree
-                effect = SqlEffect.of(effect.session || one.session, tx, effect.values | one.values);
+                effect = SqlEffect.of(effect.session || one.session, tx, SqlEffect.eitherValues(effect.values, one.values));
             }
         }
         return effect;
@@ -328,7 +328,7 @@ public final class SqlClassifier {
             if (end > start) {
                 SqlEffect e = statement(t, start, end, dialect, behind, functions);
                 session |= e.session;
-                int v = stored ? 0 : SqlValues.of(t, start, end, dialect)
+                int v = stored ? 0 : SqlValues.of(t, start, end, dialect, functions)
                         | SqlAllowlist.catalogValues(t, start, end, dialect, functions);
                 if (!first) {
                     v &= ~SqlEffect.READS_LAST; // the statement before it is this text's own
@@ -341,9 +341,10 @@ public final class SqlClassifier {
                 }
                 left |= (v & SqlEffect.LEAVES) != 0;
                 selected |= (v & SqlEffect.SETS_FOUND) != 0;
-                values |= v;
+                values = SqlEffect.joinValues(values, v);
                 if (!body && e.tx == Tx.ENDED) {
-                    values &= ~SqlEffect.LEAVES; // like commit(): a value is not kept past the end of its transaction
+                    // like commit(): a value is not kept past the end of its transaction
+                    values &= ~(SqlEffect.LEAVES | SqlEffect.GENERATED | SqlEffect.HANDED);
                 }
                 first = false;
                 stored |= t.is(start, "CREATE") && SqlRules.contains(t, start, end, "BEGIN");

@@ -42,9 +42,21 @@ public final class SqlEffect {
     public static final int READS_FOUND = 16;
     /** MySQL and MariaDB: a SELECT, which sets what {@code FOUND_ROWS()} answers. */
     public static final int SETS_FOUND = 32;
+    /**
+     * With {@link #LEAVES}: the one value it leaves is the generated key of its {@code INSERT} (no
+     * {@code nextval}, no {@code LAST_INSERT_ID(expr)} in its text, one such statement in it), which
+     * the statement can hand to its caller ({@link #keysAsked}).
+     */
+    public static final int GENERATED = 64;
+    /**
+     * With {@link #GENERATED}: the caller gets that key from the statement itself
+     * ({@code RETURNING}, or the generated keys asked for at prepare or execute), so the value the
+     * session keeps does not hold the connection for the next statement (StatementValues).
+     */
+    public static final int HANDED = 128;
     private static final String[] VALUE_NAMES = {"READS_LAST", "READS_KEPT", "LEAVES", "IDENTITY", "READS_FOUND",
-        "SETS_FOUND"};
-    private static final int VALUE_COMBINATIONS = 64;
+        "SETS_FOUND", "GENERATED", "HANDED"};
+    private static final int VALUE_COMBINATIONS = 256;
 
     private static final SqlEffect[] ALL = new SqlEffect[2 * 3 * VALUE_COMBINATIONS];
 
@@ -100,6 +112,33 @@ public final class SqlEffect {
     /** The same with {@code more} value flags. */
     SqlEffect with(int more) {
         return ALL[index(session, tx, values | more)];
+    }
+
+    /**
+     * The same, run with its generated keys asked for ({@code prepareStatement(sql,
+     * RETURN_GENERATED_KEYS)}, {@code executeUpdate(sql, columnNames)}): an {@code INSERT}'s key is
+     * then handed to the caller. An allocation-free array load.
+     */
+    public SqlEffect keysAsked() {
+        return (values & GENERATED) != 0 ? ALL[index(session, tx, values | HANDED)] : this;
+    }
+
+    /**
+     * The value flags of two statements of one text: a key is {@link #GENERATED} (or
+     * {@link #HANDED}) only if one of them alone leaves a value and that one's value is.
+     */
+    static int joinValues(int a, int b) {
+        int v = a | b;
+        return (a & LEAVES) != 0 && (b & LEAVES) != 0 ? v & ~(GENERATED | HANDED) : v;
+    }
+
+    /**
+     * The value flags of two readings of one text (MySQL's versioned comments), one of which the
+     * server runs: where both leave a value, a key is {@link #GENERATED} (or {@link #HANDED}) only if it is in both.
+     */
+    static int eitherValues(int a, int b) {
+        int v = a | b;
+        return (a & LEAVES) != 0 && (b & LEAVES) != 0 ? v & ~((GENERATED | HANDED) & ~(a & b)) : v;
     }
 
     /** Whether it reads a value an earlier statement left. */

@@ -158,6 +158,14 @@ public final class SqlFunctions {
      * the table is used.
      */
     private final Set<String> searchPathWords;
+    /**
+     * Tables an {@code INSERT} into leaves no generated key in: every table of that name, in any
+     * schema, has no column a sequence, an identity or {@code AUTO_INCREMENT} fills, no trigger and
+     * no rule (names folded to lower case, so that a quoted and an unquoted name meet, and a name
+     * any of them leaves a key under is not here). Empty until the catalog is read: every INSERT
+     * then keeps its value. Filled by {@link #addQuietTables} before the table is used.
+     */
+    private final Set<String> quietTables = new java.util.HashSet<>();
 
     public enum Volatility {
         NEUTRAL,
@@ -342,7 +350,38 @@ public final class SqlFunctions {
     boolean sameAs(SqlFunctions other) {
         return other != null && dialect == other.dialect && byName.equals(other.byName)
                 && volatileWords.equals(other.volatileWords) && keptValueWords.equals(other.keptValueWords)
-                && volatileOperators.equals(other.volatileOperators) && searchPathWords.equals(other.searchPathWords);
+                && volatileOperators.equals(other.volatileOperators) && searchPathWords.equals(other.searchPathWords)
+                && quietTables.equals(other.quietTables);
+    }
+
+    /**
+     * Adds the tables of {@code keyByTable} (a table's name, whether it may generate a key) that
+     * never do under their name, and whose SQL the server runs on an INSERT (defaults, checks,
+     * policies: {@code sqlByName}) leaves nothing and touches no session state, as {@code classifier}
+     * reads it. A name in {@code words} (a rule, a trigger, a volatile cast) is never quiet. Before
+     * the table is used.
+     */
+    public void addQuietTables(Map<String, Boolean> keyByTable, Map<String, java.util.List<String>> sqlByName,
+            Set<String> words, SqlClassifier classifier) {
+        Map<String, Boolean> folded = new HashMap<>();
+        keyByTable.forEach((name, key) -> folded.merge(SqlLexer.foldAscii(name), key, Boolean::logicalOr));
+        Map<String, java.util.List<String>> sql = new HashMap<>();
+        sqlByName.forEach((name, list) -> sql.computeIfAbsent(SqlLexer.foldAscii(name), k -> new java.util.ArrayList<>()).addAll(list));
+        Set<String> unquiet = new java.util.HashSet<>();
+        words.forEach(w -> unquiet.add(SqlLexer.foldAscii(w)));
+        folded.forEach((name, key) -> {
+            if (!key && !unquiet.contains(name) && sql.getOrDefault(name, java.util.List.of()).stream().allMatch(text -> {
+                SqlEffect e = classifier.classify(text);
+                return !e.session && (e.values & ~SqlEffect.SETS_FOUND) == 0;
+            })) {
+                quietTables.add(name);
+            }
+        });
+    }
+
+    /** Whether an INSERT into the table named {@code name} leaves no generated key ({@link #addQuietTables}). */
+    boolean quietTable(String name) {
+        return !quietTables.isEmpty() && quietTables.contains(SqlLexer.foldAscii(name));
     }
 
     /** PostgreSQL: whether {@code name} is a function that may change the search path. */

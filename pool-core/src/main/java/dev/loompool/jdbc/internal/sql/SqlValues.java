@@ -25,9 +25,12 @@ final class SqlValues {
     /**
      * What the statement of tokens {@code s} to {@code e} reads or leaves, as {@link SqlEffect}'s
      * value flags. An {@code INSERT} or {@code REPLACE} leaves a value on PostgreSQL and MySQL
-     * only (its generated id); elsewhere the flags come from the functions and variables alone.
+     * only (its generated id: {@link SqlEffect#GENERATED}, {@link SqlEffect#HANDED} with
+     * {@code RETURNING}), unless the catalog says its table has no column a sequence or
+     * {@code AUTO_INCREMENT} fills ({@link #quietInsert}); elsewhere the flags come from the
+     * functions and variables alone.
      */
-    static int of(SqlLexer t, int s, int e, SqlDialect dialect) {
+    static int of(SqlLexer t, int s, int e, SqlDialect dialect, SqlFunctions functions) {
         while (s < e && (t.isPunct(s, '{') || t.isPunct(s, '?') || t.isPunct(s, '='))) {
             s++; // the JDBC escape {? = call f(…)}
         }
@@ -70,10 +73,43 @@ final class SqlValues {
                 v |= t.is(i, "nextval") ? SqlEffect.LEAVES : t.is(i, "currval") || t.is(i, "lastval") ? SqlEffect.READS_KEPT : 0;
             }
         }
-        if (insert && !returning && dialect != SqlDialect.OTHER) {
-            v |= SqlEffect.LEAVES;
+        if (insert && dialect != SqlDialect.OTHER && !quietInsert(t, s, e, functions)) {
+            // a nextval or LAST_INSERT_ID(expr) in the text leaves a value of its own, which no key hands back
+            v |= (v & SqlEffect.LEAVES) != 0 ? SqlEffect.LEAVES
+                    : SqlEffect.LEAVES | SqlEffect.GENERATED | (returning ? SqlEffect.HANDED : 0);
         }
         return v;
+    }
+
+    /**
+     * Whether the statement is one {@code INSERT} or {@code REPLACE} into a table the catalog
+     * knows, under every name it has, to generate no key: no sequence or identity, no
+     * {@code AUTO_INCREMENT}, no trigger or rule ({@link SqlFunctions#quietTable}). Its first word
+     * is the only {@code INSERT} of the statement (not {@code WITH …}, not {@code MERGE}); a table
+     * created after the catalog was read is not known, so its INSERT leaves a value.
+     */
+    private static boolean quietInsert(SqlLexer t, int s, int e, SqlFunctions functions) {
+        if (!t.is(s, "INSERT") && !t.is(s, "REPLACE")) {
+            return false;
+        }
+        for (int i = s + 1; i < e; i++) {
+            if (t.is(i, "INSERT") || t.is(i, "REPLACE") && !t.isPunct(i + 1, '(')) {
+                return false;
+            }
+        }
+        int i = s + 1;
+        while (t.is(i, "LOW_PRIORITY") || t.is(i, "DELAYED") || t.is(i, "HIGH_PRIORITY") || t.is(i, "IGNORE")) {
+            i++;
+        }
+        if (t.is(i, "INTO")) {
+            i++;
+        }
+        while (i + 2 < e && t.isPunct(i + 1, '.')) {
+            i += 2; // schema.table: the last name is the table's
+        }
+        SqlLexer.Kind k = t.kind(i);
+        return i < e && (k == SqlLexer.Kind.WORD || k == SqlLexer.Kind.QUOTED) && !t.isPunct(i + 1, '.')
+                && functions.quietTable(t.name(i));
     }
 
     /** The call of the function named at {@code i}. */

@@ -39,6 +39,11 @@ final class Classifiers {
         return c;
     }
 
+    /** A fresh table of the real catalog's functions, for a test to add to before use. */
+    static SqlFunctions postgresFunctions() {
+        return SqlFunctions.postgres(rows(), Set.of(), Set.of());
+    }
+
     private static List<String[]> rows() {
         List<String[]> rows = new ArrayList<>();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(

@@ -25,13 +25,15 @@ class StatementValuesTest {
         "SELECT pg_catalog.lastval() | NONE+READS_KEPT",
         "SELECT nextval('s') | NONE+LEAVES",
         "SELECT setval('s', 5) | NONE+LEAVES",
-        "INSERT INTO t (v) VALUES (1) | NONE+LEAVES",
-        "insert into t select * from u | NONE+LEAVES",
-        "INSERT INTO t (v) VALUES (1) RETURNING id | NONE",
-        "WITH x AS (INSERT INTO t VALUES (1)) SELECT 1 | NONE+LEAVES",
-        "INSERT INTO t VALUES (1); SELECT lastval() | NONE+LEAVES",
-        "SELECT lastval(); INSERT INTO t VALUES (1) | NONE+READS_KEPT+LEAVES",
-        "BEGIN; INSERT INTO t VALUES (1) | BEGIN+LEAVES",
+        "INSERT INTO t (v) VALUES (1) | NONE+LEAVES+GENERATED",
+        "insert into t select * from u | NONE+LEAVES+GENERATED",
+        "INSERT INTO t (v) VALUES (1) RETURNING id | NONE+LEAVES+GENERATED+HANDED",
+        "INSERT INTO t (v) VALUES (nextval('s')) RETURNING id | NONE+LEAVES",
+        "INSERT INTO t VALUES (1); INSERT INTO u VALUES (2) RETURNING id | NONE+LEAVES",
+        "WITH x AS (INSERT INTO t VALUES (1)) SELECT 1 | NONE+LEAVES+GENERATED",
+        "INSERT INTO t VALUES (1); SELECT lastval() | NONE+LEAVES+GENERATED",
+        "SELECT lastval(); INSERT INTO t VALUES (1) | NONE+READS_KEPT+LEAVES+GENERATED",
+        "BEGIN; INSERT INTO t VALUES (1) | BEGIN+LEAVES+GENERATED",
         "BEGIN; INSERT INTO t VALUES (1); ABORT | END",
         "INSERT INTO t VALUES (1); COMMIT; SELECT lastval() | END",
         "CREATE FUNCTION f() RETURNS bigint LANGUAGE sql AS 'SELECT lastval()' | SESSION",
@@ -56,15 +58,16 @@ class StatementValuesTest {
         "SELECT PREVIOUS VALUE FOR s | NONE+READS_KEPT",
         "SELECT NEXT VALUE FOR s | NONE+LEAVES",
         "SELECT lastval(s) | NONE+READS_KEPT",
-        "INSERT INTO t (v) VALUES (1) | NONE+LEAVES",
-        "REPLACE INTO t (v) VALUES (1) | NONE+LEAVES",
+        "INSERT INTO t (v) VALUES (1) | NONE+LEAVES+GENERATED",
+        "REPLACE INTO t (v) VALUES (1) | NONE+LEAVES+GENERATED",
+        "INSERT INTO t (id) VALUES (1) ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id) | SESSION+LEAVES",
         "SELECT REPLACE('a', 'a', 'b') | NONE",
         "SELECT INSERT('abc', 1, 1, 'x') | NONE",
         "SELECT SQL_CALC_FOUND_ROWS * FROM t LIMIT 1 | NONE+LEAVES",
         "SELECT FOUND_ROWS() | NONE+READS_FOUND+SETS_FOUND",
         "SELECT SQL_CALC_FOUND_ROWS * FROM t LIMIT 1; SELECT FOUND_ROWS() | NONE+LEAVES",
         "SELECT 1/0; SHOW WARNINGS | NONE",
-        "INSERT INTO t (v) VALUES (1); SELECT LAST_INSERT_ID() | NONE+LEAVES",
+        "INSERT INTO t (v) VALUES (1); SELECT LAST_INSERT_ID() | NONE+LEAVES+GENERATED",
         "CREATE PROCEDURE p() BEGIN SELECT FOUND_ROWS(); SELECT LAST_INSERT_ID(); END | SESSION",
         "BEGIN NOT ATOMIC SELECT LAST_INSERT_ID(); END | SESSION_BEGIN+READS_KEPT",
         "SELECT ROW_COUNT() | NONE+READS_LAST",
@@ -118,6 +121,65 @@ class StatementValuesTest {
         SqlClassifier pg = Classifiers.of(SqlDialect.POSTGRES);
         assertThat(pg.classifyBehindPooler("SELECT lastval()").session).isTrue();
         assertThat(pg.classifyBehindPooler("SELECT nextval('s')").session).isFalse();
+    }
+
+    @Test
+    void askingForTheGeneratedKeysHandsAnInsertsKeyBackButNotAValueTheTextTakesOfItsOwn() {
+        assertThat(pg("INSERT INTO t (v) VALUES (1)").keysAsked()).isEqualTo(SqlEffect.named("NONE+LEAVES+GENERATED+HANDED"));
+        assertThat(my("INSERT INTO t (v) VALUES (1)").keysAsked()).isEqualTo(SqlEffect.named("NONE+LEAVES+GENERATED+HANDED"));
+        assertThat(pg("SELECT nextval('s')").keysAsked()).isEqualTo(SqlEffect.named("NONE+LEAVES"));
+        assertThat(pg("INSERT INTO t VALUES (nextval('s'))").keysAsked()).isEqualTo(SqlEffect.named("NONE+LEAVES"));
+        assertThat(pg("INSERT INTO t VALUES (1); INSERT INTO u VALUES (2)").keysAsked()).isEqualTo(SqlEffect.named("NONE+LEAVES"));
+        assertThat(pg("UPDATE t SET v = 1").keysAsked()).isSameAs(SqlEffect.NONE);
+    }
+
+    /** A classifier whose catalog knows tables: {@code plain} and {@code "Quoted"} generate no key, {@code serial_t} does. */
+    private static SqlClassifier withTables(SqlDialect dialect) {
+        SqlClassifier c = Classifiers.of(dialect);
+        SqlFunctions f = dialect == SqlDialect.POSTGRES ? Classifiers.postgresFunctions() : SqlFunctions.mysql(java.util.Set.of(), java.util.Set.of("trig_t"));
+        SqlClassifier reader = Classifiers.of(dialect);
+        f.addQuietTables(java.util.Map.of("plain", false, "Quoted", false, "serial_t", true, "trig_t", false,
+                "def_t", false, "uuid_t", false, "both", false, "BOTH", true),
+                java.util.Map.of("def_t", java.util.List.of("SELECT nextval('s'::regclass)"),
+                        "uuid_t", java.util.List.of("SELECT gen_random_uuid()", "SELECT now()")),
+                java.util.Set.of("trig_t"), reader);
+        c.useFunctions(f, 0);
+        return c;
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "INSERT INTO plain (v) VALUES (1) | NONE",
+        "insert into public.plain values (1) | NONE",
+        "INSERT INTO \"Quoted\" VALUES (1) | NONE",
+        "INSERT INTO plain VALUES (1) RETURNING v | NONE",
+        "INSERT INTO plain VALUES (nextval('s')) | NONE+LEAVES",
+        "INSERT INTO serial_t (v) VALUES (1) | NONE+LEAVES+GENERATED",
+        "INSERT INTO trig_t (v) VALUES (1) | NONE+LEAVES+GENERATED",
+        "INSERT INTO def_t (v) VALUES (1) | NONE+LEAVES+GENERATED",
+        "INSERT INTO uuid_t (v) VALUES (1) | NONE",
+        "INSERT INTO both VALUES (1) | NONE+LEAVES+GENERATED",
+        "INSERT INTO created_later VALUES (1) | NONE+LEAVES+GENERATED",
+        "WITH x AS (SELECT 1) INSERT INTO plain SELECT * FROM x | NONE+LEAVES+GENERATED",
+        "INSERT INTO plain SELECT * FROM serial_t | NONE",
+    })
+    void anInsertIntoATableThatGeneratesNoKeyLeavesNothing(String sql, String expected) {
+        assertThat(withTables(SqlDialect.POSTGRES).classify(sql)).isEqualTo(SqlEffect.named(expected));
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "INSERT INTO plain (v) VALUES (1) | NONE",
+        "INSERT IGNORE INTO plain (v) VALUES (1) | NONE",
+        "INSERT plain VALUES (1) | NONE",
+        "REPLACE INTO `test`.`plain` VALUES (1) | NONE",
+        "INSERT INTO serial_t (v) VALUES (1) | NONE+LEAVES+GENERATED",
+        "INSERT INTO trig_t (v) VALUES (1) | SESSION+LEAVES+GENERATED",
+        "INSERT INTO plain (v) VALUES (1) ON DUPLICATE KEY UPDATE v = LAST_INSERT_ID(v) | SESSION+LEAVES",
+    })
+    void mysqlToo(String sql, String expected) {
+        SqlEffect e = withTables(SqlDialect.MYSQL).classify(sql);
+        assertThat(SqlEffect.of(e.session, e.tx, e.values & ~SqlEffect.SETS_FOUND)).isEqualTo(SqlEffect.named(expected));
     }
 
     @Test
