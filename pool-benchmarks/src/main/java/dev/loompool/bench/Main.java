@@ -13,7 +13,8 @@ import java.util.TreeSet;
 /**
  * Runs the benchmark suite: {@code java -jar pool-benchmarks.jar [quick|full] [--only P1,P3,P10] [--pools LOOMPOOL,HIKARI]
  * [--rounds N] [--out DIR] [--jfr]}. {@code --only} takes groups (P10) or scenarios (P10-oiv-off);
- * {@code --jfr} runs P1 with loompool's Flight Recorder events on, recorded into {@code DIR/jfr};
+ * {@code --jfr} runs P1 with loompool's Flight Recorder events on, recorded into {@code DIR/jfr}, and so
+ * do P10's applications on loompool (one recording per trial, there too);
  * {@code --rounds} sets the timed scenarios' rounds (a noisy ratio near its target needs more than the mode's).
  * {@code --pools} narrows the timed scenarios to the pools named (loompool and HikariCP stay: the
  * verdicts compare them), for repeat runs of the ratios near a target.
@@ -80,9 +81,10 @@ public final class Main {
         if (postgres && only.contains("P5")) {
             P5Oltp.prepareTables();
         }
+        Path jfr = Arrays.asList(args).contains("--jfr") ? out.resolve("jfr") : null;
         List<Scenario> scenarios = new ArrayList<>(List.of(new P2Fairness(), new P3SlowCall(), new P4Outage(), new P5Oltp(),
                 new P7RealCycle(), new P8ManyThreads(), new P9ManyInstances()));
-        scenarios.addAll(P10RealApp.scenarios(mode));
+        scenarios.addAll(P10RealApp.scenarios(mode, jfr));
         for (Scenario s : scenarios) {
             if (!only.contains(s.group()) && !only.contains(s.id().toUpperCase())) {
                 continue;
