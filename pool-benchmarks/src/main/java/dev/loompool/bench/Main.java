@@ -12,7 +12,7 @@ import java.util.TreeSet;
 
 /**
  * Runs the benchmark suite: {@code java -jar pool-benchmarks.jar [quick|full] [--only P1,P3,P10] [--pools LOOMPOOL,HIKARI]
- * [--rounds N] [--out DIR] [--jfr]}. {@code --only} takes groups (P10) or scenarios (P10-oiv-off);
+ * [--rounds N] [--out DIR] [--jfr]}. {@code --only} takes groups (P10) or scenarios (P10-oiv-off), in any case;
  * {@code --jfr} runs P1 with loompool's Flight Recorder events on, recorded into {@code DIR/jfr}, and so
  * do P10's applications on loompool (one recording per trial, there too);
  * {@code --rounds} sets the timed scenarios' rounds (a noisy ratio near its target needs more than the mode's).
@@ -31,7 +31,7 @@ public final class Main {
     public static void main(String[] args) throws Exception {
         System.setProperty("java.awt.headless", "true");
         Mode mode = Arrays.asList(args).contains("full") ? Mode.FULL : Mode.QUICK;
-        Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10"));
+        Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P3W", "P4", "P5", "P6", "P7", "P8", "P9", "P10"));
         Set<PoolKind> pools = java.util.EnumSet.allOf(PoolKind.class);
         int rounds = mode.rounds;
         Path out = mode == Mode.FULL ? Path.of("pool-benchmarks", "results") : Path.of("pool-benchmarks", "target", "bench-quick");
@@ -82,16 +82,16 @@ public final class Main {
             P5Oltp.prepareTables();
         }
         Path jfr = Arrays.asList(args).contains("--jfr") ? out.resolve("jfr") : null;
-        List<Scenario> scenarios = new ArrayList<>(List.of(new P2Fairness(), new P3SlowCall(), new P4Outage(), new P5Oltp(),
-                new P7RealCycle(), new P8ManyThreads(), new P9ManyInstances()));
+        List<Scenario> scenarios = new ArrayList<>(List.of(new P2Fairness(), new P3SlowCall(), new P3wGeneratedKeys(), new P4Outage(),
+                new P5Oltp(), new P7RealCycle(), new P8ManyThreads(), new P9ManyInstances()));
         scenarios.addAll(P10RealApp.scenarios(mode, jfr));
         for (Scenario s : scenarios) {
-            if (!only.contains(s.group()) && !only.contains(s.id().toUpperCase())) {
+            if (!only.contains(s.group().toUpperCase()) && !only.contains(s.id().toUpperCase())) {
                 continue;
             }
             String why = null;
-            if ((s instanceof P3SlowCall || s instanceof P5Oltp || s instanceof P7RealCycle || s instanceof P8ManyThreads
-                    || s instanceof P9ManyInstances || s instanceof P10RealApp)
+            if ((s instanceof P3SlowCall || s instanceof P3wGeneratedKeys || s instanceof P5Oltp || s instanceof P7RealCycle
+                    || s instanceof P8ManyThreads || s instanceof P9ManyInstances || s instanceof P10RealApp)
                     && !postgres) {
                 why = "PostgreSQL not reachable at " + Postgres.URL;
             } else if (s instanceof P10RealApp && !java.nio.file.Files.isRegularFile(P10RealApp.jar())) {

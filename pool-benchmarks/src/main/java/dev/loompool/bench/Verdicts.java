@@ -30,6 +30,9 @@ final class Verdicts {
             case "P3":
                 return Report.verdict(ratio >= 15 && loom.millis(0.99) <= 30, String.format(
                         "%.1fx HikariCP's requests/s; p99 %.2f ms", ratio, loom.millis(0.99)));
+            case "P3w":
+                return Report.verdict(ratio >= 15, String.format("%.1fx HikariCP's requests/s; p99 %.2f ms, HikariCP's %.2f ms",
+                        ratio, loom.millis(0.99), Report.median(trials.get(PoolKind.HIKARI)).millis(0.99)));
             case "P4": {
                 Object attempts = loom.extra.get("connect attempts");
                 return Report.verdict(loom.millis(0.99) < 1, String.format(
