@@ -73,6 +73,30 @@ final class Churn {
         return null;
     }
 
+    /**
+     * The rule for a loompool contender of a {@link SizedScenario}, given fewer connections than the
+     * baseline: it fails if the contender opened connections in its windows where the baseline
+     * opened none, and more in all than its own size in each round (some replaced connections it
+     * had closed; opening more than the baseline in all, the rule above, cannot tell at a smaller size).
+     */
+    static String violation(SizedScenario s, SizedScenario.Contender loom, Map<SizedScenario.Contender, List<Trial>> trials) {
+        List<Trial> loomTrials = trials.get(loom);
+        List<Trial> base = trials.get(s.baseline());
+        if (loom.pool() != PoolKind.LOOMPOOL || loomTrials == null || base == null) {
+            return null;
+        }
+        long opened = opened(loomTrials);
+        long total = openedTotal(loomTrials);
+        long size = (long) loom.size() * loomTrials.size();
+        if (opened > 0 && opened(base) == 0 && total > size) {
+            long requests = loomTrials.stream().mapToLong(t -> t.requests).sum();
+            return String.format("%s: %s opened %,d connection(s) in its measured windows (%.2f per 1,000 requests), where %s "
+                    + "opened none, and %,d in all over %d round(s) of %d connections: churn in the steady state", s.id(),
+                    loom.label(), opened, opened * 1000.0 / requests, s.baseline().label(), total, loomTrials.size(), loom.size());
+        }
+        return null;
+    }
+
     /** The churn part of a scenario's verdict. */
     static String verdict(Scenario s, Map<PoolKind, List<Trial>> trials) {
         String counts = String.format("conn opened/1k in the measured windows: loompool %s, HikariCP %s",

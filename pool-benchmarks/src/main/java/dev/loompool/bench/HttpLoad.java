@@ -11,7 +11,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -196,16 +198,30 @@ final class HttpLoad {
      * sessions PostgreSQL counted on {@code db} over the same window are a check from the server.
      */
     Trial run(PoolKind pool, Duration warmup, Duration measure, int clients, String db) throws Exception {
+        return run(pool, warmup, measure, clients, db, Map.of());
+    }
+
+    /**
+     * {@link #run(PoolKind, Duration, Duration, int, String)}, and for each entry of {@code timers}
+     * (an extra's name to a timer meter's name, as {@code /actuator/metrics} has it) the meter's
+     * samples over the measured window and their mean, as that extra.
+     */
+    Trial run(PoolKind pool, Duration warmup, Duration measure, int clients, String db, Map<String, String> timers)
+            throws Exception {
         long[] pgBefore = {-1};
-        Thread marker = Thread.ofVirtual().start(() -> { // reads the server's count when the measured window opens
+        Map<String, double[]> timersBefore = new LinkedHashMap<>();
+        Thread marker = Thread.ofVirtual().start(() -> { // reads the counts when the measured window opens
             try {
                 Thread.sleep(warmup);
                 pgBefore[0] = pgSessions(db);
+                timers.forEach((extra, meter) -> timersBefore.put(extra, timer(meter)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         });
         Trial t = Load.run(pool, warmup, measure, clients, true, this::knownConnects, this::once);
+        Map<String, double[]> timersAfter = new LinkedHashMap<>();
+        timers.forEach((extra, meter) -> timersAfter.put(extra, timer(meter))); // the window has just closed
         marker.join();
         Thread.sleep(1100); // backends report their session to the statistics within a second
         long afterPg = pgSessions(db);
@@ -214,7 +230,31 @@ final class HttpLoad {
         if (db != null) {
             t.extra.put("pg sessions/1k req", perThousand(pgBefore[0], afterPg, served));
         }
+        timersAfter.forEach((extra, after) -> t.extra.put(extra, samples(timersBefore.get(extra), after)));
         return t;
+    }
+
+    /** A timer meter's {@code {COUNT, TOTAL_TIME in seconds}} so far; null if it could not be read. */
+    private double[] timer(String meter) {
+        try {
+            String body = get("/actuator/metrics/" + meter);
+            return body == null ? null : new double[] {statistic(body, "COUNT"), statistic(body, "TOTAL_TIME")};
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** The samples between two readings and their mean, as "1,234 x 0.56 ms". */
+    private static String samples(double[] before, double[] after) {
+        if (before == null || after == null) {
+            return "unknown";
+        }
+        double count = after[0] - before[0];
+        double mean = count == 0 ? 0 : (after[1] - before[1]) / count * 1000;
+        return String.format(java.util.Locale.ROOT, "%,.0f x %.2f ms", count, mean);
     }
 
     /** The application's pool's connects so far; an application that publishes none fails the trial, never counts 0. */

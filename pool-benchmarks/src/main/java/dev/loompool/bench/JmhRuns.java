@@ -34,12 +34,7 @@ final class JmhRuns {
      * events on. The quick mode does not fork: it records in this JVM instead.
      */
     static jdk.jfr.Recording recordEvents(Mode mode, java.nio.file.Path dir) throws java.io.IOException, java.text.ParseException {
-        java.nio.file.Files.createDirectories(dir);
-        java.nio.file.Path jfc = dir.resolve("loompool.jfc");
-        try (var in = JmhRuns.class.getResourceAsStream("/dev/loompool/loompool.jfc")) {
-            java.nio.file.Files.copy(java.util.Objects.requireNonNull(in, "loompool.jfc is not in pool-core's jar"), jfc,
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        }
+        java.nio.file.Path jfc = loompoolJfc(dir);
         if (mode.jmhFork) {
             recording = "-XX:StartFlightRecording:settings=default,settings=" + jfc.toAbsolutePath() + ",filename="
                     + dir.toAbsolutePath() + "/"; // a directory: each fork writes a file of its own there
@@ -51,6 +46,17 @@ final class JmhRuns {
         r.setDestination(dir.resolve("p1-quick.jfr"));
         r.start();
         return r;
+    }
+
+    /** loompool.jfc, taken from pool-core's jar as an operator would, copied into {@code dir} (made if missing): its path. */
+    static java.nio.file.Path loompoolJfc(java.nio.file.Path dir) throws java.io.IOException {
+        java.nio.file.Files.createDirectories(dir);
+        java.nio.file.Path jfc = dir.resolve("loompool.jfc");
+        try (var in = JmhRuns.class.getResourceAsStream("/dev/loompool/loompool.jfc")) {
+            java.nio.file.Files.copy(java.util.Objects.requireNonNull(in, "loompool.jfc is not in pool-core's jar"), jfc,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        return jfc;
     }
 
     private static ChainedOptionsBuilder options(Mode mode, int threads) {

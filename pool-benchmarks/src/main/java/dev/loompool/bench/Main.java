@@ -4,16 +4,18 @@ import dev.loompool.testsupport.PgBouncer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * Runs the benchmark suite: {@code java -jar pool-benchmarks.jar [quick|full] [--only P1,P3,P10] [--pools LOOMPOOL,HIKARI]
- * [--rounds N] [--out DIR] [--jfr]}. {@code --only} takes groups (P10) or scenarios (P10-oiv-off);
- * {@code --jfr} runs P1 with loompool's Flight Recorder events on, recorded into {@code DIR/jfr};
+ * [--rounds N] [--out DIR] [--jfr]}. {@code --only} takes groups (P10, P10c) or scenarios (P10-oiv-off), in any case;
+ * {@code --jfr} runs P1 with loompool's Flight Recorder events on, recorded into {@code DIR/jfr}, and so
+ * do P10's and P10c's applications on loompool (one recording per trial, there too);
  * {@code --rounds} sets the timed scenarios' rounds (a noisy ratio near its target needs more than the mode's).
  * {@code --pools} narrows the timed scenarios to the pools named (loompool and HikariCP stay: the
  * verdicts compare them), for repeat runs of the ratios near a target.
@@ -30,7 +32,7 @@ public final class Main {
     public static void main(String[] args) throws Exception {
         System.setProperty("java.awt.headless", "true");
         Mode mode = Arrays.asList(args).contains("full") ? Mode.FULL : Mode.QUICK;
-        Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10"));
+        Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P3W", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "P10C"));
         Set<PoolKind> pools = java.util.EnumSet.allOf(PoolKind.class);
         int rounds = mode.rounds;
         Path out = mode == Mode.FULL ? Path.of("pool-benchmarks", "results") : Path.of("pool-benchmarks", "target", "bench-quick");
@@ -80,19 +82,22 @@ public final class Main {
         if (postgres && only.contains("P5")) {
             P5Oltp.prepareTables();
         }
-        List<Scenario> scenarios = new ArrayList<>(List.of(new P2Fairness(), new P3SlowCall(), new P4Outage(), new P5Oltp(),
-                new P7RealCycle(), new P8ManyThreads(), new P9ManyInstances()));
-        scenarios.addAll(P10RealApp.scenarios(mode));
+        Path jfr = Arrays.asList(args).contains("--jfr") ? out.resolve("jfr") : null;
+        List<Scenario> scenarios = new ArrayList<>(List.of(new P2Fairness(), new P3SlowCall(), new P3wGeneratedKeys(), new P4Outage(),
+                new P5Oltp(), new P7RealCycle(), new P8ManyThreads(), new P9ManyInstances()));
+        scenarios.addAll(P10RealApp.scenarios(mode, jfr));
+        scenarios.addAll(P10cFewerConnections.scenarios(mode, jfr));
         for (Scenario s : scenarios) {
-            if (!only.contains(s.group()) && !only.contains(s.id().toUpperCase())) {
+            if (!only.contains(s.group().toUpperCase()) && !only.contains(s.id().toUpperCase())) {
                 continue;
             }
+            boolean app = s instanceof P10RealApp || s instanceof P10cFewerConnections;
             String why = null;
-            if ((s instanceof P3SlowCall || s instanceof P5Oltp || s instanceof P7RealCycle || s instanceof P8ManyThreads
-                    || s instanceof P9ManyInstances || s instanceof P10RealApp)
+            if ((s instanceof P3SlowCall || s instanceof P3wGeneratedKeys || s instanceof P5Oltp || s instanceof P7RealCycle
+                    || s instanceof P8ManyThreads || s instanceof P9ManyInstances || app)
                     && !postgres) {
                 why = "PostgreSQL not reachable at " + Postgres.URL;
-            } else if (s instanceof P10RealApp && !java.nio.file.Files.isRegularFile(P10RealApp.jar())) {
+            } else if (app && !java.nio.file.Files.isRegularFile(P10RealApp.jar())) {
                 why = "no application jar at " + P10RealApp.jar().toAbsolutePath() + " (build bench-app, or -Dloompool.bench.app=PATH)";
             } else if (s instanceof P8ManyThreads && !Postgres.pgbenchFound()) {
                 why = "no pgbench on the PATH (apt-get install postgresql-client)";
@@ -108,21 +113,27 @@ public final class Main {
                 continue;
             }
             try {
-                Map<PoolKind, List<Trial>> trials = runAlternating(s, mode, rounds, pools);
-                for (List<Trial> list : trials.values()) {
-                    for (Trial t : list) {
-                        if (s.failures(t) > 0) {
-                            System.out.println(s.id() + " " + t.pool.label + ": " + t.errors + " errors (" + t.acquireFailures
-                                    + " of them acquire failures), first: " + t.firstError);
-                            failed = true;
-                        }
+                List<String> churn = new ArrayList<>();
+                if (s instanceof SizedScenario sized) {
+                    Map<SizedScenario.Contender, List<Trial>> trials = runAlternating(s, sized.contenders(), rounds,
+                            SizedScenario.Contender::label, c -> sized.run(c, mode));
+                    failed |= failures(s, trials, SizedScenario.Contender::label);
+                    report.sized(sized, trials, Verdicts.ofSized(sized, trials));
+                    for (SizedScenario.Contender c : sized.contenders()) {
+                        churn.add(Churn.violation(sized, c, trials));
                     }
+                } else {
+                    List<PoolKind> chosen = s.pools().stream().filter(pools::contains).toList();
+                    Map<PoolKind, List<Trial>> trials = runAlternating(s, chosen, rounds, p -> p.label, p -> s.run(p, mode));
+                    failed |= failures(s, trials, p -> p.label);
+                    report.timed(s, trials, Verdicts.of(s, trials));
+                    churn.add(Churn.violation(s, trials));
                 }
-                report.timed(s, trials, Verdicts.of(s, trials));
-                String churn = Churn.violation(s, trials);
-                if (churn != null) {
-                    System.out.println("CHURN " + (mode == Mode.QUICK ? "FAILED: " : "(a verdict, see results.md): ") + churn);
-                    failed |= mode == Mode.QUICK;
+                for (String violation : churn) {
+                    if (violation != null) {
+                        System.out.println("CHURN " + (mode == Mode.QUICK ? "FAILED: " : "(a verdict, see results.md): ") + violation);
+                        failed |= mode == Mode.QUICK;
+                    }
                 }
             } catch (Exception e) {
                 failed = fail(report, s.id(), e);
@@ -134,21 +145,46 @@ public final class Main {
         System.exit(failed ? 1 : 0);
     }
 
-    /** Round r runs the pools starting at the r-th, so that no pool always goes first or last. */
-    private static Map<PoolKind, List<Trial>> runAlternating(Scenario s, Mode mode, int rounds, Set<PoolKind> chosen) throws Exception {
-        Map<PoolKind, List<Trial>> trials = new EnumMap<>(PoolKind.class);
-        List<PoolKind> pools = s.pools().stream().filter(chosen::contains).toList();
+    /** One trial of a scenario on one of its pools, or contenders. */
+    @FunctionalInterface
+    private interface TrialRun<K> {
+        Trial run(K pool) throws Exception;
+    }
+
+    /**
+     * Round r runs the pools (or a sized scenario's contenders) starting at the r-th, so that no
+     * pool always goes first or last. The trials are kept in the order {@code pools} lists them.
+     */
+    private static <K> Map<K, List<Trial>> runAlternating(Scenario s, List<K> pools, int rounds, Function<K, String> label,
+            TrialRun<K> trial) throws Exception {
+        Map<K, List<Trial>> trials = new LinkedHashMap<>();
+        pools.forEach(p -> trials.put(p, new ArrayList<>()));
         for (int round = 0; round < rounds; round++) {
             for (int i = 0; i < pools.size(); i++) {
-                PoolKind pool = pools.get((i + round) % pools.size());
-                Trial t = s.run(pool, mode);
-                trials.computeIfAbsent(pool, p -> new ArrayList<>()).add(t);
-                System.out.printf("%s round %d %-8s %,10.0f req/s  p50 %8.2f ms  p99 %8.2f ms  max %8.2f ms  errors %d  "
-                        + "conn opened/1k %s %s%n", s.id(), round + 1, pool.label, t.perSecond(), t.millis(0.5), t.millis(0.99),
-                        t.maxMillis(), t.errors, Churn.perThousand(List.of(t)), t.extra.isEmpty() ? "" : t.extra);
+                K pool = pools.get((i + round) % pools.size());
+                Trial t = trial.run(pool);
+                trials.get(pool).add(t);
+                System.out.printf("%s round %d %-11s %,10.0f req/s  p50 %8.2f ms  p99 %8.2f ms  max %8.2f ms  errors %d  "
+                        + "conn opened/1k %s %s%n", s.id(), round + 1, label.apply(pool), t.perSecond(), t.millis(0.5),
+                        t.millis(0.99), t.maxMillis(), t.errors, Churn.perThousand(List.of(t)), t.extra.isEmpty() ? "" : t.extra);
             }
         }
         return trials;
+    }
+
+    /** Whether any trial had errors that fail the run ({@link Scenario#failures}); each such trial is named. */
+    private static <K> boolean failures(Scenario s, Map<K, List<Trial>> trials, Function<K, String> label) {
+        boolean failed = false;
+        for (Map.Entry<K, List<Trial>> e : trials.entrySet()) {
+            for (Trial t : e.getValue()) {
+                if (s.failures(t) > 0) {
+                    System.out.println(s.id() + " " + label.apply(e.getKey()) + ": " + t.errors + " errors (" + t.acquireFailures
+                            + " of them acquire failures), first: " + t.firstError);
+                    failed = true;
+                }
+            }
+        }
+        return failed;
     }
 
     private static boolean fail(Report report, String id, Exception e) {

@@ -10,6 +10,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * fetches) under HTTP load, on loompool and on HikariCP. Each trial creates a fresh database,
  * starts the application's jar as a child JVM on it, waits for its health, runs the load, and
  * ends the JVM and drops the database. Three variants, one scenario each: open-in-view off, on,
- * and a page that calls a 20 ms downstream between two transactions (open-in-view on).
+ * and a page that calls a 20 ms downstream between two transactions (open-in-view on). Each trial
+ * also reads, over its measured window, the pool's meters of the wait for a connection and of the
+ * time one stays in use ({@link #TIMERS}); P10c runs the same trials at other sizes.
  *
  * <p>Also the load driver on its own, for an application started elsewhere (compat/run-load):
  * {@code java -cp pool-benchmarks.jar dev.loompool.bench.P10RealApp --url http://localhost:8080
@@ -62,17 +65,39 @@ final class P10RealApp implements Scenario {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly)));
     }
 
-    private final Variant variant;
+    /**
+     * The meters of the time each pool's callers waited for a connection and of the time one stayed
+     * in use, read over each trial's measured window. loompool's are per physical binding (a
+     * handle that lets its connection go between transactions counts each binding); HikariCP's per
+     * borrow, from getConnection to close.
+     */
+    private static final Map<PoolKind, Map<String, String>> TIMERS = Map.of(
+            PoolKind.LOOMPOOL, Map.of("wait", "db.client.connection.wait_time", "use", "db.client.connection.use_time"),
+            PoolKind.HIKARI, Map.of("wait", "hikaricp.connections.acquire", "use", "hikaricp.connections.usage"));
+
+    final Variant variant;
+    /** {@code --jfr}: where loompool's applications record loompool's Flight Recorder events; null: not recorded. */
+    private final Path jfr;
 
     P10RealApp(Variant variant) {
+        this(variant, null);
+    }
+
+    P10RealApp(Variant variant, Path jfr) {
         this.variant = variant;
+        this.jfr = jfr;
     }
 
     /** The full run's three; the quick run's one (open-in-view on, the mix), short. */
-    static List<Scenario> scenarios(Mode mode) {
+    static List<Variant> variants(Mode mode) {
+        return mode == Mode.QUICK ? List.of(Variant.OIV_ON) : List.of(Variant.values());
+    }
+
+    /** One scenario per variant of {@link #variants}; with {@code jfr}, loompool's applications record their events there. */
+    static List<Scenario> scenarios(Mode mode, Path jfr) {
         List<Scenario> list = new ArrayList<>();
-        for (Variant v : mode == Mode.QUICK ? List.of(Variant.OIV_ON) : List.of(Variant.values())) {
-            list.add(new P10RealApp(v));
+        for (Variant v : variants(mode)) {
+            list.add(new P10RealApp(v, jfr));
         }
         return list;
     }
@@ -110,13 +135,22 @@ final class P10RealApp implements Scenario {
 
     @Override
     public Trial run(PoolKind pool, Mode mode) throws Exception {
+        return trial(id(), pool, SIZE, mode);
+    }
+
+    /**
+     * One trial of the application with {@code pool} at min = max {@code size} (P10c gives loompool
+     * fewer), for the scenario {@code scenarioId} (its recording's name, with {@code --jfr}).
+     */
+    Trial trial(String scenarioId, PoolKind pool, int size, Mode mode) throws Exception {
         String db = "p10_" + ProcessHandle.current().pid() + "_" + DATABASES.incrementAndGet();
         admin("CREATE DATABASE " + db);
         Process app = null;
         try {
             int port = freePort();
-            Path log = Files.createTempFile(db + "-" + pool.name().toLowerCase() + "-", ".log");
-            app = start(pool, db, port, log);
+            String name = db + "-" + pool.name().toLowerCase() + "-" + size;
+            Path log = Files.createTempFile(name + "-", ".log");
+            app = start(pool, size, port, db, log, scenarioId + "-" + name);
             HttpLoad load = new HttpLoad("http://127.0.0.1:" + port, variant.slow ? SLOW_PAGE : MIX);
             if (!load.awaitHealthy(Duration.ofSeconds(120), app::isAlive)) {
                 throw new IllegalStateException("bench-app did not come up on " + pool.label + "; its log: " + log);
@@ -124,7 +158,8 @@ final class P10RealApp implements Scenario {
             boolean quick = mode == Mode.QUICK;
             // A Boot application's JIT is still compiling 10 s in (its CPU per request was 3x the steady
             // state's at 10 s, measured): the full run warms up for 30 s.
-            Trial t = load.run(pool, Duration.ofSeconds(quick ? 3 : 30), Duration.ofSeconds(quick ? 3 : 15), quick ? 50 : 200, db);
+            Trial t = load.run(pool, Duration.ofSeconds(quick ? 3 : 30), Duration.ofSeconds(quick ? 3 : 15), quick ? 50 : 200, db,
+                    TIMERS.getOrDefault(pool, Map.of()));
             if (pool == PoolKind.LOOMPOOL) {
                 t.extra.put("pinned", load.pinTimes()); // since the application started, warm-up included
             }
@@ -136,22 +171,27 @@ final class P10RealApp implements Scenario {
         }
     }
 
-    private Process start(PoolKind pool, String db, int port, Path log) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx1g", "-Xms1g",
-                "-jar", jar().toString(), "--server.port=" + port,
+    private Process start(PoolKind pool, int size, int port, String db, Path log, String recording) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx1g", "-Xms1g"));
+        if (jfr != null && pool == PoolKind.LOOMPOOL) { // written when the application ends (stop's SIGTERM)
+            cmd.add("-XX:StartFlightRecording:settings=default,settings=" + JmhRuns.loompoolJfc(jfr).toAbsolutePath() + ",filename="
+                    + jfr.resolve(recording + ".jfr").toAbsolutePath() + ",dumponexit=true");
+        }
+        cmd.addAll(List.of("-jar", jar().toString(), "--server.port=" + port,
                 "--spring.datasource.url=" + Postgres.URL.replaceFirst("/[^/?]+(\\?|$)", "/" + db + "$1"),
                 "--spring.jpa.open-in-view=" + variant.openInView, "--logging.level.root=WARN"));
         // The same sizes for both, as every other scenario opens its pools (PoolKind.Settings): 10
-        // opened at start and at most 10. HikariCP's default minimum-idle is its maximum; loompool's
-        // min-size defaults to 2, which left it growing, where HikariCP never does, and its late
-        // connects would read as churn against HikariCP's none.
+        // opened at start and at most 10 (P10c gives loompool fewer, still min = max). HikariCP's
+        // default minimum-idle is its maximum; loompool's min-size defaults to 2, which left it
+        // growing, where HikariCP never does, and its late connects would read as churn against
+        // HikariCP's none.
         if (pool == PoolKind.HIKARI) {
             cmd.add("--spring.datasource.type=com.zaxxer.hikari.HikariDataSource");
-            cmd.add("--spring.datasource.hikari.maximum-pool-size=" + SIZE);
-            cmd.add("--spring.datasource.hikari.minimum-idle=" + SIZE);
+            cmd.add("--spring.datasource.hikari.maximum-pool-size=" + size);
+            cmd.add("--spring.datasource.hikari.minimum-idle=" + size);
         } else {
-            cmd.add("--loompool.max-size=" + SIZE);
-            cmd.add("--loompool.min-size=" + SIZE);
+            cmd.add("--loompool.max-size=" + size);
+            cmd.add("--loompool.min-size=" + size);
         }
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         LIVE.add(p);

@@ -10,7 +10,7 @@ import java.sql.SQLException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** The real database of P3, P5, P7 and P8: {@code LOOMPOOL_TEST_POSTGRES_URL}, else the local default; and pgbench on it, a ceiling. */
+/** The real database of P3, P3w, P5, P7 and P8 (and P10's applications): {@code LOOMPOOL_TEST_POSTGRES_URL}, else the local default; and pgbench on it, a ceiling. */
 final class Postgres {
 
     static final String URL = System.getenv().getOrDefault("LOOMPOOL_TEST_POSTGRES_URL",

@@ -122,6 +122,40 @@ final class Report {
         save(latency, s.id().toLowerCase() + "-latency");
     }
 
+    /**
+     * A scenario of pools at sizes of their own (P10c): per contender, the mean over rounds and the
+     * median round's latencies, side by side, each rate against the baseline's.
+     */
+    void sized(SizedScenario s, Map<SizedScenario.Contender, List<Trial>> trials, String verdict) throws IOException {
+        String base = s.baseline().label();
+        md.append("## ").append(s.id()).append(": ").append(s.title()).append("\n\n")
+                .append("| pool@connections | req/s (mean of ").append(trials.values().iterator().next().size()).append(") | / ")
+                .append(base).append(" | p50 ms | p99 ms | p99.9 ms | max ms | errors | conn opened/1k | notes |\n")
+                .append("|---|---|---|---|---|---|---|---|---|---|\n");
+        double baseRate = mean(trials.get(s.baseline()));
+        CategoryChart rate = chart(s.id() + ": " + s.title(), "pool@connections", "requests/s", false);
+        CategoryChart latency = chart(s.id() + ": latency over every request", "percentile", "ms (log)", true);
+        List<String> labels = new ArrayList<>();
+        List<Double> rates = new ArrayList<>();
+        trials.forEach((c, list) -> {
+            Trial t = median(list);
+            double m = mean(list);
+            md.append(String.format("| %s | %,.0f | %.2fx | %.2f | %.2f | %.2f | %.2f | %s | %s | %s |%n", c.label(), m, m / baseRate,
+                    t.millis(0.5), t.millis(0.99), t.millis(0.999), t.maxMillis(), errors(list), Churn.perThousand(list),
+                    t.extra.isEmpty() ? "" : t.extra));
+            labels.add(c.label());
+            rates.add(m);
+            if (t.sortedNanos.length > 0) {
+                latency.addSeries(c.label(), List.of("p50", "p99", "p99.9", "max"),
+                        List.of(t.millis(0.5), t.millis(0.99), t.millis(0.999), t.maxMillis()));
+            }
+        });
+        rate.addSeries("requests/s", labels, rates);
+        md.append("\nTarget: ").append(s.target()).append(": ").append(verdict).append("\n\n");
+        save(rate, s.id().toLowerCase() + "-throughput");
+        save(latency, s.id().toLowerCase() + "-latency");
+    }
+
     /** Errors over all rounds, and how many of them were getConnection giving up, if any. */
     private static String errors(List<Trial> list) {
         long all = list.stream().mapToLong(t -> t.errors).sum();

@@ -30,6 +30,9 @@ final class Verdicts {
             case "P3":
                 return Report.verdict(ratio >= 15 && loom.millis(0.99) <= 30, String.format(
                         "%.1fx HikariCP's requests/s; p99 %.2f ms", ratio, loom.millis(0.99)));
+            case "P3w":
+                return Report.verdict(ratio >= 15, String.format("%.1fx HikariCP's requests/s; p99 %.2f ms, HikariCP's %.2f ms",
+                        ratio, loom.millis(0.99), Report.median(trials.get(PoolKind.HIKARI)).millis(0.99)));
             case "P4": {
                 Object attempts = loom.extra.get("connect attempts");
                 return Report.verdict(loom.millis(0.99) < 1, String.format(
@@ -87,6 +90,41 @@ final class Verdicts {
             default:
                 return Report.verdict(ratio >= 1, String.format("%.2fx HikariCP's throughput", ratio));
         }
+    }
+
+    /**
+     * P10c's target (loompool at fewer connections than HikariCP), then each loompool contender's
+     * churn ({@link Churn#violation(SizedScenario, SizedScenario.Contender, Map)}).
+     */
+    static String ofSized(SizedScenario s, Map<SizedScenario.Contender, List<Trial>> trials) {
+        List<Trial> base = trials.get(s.baseline());
+        double baseRate = Report.mean(base);
+        double baseP99 = Report.median(base).millis(0.99);
+        boolean met = true;
+        boolean churned = false;
+        StringBuilder detail = new StringBuilder();
+        StringBuilder opened = new StringBuilder();
+        for (SizedScenario.Contender c : s.contenders()) {
+            List<Trial> list = trials.get(c);
+            opened.append(opened.length() == 0 ? "" : ", ").append(c.label()).append(' ').append(Churn.perThousand(list));
+            if (c.equals(s.baseline())) {
+                continue;
+            }
+            double ratio = Report.mean(list) / baseRate;
+            double p99 = Report.median(list).millis(0.99);
+            if (c.size() <= P10cFewerConnections.FEWEST) {
+                met &= ratio >= 1 && p99 <= baseP99;
+            } else {
+                met &= ratio >= P10cFewerConnections.FEWER_NEED;
+            }
+            // On the count, not on the rate per 1,000 (as P10's): a rounded rate reads 0.00 for one connect in many.
+            met &= Churn.opened(list) == 0;
+            churned |= Churn.violation(s, c, trials) != null;
+            detail.append(String.format("%s %.2fx %s's requests/s, p99 %.2f ms; ", c.label(), ratio, s.baseline().label(), p99));
+        }
+        return Report.verdict(met, detail + String.format("%s's p99 %.2f ms; connections opened per 1,000 requests (count) in "
+                + "the measured windows: %s", s.baseline().label(), baseP99, opened))
+                + "; churn: " + Report.verdict(!churned, "none where " + s.baseline().label() + " opens none");
     }
 
     /** The mean over the rounds of a number each trial put in its extras. */
