@@ -32,7 +32,7 @@ public final class Main {
     public static void main(String[] args) throws Exception {
         System.setProperty("java.awt.headless", "true");
         Mode mode = Arrays.asList(args).contains("full") ? Mode.FULL : Mode.QUICK;
-        Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P3W", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "P10C"));
+        Set<String> only = new TreeSet<>(Set.of("P1", "P2", "P3", "P3W", "P4", "P5", "P6", "P7", "P7TX", "P8", "P9", "P10", "P10C"));
         Set<PoolKind> pools = java.util.EnumSet.allOf(PoolKind.class);
         int rounds = mode.rounds;
         Path out = mode == Mode.FULL ? Path.of("pool-benchmarks", "results") : Path.of("pool-benchmarks", "target", "bench-quick");
@@ -84,7 +84,7 @@ public final class Main {
         }
         Path jfr = Arrays.asList(args).contains("--jfr") ? out.resolve("jfr") : null;
         List<Scenario> scenarios = new ArrayList<>(List.of(new P2Fairness(), new P3SlowCall(), new P3wGeneratedKeys(), new P4Outage(),
-                new P5Oltp(), new P7RealCycle(), new P8ManyThreads(), new P9ManyInstances()));
+                new P5Oltp(), new P7RealCycle(), new P7RealCycle(true), new P8ManyThreads(), new P9ManyInstances()));
         scenarios.addAll(P10RealApp.scenarios(mode, jfr));
         scenarios.addAll(P10cFewerConnections.scenarios(mode, jfr));
         for (Scenario s : scenarios) {

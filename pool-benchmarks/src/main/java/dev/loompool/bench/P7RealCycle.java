@@ -24,14 +24,32 @@ final class P7RealCycle implements Scenario {
 
     static final int THREADS = 4;
 
+    /**
+     * P7tx instead: the cycle is a one-statement transaction, as Spring's
+     * DataSourceTransactionManager runs it (getAutoCommit, setAutoCommit(false), the statement,
+     * commit, setAutoCommit(true), close); the floor runs BEGIN, the statement, COMMIT on its held connections.
+     */
+    private final boolean transaction;
+
+    P7RealCycle() {
+        this(false);
+    }
+
+    P7RealCycle(boolean transaction) {
+        this.transaction = transaction;
+    }
+
     @Override
     public String id() {
-        return "P7";
+        return transaction ? "P7tx" : "P7";
     }
 
     @Override
     public String title() {
-        return "PostgreSQL, 4 platform threads over max 4: getConnection, prepared SELECT 1, close; floor: 4 held driver connections";
+        return transaction
+                ? "PostgreSQL, 4 platform threads over max 4: a one-statement transaction as Spring runs it (setAutoCommit(false), "
+                        + "prepared SELECT 1, commit, setAutoCommit(true), close); floor: the same on 4 held driver connections"
+                : "PostgreSQL, 4 platform threads over max 4: getConnection, prepared SELECT 1, close; floor: 4 held driver connections";
     }
 
     @Override
@@ -44,22 +62,14 @@ final class P7RealCycle implements Scenario {
         Trial floor = floor(mode);
         DataSource ds = pool.open(new PoolKind.Settings(Postgres.URL, null, null, THREADS, THREADS, Duration.ofSeconds(30)));
         try {
-            Trial t = Load.run(pool, mode, THREADS, false, () -> PoolKind.connectionsOpened(ds), () -> {
-                try (Connection c = ds.getConnection()) {
-                    select(c);
-                }
-            });
+            Trial t = Load.run(pool, mode, THREADS, false, () -> PoolKind.connectionsOpened(ds), () -> cycle(ds));
             t.extra.put("floor req/s", Math.round(floor.perSecond()));
             t.extra.put("floor p99 ms", Math.round(floor.millis(0.99) * 1000) / 1000.0);
             t.extra.put("x floor", Math.round(t.perSecond() / floor.perSecond() * 1000) / 1000.0);
             int cycles = mode == Mode.FULL ? 50_000 : 5_000;
-            t.extra.put("B/cycle", bytesPerCycle(cycles, () -> {
-                try (Connection c = ds.getConnection()) {
-                    select(c);
-                }
-            }));
+            t.extra.put("B/cycle", bytesPerCycle(cycles, () -> cycle(ds)));
             try (Connection held = DriverManager.getConnection(Postgres.URL)) {
-                t.extra.put("floor B/cycle", bytesPerCycle(cycles, () -> select(held)));
+                t.extra.put("floor B/cycle", bytesPerCycle(cycles, () -> held(held)));
             }
             return t;
         } finally {
@@ -67,8 +77,35 @@ final class P7RealCycle implements Scenario {
         }
     }
 
+    /** One request through the pool. */
+    private void cycle(DataSource ds) throws Exception {
+        try (Connection c = ds.getConnection()) {
+            if (!transaction) {
+                select(c);
+                return;
+            }
+            boolean autoCommit = c.getAutoCommit(); // Spring's DataSourceTransactionManager.doBegin
+            c.setAutoCommit(false);
+            select(c);
+            c.commit();
+            c.setAutoCommit(autoCommit); // doCleanupAfterCompletion
+        }
+    }
+
+    /** One request on a held connection: the same work, no pool. */
+    private void held(Connection c) throws Exception {
+        if (!transaction) {
+            select(c);
+            return;
+        }
+        c.setAutoCommit(false);
+        select(c);
+        c.commit();
+        c.setAutoCommit(true);
+    }
+
     /** The loop on held connections: each thread keeps its own for the whole run, no pool logic at all. */
-    private static Trial floor(Mode mode) throws Exception {
+    private Trial floor(Mode mode) throws Exception {
         List<Connection> all = new ArrayList<>();
         for (int i = 0; i < THREADS; i++) {
             all.add(DriverManager.getConnection(Postgres.URL));
@@ -77,7 +114,7 @@ final class P7RealCycle implements Scenario {
         // A harness-side ThreadLocal, not the pool's: it only hands each load thread its connection.
         ThreadLocal<Connection> mine = ThreadLocal.withInitial(() -> all.get(next.getAndIncrement()));
         try {
-            return Load.run(PoolKind.LOOMPOOL, mode, THREADS, false, () -> select(mine.get()));
+            return Load.run(PoolKind.LOOMPOOL, mode, THREADS, false, () -> held(mine.get()));
         } finally {
             for (Connection c : all) {
                 c.close();

@@ -45,7 +45,7 @@ final class Verdicts {
                         "%.2fx pgbench's C client (%,.0f tps; HikariCP %.2fx), %.2fx HikariCP's throughput", loomRate / ceiling,
                         ceiling, hikariRate / ceiling, ratio));
             }
-            case "P7": {
+            case "P7", "P7tx": {
                 double loomFloor = loomTrials.stream().mapToDouble(t -> (Double) t.extra.get("x floor")).average().orElse(0);
                 double hikariFloor = trials.get(PoolKind.HIKARI).stream().mapToDouble(t -> (Double) t.extra.get("x floor"))
                         .average().orElse(0);
