@@ -9,7 +9,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -57,7 +56,6 @@ class WritePathAttackMariaDbTest extends WritePathAttackSupport {
         return each("explicit id", "explicit id, @@identity", "zero rows", "INSERT IGNORE of a duplicate", "failed insert");
     }
 
-    @Disabled("BUG: an INSERT that sets no id (explicit id, no row, IGNORE, an error) lets B read A's LAST_INSERT_ID() / @@identity")
     @ParameterizedTest(name = "{0}: {1}")
     @MethodSource("mariaNoIdSteps")
     void mariaAnInsertThatSetsNoIdLetsBReadAsId(Connector connector, String how) throws SQLException {
@@ -77,7 +75,6 @@ class WritePathAttackMariaDbTest extends WritePathAttackSupport {
         return s;
     }
 
-    @Disabled("BUG: after NEXT VALUE FOR of its own sequence, B reads A's PREVIOUS VALUE FOR another one")
     @ParameterizedTest
     @EnumSource(Connector.class)
     void mariaBReadsPreviousValueForOfASequenceItNeverTouched(Connector connector) throws SQLException {
@@ -103,7 +100,6 @@ class WritePathAttackMariaDbTest extends WritePathAttackSupport {
         return each("default PREVIOUS VALUE FOR", "trigger PREVIOUS VALUE FOR", "trigger LAST_INSERT_ID()");
     }
 
-    @Disabled("BUG: B's INSERT whose default or trigger reads PREVIOUS VALUE FOR / LAST_INSERT_ID() commits B's row with A's id")
     @ParameterizedTest(name = "{0}: {1}")
     @MethodSource("mariaChildren")
     void mariaBsChildRowIsCommittedWithAsParentId(Connector connector, String how) throws SQLException {

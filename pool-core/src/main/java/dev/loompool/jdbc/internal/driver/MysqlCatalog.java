@@ -20,7 +20,8 @@ import java.util.Set;
  * like a builtin of another server or version), every view's definition (classified as SQL: one
  * that calls a stored function or {@code GET_LOCK} makes its name pin) and the tables with a
  * trigger (its body may set a user variable: their name pins), and the tables an INSERT into sets no
- * {@code LAST_INSERT_ID()} in ({@link #TABLE_KEYS}). Four queries of
+ * {@code LAST_INSERT_ID()} in ({@link #TABLE_KEYS}), and those whose defaults take or read a sequence's
+ * value ({@link #SEQUENCE_DEFAULTS}: their name pins). Five queries of
  * {@code information_schema}, at the pool's start and again when {@link SqlClassifier#refreshDue} says.
  */
 final class MysqlCatalog {
@@ -37,6 +38,18 @@ final class MysqlCatalog {
             + " OR LOWER(k.COLUMN_DEFAULT) LIKE '%nextval%' OR LOWER(k.COLUMN_DEFAULT) LIKE '%last_insert_id%'))"
             + " FROM information_schema.TABLES t"
             + " WHERE t.TABLE_SCHEMA NOT IN ('sys', 'information_schema', 'performance_schema', 'mysql')";
+
+    /**
+     * MariaDB: the tables with a column default that takes or reads a sequence's value or the insert
+     * id ({@code NEXT VALUE FOR s}, shown as {@code nextval(s)}; {@code PREVIOUS VALUE FOR s}, shown as
+     * {@code lastval(s)}): their name is session state, as a text that names those is (a sequence's
+     * value is kept per sequence until a session reset), so the connection is reset before another borrower.
+     */
+    private static final String SEQUENCE_DEFAULTS = "SELECT DISTINCT TABLE_NAME FROM information_schema.COLUMNS"
+            + " WHERE TABLE_SCHEMA NOT IN ('sys', 'information_schema', 'performance_schema', 'mysql')"
+            + " AND (LOWER(COLUMN_DEFAULT) LIKE '%nextval%' OR LOWER(COLUMN_DEFAULT) LIKE '%lastval%'"
+            + " OR LOWER(COLUMN_DEFAULT) LIKE '%setval%' OR LOWER(COLUMN_DEFAULT) LIKE '%value%for%'"
+            + " OR LOWER(COLUMN_DEFAULT) LIKE '%last_insert_id%')";
 
     private MysqlCatalog() {
     }
@@ -67,6 +80,11 @@ final class MysqlCatalog {
                     } else {
                         views.put(SqlLexer.foldAscii(rs.getString(1)), List.of(definition));
                     }
+                }
+            }
+            try (ResultSet rs = st.executeQuery(SEQUENCE_DEFAULTS)) {
+                while (rs.next()) {
+                    words.add(SqlLexer.foldAscii(rs.getString(1)));
                 }
             }
             try (ResultSet rs = st.executeQuery(TABLE_KEYS)) {

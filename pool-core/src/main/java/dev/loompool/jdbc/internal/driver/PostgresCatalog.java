@@ -28,7 +28,8 @@ import java.util.regex.Pattern;
  * relation whose SQL is not neutral becomes a word that pins, and one whose SQL reads a value the
  * session keeps ({@code currval}, {@code lastval}) a word that reads it; so does a function whose
  * source reads one, or calls such a function ({@link SqlFunctions#addKeptReaders}); and the tables an INSERT into
- * generates no key in ({@link #TABLE_KEYS}). Five catalog queries, run
+ * generates no key in ({@link #TABLE_KEYS}), and the tables whose trigger reads a kept value
+ * ({@link #TRIGGER_FUNCTIONS}). Six catalog queries, run
  * at the pool's start and again when {@link SqlClassifier#refreshDue} says, in a transaction of
  * their own ({@link FunctionCatalog#read}).
  */
@@ -112,7 +113,8 @@ final class PostgresCatalog {
      * Every table, view and foreign table by name, and whether an INSERT into it may generate a key
      * (set {@code lastval()}) without its SQL saying so: anything but a plain table (a view's
      * INSERT reaches its base table, a partitioned one its partitions), an identity column, a
-     * column of a domain with a default, a trigger or a rule. A column default is SQL of
+     * column of a domain with a default, a trigger or a rule, a function of the database's own
+     * called by a default, constraint, policy or index. A column default is SQL of
      * {@link #RELATION_SQL}, classified: {@code nextval} leaves a value
      * ({@link SqlFunctions#addQuietTables}).
      */
@@ -121,8 +123,22 @@ final class PostgresCatalog {
             + " AND a.attnum > 0 AND NOT a.attisdropped AND (a.attidentity <> '' OR t.typdefaultbin IS NOT NULL))"
             + " OR EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = c.oid AND NOT g.tgisinternal)"
             + " OR EXISTS (SELECT 1 FROM pg_rewrite r WHERE r.ev_class = c.oid)"
+            // a function of the database's own (the catalog records no dependency on a builtin) that a default,
+            // a constraint (of the table, or of a domain of its columns), a policy or an index of the table calls:
+            // its source may take a nextval, whatever it is declared (STABLE, IMMUTABLE)
+            + " OR EXISTS (SELECT 1 FROM pg_depend d WHERE d.refclassid = 'pg_proc'::regclass AND ("
+            + "(d.classid = 'pg_attrdef'::regclass AND d.objid IN (SELECT oid FROM pg_attrdef WHERE adrelid = c.oid))"
+            + " OR (d.classid = 'pg_constraint'::regclass AND d.objid IN (SELECT oid FROM pg_constraint WHERE conrelid = c.oid"
+            + " OR contypid IN (SELECT atttypid FROM pg_attribute WHERE attrelid = c.oid AND attnum > 0)))"
+            + " OR (d.classid = 'pg_policy'::regclass AND d.objid IN (SELECT oid FROM pg_policy WHERE polrelid = c.oid))"
+            + " OR (d.classid = 'pg_class'::regclass AND (d.objid = c.oid"
+            + " OR d.objid IN (SELECT indexrelid FROM pg_index WHERE indrelid = c.oid)))))"
             + " FROM pg_class c WHERE c.relkind IN ('r', 'p', 'v', 'f') AND c.relnamespace NOT IN"
             + " ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)";
+
+    /** Each table's trigger functions: a table whose trigger reads a value the session keeps reads it too. */
+    private static final String TRIGGER_FUNCTIONS = "SELECT c.relname, p.proname FROM pg_trigger g"
+            + " JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_proc p ON p.oid = g.tgfoid WHERE NOT g.tgisinternal";
 
     private static final Pattern ATOMIC_HEAD = Pattern.compile("(?is)^\\s*CREATE\\b.*?\\bBEGIN\\s+ATOMIC\\b");
 
@@ -137,6 +153,7 @@ final class PostgresCatalog {
         Map<String, List<String>> relationSql = new HashMap<>();
         Map<String, List<String>> functionSource = new HashMap<>();
         Map<String, Boolean> tableKeys = new HashMap<>();
+        Map<String, List<String>> triggers = new HashMap<>();
         try (Statement st = c.createStatement()) {
             try (ResultSet rs = st.executeQuery(FUNCTIONS)) {
                 while (rs.next()) {
@@ -166,6 +183,11 @@ final class PostgresCatalog {
                     tableKeys.merge(rs.getString(1), rs.getBoolean(2), Boolean::logicalOr);
                 }
             }
+            try (ResultSet rs = st.executeQuery(TRIGGER_FUNCTIONS)) {
+                while (rs.next()) {
+                    triggers.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
+                }
+            }
             try (ResultSet rs = st.executeQuery(FUNCTION_SOURCES)) {
                 while (rs.next()) {
                     if (rs.getString(2) != null) {
@@ -180,6 +202,11 @@ final class PostgresCatalog {
         SqlFunctions.addUnneutral(relationSql, words, classifier, e -> e.session);
         SqlFunctions.addUnneutral(relationSql, kept, classifier, e -> (e.values & SqlEffect.READS_KEPT) != 0);
         SqlFunctions.addKeptReaders(functionSource, kept, classifier);
+        triggers.forEach((relation, functions) -> {
+            if (functions.stream().anyMatch(kept::contains)) {
+                kept.add(relation); // an INSERT into it reads the value its trigger reads (NEW.pid := currval(…))
+            }
+        });
         table.addSearchPathSetters(functionSource);
         table.addQuietTables(tableKeys, relationSql, words, classifier);
         return table;

@@ -75,6 +75,10 @@ final class Pins {
     static void beforeSql(HandleLife h, PhysicalConnection p, SqlEffect e, String sql) throws SQLException {
         p.ranOn(Thread.currentThread());
         long b = p.boundAs();
+        if (e.session) {
+            // first: what the statement leaves itself must not count as the value there (its function may read before it)
+            StatementValues.discardOthers(h, p, b);
+        }
         if (e.values != 0) {
             StatementValues.before(h, p, b, e, sql);
         } else if (p.lastStatement() != b) { // the common statement: one read, and a write on the first of a binding
@@ -84,7 +88,6 @@ final class Pins {
             arraysBound(h, p, b);
         }
         if (e.session) {
-            StatementValues.discardOthers(h, p, b);
             add(h, PinReason.SESSION_STATE, sql);
             p.noteSessionState();
         }

@@ -20,10 +20,12 @@ import java.sql.SQLException;
  * the value there may be another borrower's, or none, and the statement is refused before it
  * reaches the driver. A statement that leaves a value keeps the connection bound
  * ({@link PinReason#STATEMENT_VALUE}) until the handle's next statement has run, so that
- * {@code INSERT; SELECT lastval()} works as on the plain driver; unless the value is the
- * generated key of an INSERT that hands it to its caller ({@link SqlEffect#HANDED}: {@code RETURNING},
- * or the keys asked for), which is what JDBC code, {@code KeyHolder} and JPA's IDENTITY ids read.
- * The session still keeps it: a read of it on the same binding runs, one on a later binding is refused.
+ * {@code INSERT; SELECT lastval()} works as on the plain driver; what another binding left there
+ * is discarded before it ({@link #discardOthers}), so that a statement that turns out to set
+ * nothing (an explicit id, no row) lets the read find nobody's value. An INSERT that hands its
+ * generated key to its caller ({@link SqlEffect#HANDED}: {@code RETURNING}, the keys asked for,
+ * or a table the catalog says generates none), which is what JDBC code, {@code KeyHolder} and
+ * JPA's IDENTITY ids read, neither pins nor lets a later read of the session's value run.
  *
  * <p>The connection keeps the binding number of its last statement ({@link PhysicalConnection#lastStatement()}):
  * a binding is one handle's, so the number says whether the statement was this handle's, on this
@@ -64,12 +66,19 @@ final class StatementValues {
         if ((v & SqlEffect.SETS_FOUND) != 0) {
             p.noteFound(b);
         }
-        if ((v & SqlEffect.LEAVES) != 0) {
-            if ((v & SqlEffect.HANDED) != 0) {
-                Pins.remove(h, PinReason.STATEMENT_VALUE); // the caller has the key: nothing to keep the connection for
-            } else {
-                Pins.add(h, PinReason.STATEMENT_VALUE, sql);
-            }
+        if ((v & SqlEffect.HANDED) != 0) {
+            // The caller has the key (or the catalog says the table generates none): nothing to keep the
+            // connection for. Whether the statement set the session's value is not known (an explicit id,
+            // no row, an error), so a later read of it is refused, even on this binding; a value it did set
+            // is noted, for the discard before another binding's session SQL.
+            ran(h, p, b);
+            p.noteValueLeft(b);
+        } else if ((v & SqlEffect.LEAVES) != 0) {
+            // The handle may read what it leaves. A statement that leaves nothing after all (an explicit
+            // id, no row, an error, another sequence's nextval) must not let it read another binding's:
+            // that is discarded first, one round trip, only on a connection another binding left a value on.
+            discardOthers(h, p, b);
+            Pins.add(h, PinReason.STATEMENT_VALUE, sql);
             p.noteStatement(b | KEPT);
             p.noteValueLeft(b);
         } else {
@@ -98,10 +107,11 @@ final class StatementValues {
 
     /**
      * Before SQL the pool cannot read (session SQL: a function it does not know may read
-     * {@code lastval} or {@code LAST_INSERT_ID()} inside) runs on binding {@code b} of a connection
-     * where another binding left a value: the value is discarded first, so that nothing reads
-     * another borrower's (PostgreSQL {@code DISCARD SEQUENCES}, MySQL and MariaDB
-     * {@code LAST_INSERT_ID(0)}, a fresh session's value). One round trip, only then.
+     * {@code lastval} or {@code LAST_INSERT_ID()} inside), or a statement whose value the handle
+     * may read next, runs on binding {@code b} of a connection where another binding left a value:
+     * the value is discarded first, so that nothing reads another borrower's (PostgreSQL
+     * {@code DISCARD SEQUENCES}, MySQL and MariaDB {@code LAST_INSERT_ID(0)}, a fresh session's
+     * value). One round trip, only then.
      */
     static void discardOthers(HandleLife h, PhysicalConnection p, long b) throws SQLException {
         long by = p.valuesLeftBy();

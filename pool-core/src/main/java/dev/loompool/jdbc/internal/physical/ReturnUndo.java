@@ -149,6 +149,7 @@ final class ReturnUndo {
             p.raw.setAutoCommit(true); // DISCARD ALL cannot run in the transaction pgjdbc would begin
         }
         sessionReset.reset(p.raw);
+        p.noteValuesDiscarded(); // DISCARD ALL, COM_RESET_CONNECTION: no sequence value or insert id is left
         // Every session reset puts pgjdbc's type names back, not only after a path change the pool saw:
         // a view's or a column default's SQL can set the path too (set_config), unseen by the text.
         // In memory; the next borrower's first use of a type of its own looks it up again.

@@ -366,7 +366,8 @@ public final class SqlClassifier {
     private static SqlEffect statement(SqlLexer t, int s, int e, SqlDialect dialect, Behind behind,
             SqlFunctions functions) {
         SqlEffect known = SqlRules.leading(t, s, e, dialect);
-        if (!known.session && SqlRules.touchesSession(t, s, e, behind == Behind.POOLER)) {
+        if (!known.session && (SqlRules.touchesSession(t, s, e, behind == Behind.POOLER)
+                || dialect == SqlDialect.MYSQL && SqlRules.takesSequenceValue(t, s, e))) {
             known = SqlEffect.of(true, known.tx);
         }
         if (behind == Behind.POOLER || known.session || SqlAllowlist.neutral(t, s, e, dialect, functions)) {

@@ -220,6 +220,22 @@ final class SqlRules {
         return false;
     }
 
+    /**
+     * MariaDB: whether the statement takes a sequence's next value ({@code NEXT VALUE FOR s},
+     * {@code nextval(s)}, {@code s.nextval}, {@code setval}). The session then keeps it for
+     * {@code PREVIOUS VALUE FOR s}, per sequence, which only a session reset removes (no statement
+     * discards it as {@code LAST_INSERT_ID(0)} does the insert id): it is session state.
+     */
+    static boolean takesSequenceValue(SqlLexer t, int s, int e) {
+        for (int i = s; i < e; i++) {
+            if (t.is(i, "NEXT") && t.is(i + 1, "VALUE") && t.is(i + 2, "FOR")
+                    || (t.is(i, "nextval") || t.is(i, "setval")) && (t.isPunct(i + 1, '(') || i > s && t.isPunct(i - 1, '.'))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether the call of the function named at {@code i} leaves state on a session that outlives it. */
     private static boolean sessionCall(SqlLexer t, int i, int e, boolean pooler) {
         for (String f : SESSION_FUNCTIONS) {

@@ -25,9 +25,9 @@ final class SqlValues {
     /**
      * What the statement of tokens {@code s} to {@code e} reads or leaves, as {@link SqlEffect}'s
      * value flags. An {@code INSERT} or {@code REPLACE} leaves a value on PostgreSQL and MySQL
-     * only (its generated id: {@link SqlEffect#GENERATED}, {@link SqlEffect#HANDED} with
-     * {@code RETURNING}), unless the catalog says its table has no column a sequence or
-     * {@code AUTO_INCREMENT} fills ({@link #quietInsert}); elsewhere the flags come from the
+     * only (its generated id: {@link SqlEffect#GENERATED}; {@link SqlEffect#HANDED} with
+     * {@code RETURNING}, or where the catalog says its table has no column a sequence or
+     * {@code AUTO_INCREMENT} fills, {@link #quietInsert}); elsewhere the flags come from the
      * functions and variables alone.
      */
     static int of(SqlLexer t, int s, int e, SqlDialect dialect, SqlFunctions functions) {
@@ -73,10 +73,12 @@ final class SqlValues {
                 v |= t.is(i, "nextval") ? SqlEffect.LEAVES : t.is(i, "currval") || t.is(i, "lastval") ? SqlEffect.READS_KEPT : 0;
             }
         }
-        if (insert && dialect != SqlDialect.OTHER && !quietInsert(t, s, e, functions)) {
-            // a nextval or LAST_INSERT_ID(expr) in the text leaves a value of its own, which no key hands back
+        if (insert && dialect != SqlDialect.OTHER) {
+            // a nextval or LAST_INSERT_ID(expr) in the text leaves a value of its own, which no key hands back;
+            // a table that generates no key is as if it handed it back: whatever the session holds is not read
+            boolean handed = returning || quietInsert(t, s, e, functions);
             v |= (v & SqlEffect.LEAVES) != 0 ? SqlEffect.LEAVES
-                    : SqlEffect.LEAVES | SqlEffect.GENERATED | (returning ? SqlEffect.HANDED : 0);
+                    : SqlEffect.LEAVES | SqlEffect.GENERATED | (handed ? SqlEffect.HANDED : 0);
         }
         return v;
     }

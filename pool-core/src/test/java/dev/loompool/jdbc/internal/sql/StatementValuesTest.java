@@ -56,7 +56,8 @@ class StatementValuesTest {
         "SELECT @@session.last_insert_id | NONE+READS_KEPT",
         "SELECT @@last_gtid | NONE+READS_KEPT",
         "SELECT PREVIOUS VALUE FOR s | NONE+READS_KEPT",
-        "SELECT NEXT VALUE FOR s | NONE+LEAVES",
+        "SELECT NEXT VALUE FOR s | SESSION+LEAVES",
+        "SELECT nextval(s), s.nextval FROM dual | SESSION+LEAVES",
         "SELECT lastval(s) | NONE+READS_KEPT",
         "INSERT INTO t (v) VALUES (1) | NONE+LEAVES+GENERATED",
         "REPLACE INTO t (v) VALUES (1) | NONE+LEAVES+GENERATED",
@@ -149,30 +150,30 @@ class StatementValuesTest {
 
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = '|', value = {
-        "INSERT INTO plain (v) VALUES (1) | NONE",
-        "insert into public.plain values (1) | NONE",
-        "INSERT INTO \"Quoted\" VALUES (1) | NONE",
-        "INSERT INTO plain VALUES (1) RETURNING v | NONE",
+        "INSERT INTO plain (v) VALUES (1) | NONE+LEAVES+GENERATED+HANDED",
+        "insert into public.plain values (1) | NONE+LEAVES+GENERATED+HANDED",
+        "INSERT INTO \"Quoted\" VALUES (1) | NONE+LEAVES+GENERATED+HANDED",
+        "INSERT INTO plain VALUES (1) RETURNING v | NONE+LEAVES+GENERATED+HANDED",
         "INSERT INTO plain VALUES (nextval('s')) | NONE+LEAVES",
         "INSERT INTO serial_t (v) VALUES (1) | NONE+LEAVES+GENERATED",
         "INSERT INTO trig_t (v) VALUES (1) | NONE+LEAVES+GENERATED",
         "INSERT INTO def_t (v) VALUES (1) | NONE+LEAVES+GENERATED",
-        "INSERT INTO uuid_t (v) VALUES (1) | NONE",
+        "INSERT INTO uuid_t (v) VALUES (1) | NONE+LEAVES+GENERATED+HANDED",
         "INSERT INTO both VALUES (1) | NONE+LEAVES+GENERATED",
         "INSERT INTO created_later VALUES (1) | NONE+LEAVES+GENERATED",
         "WITH x AS (SELECT 1) INSERT INTO plain SELECT * FROM x | NONE+LEAVES+GENERATED",
-        "INSERT INTO plain SELECT * FROM serial_t | NONE",
+        "INSERT INTO plain SELECT * FROM serial_t | NONE+LEAVES+GENERATED+HANDED",
     })
-    void anInsertIntoATableThatGeneratesNoKeyLeavesNothing(String sql, String expected) {
+    void anInsertIntoATableThatGeneratesNoKeyHandsBackWhatever(String sql, String expected) {
         assertThat(withTables(SqlDialect.POSTGRES).classify(sql)).isEqualTo(SqlEffect.named(expected));
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = '|', value = {
-        "INSERT INTO plain (v) VALUES (1) | NONE",
-        "INSERT IGNORE INTO plain (v) VALUES (1) | NONE",
-        "INSERT plain VALUES (1) | NONE",
-        "REPLACE INTO `test`.`plain` VALUES (1) | NONE",
+        "INSERT INTO plain (v) VALUES (1) | NONE+LEAVES+GENERATED+HANDED",
+        "INSERT IGNORE INTO plain (v) VALUES (1) | NONE+LEAVES+GENERATED+HANDED",
+        "INSERT plain VALUES (1) | NONE+LEAVES+GENERATED+HANDED",
+        "REPLACE INTO `test`.`plain` VALUES (1) | NONE+LEAVES+GENERATED+HANDED",
         "INSERT INTO serial_t (v) VALUES (1) | NONE+LEAVES+GENERATED",
         "INSERT INTO trig_t (v) VALUES (1) | SESSION+LEAVES+GENERATED",
         "INSERT INTO plain (v) VALUES (1) ON DUPLICATE KEY UPDATE v = LAST_INSERT_ID(v) | SESSION+LEAVES",
