@@ -33,13 +33,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * did B commit?", beside a plain driver connection of B's own (a fresh session): B must see what
  * the plain driver shows, or the pool's refusal (SQLState 55000), never A's value.
  *
- * <p>The disabled tests are the holes found, each named in its {@code @Disabled}: the pool lets a
- * read run where the handle ran, on that binding, a statement it counts as leaving a value, though
- * the value read there is not the one that statement left (an INSERT that took no nextval, another
- * sequence's); a trigger reads the value inside B's INSERT; the discard that guards an opaque
- * function is skipped when the catalog wrongly calls a table quiet, or when the same statement also
- * leaves a value; and a statement made on one thread fails when the handle's statement on another
- * ends meanwhile. The MariaDB attacks are in {@link WritePathAttackMariaDbTest}.
+ * <p>Each hole found is a test here, fixed: a read on a binding whose statement counted as
+ * leaving a value but set none (an INSERT that took no nextval, another sequence's), a trigger
+ * that reads the value inside B's INSERT, an INSERT the catalog wrongly called quiet, a statement
+ * that is session SQL and leaves a value. Two stay disabled: a known limit (a STABLE function that
+ * reads lastval() by dynamic SQL) and a spurious HY010 on a handle shared by two threads. The
+ * MariaDB attacks are in {@link WritePathAttackMariaDbTest}.
  */
 class WritePathAttackTest extends WritePathAttackSupport {
 
