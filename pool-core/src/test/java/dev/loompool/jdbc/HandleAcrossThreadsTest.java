@@ -300,4 +300,41 @@ class HandleAcrossThreadsTest extends HostileSupport {
             assertThat(num(b, "SELECT 9")).as("the pool goes on").isEqualTo(9);
         }
     }
+
+    /**
+     * Two threads make the first statement of one unbound handle at once, on a pool of two that
+     * is busy: both wait for a connection, and both get one. The handle keeps one of them, and
+     * once its statements and the handle are closed both are back in the pool. Each thread used
+     * to bind its own, the later overwriting the earlier: that one stayed lent to the handle past
+     * its close, lost to the pool for good (a pool of two then served one borrower at a time, and
+     * timed out when the handle held the other).
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void twoThreadsBindingOneHandleAtOnceLeaveNoConnectionBehind(TestDatabase db) throws Exception {
+        LoomPoolDataSource ds = pool(db, 2, null, null);
+        ds.setAcquireTimeout(Duration.ofSeconds(10));
+        Connection a = ds.getConnection();
+        Connection x = ds.getConnection();
+        Connection y = ds.getConnection();
+        Statement busyX = x.createStatement(); // x and y hold the pool's two connections
+        Statement busyY = y.createStatement();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Statement[] made = new Statement[2];
+        Thread first = other("first", () -> made[0] = a.createStatement(), failure);
+        Thread second = other("second", () -> made[1] = a.createStatement(), failure);
+        eventually("both threads of A wait for a connection", () -> ds.getPool().stats().pending() == 2);
+        busyX.close();
+        busyY.close();
+        first.join(15_000);
+        second.join(15_000);
+        assertThat(failure.get()).isNull();
+        assertThat(made).doesNotContainNull();
+        boundOnlyForAReason(a);
+        a.close(); // closes both statements and lets its connection go
+        x.close();
+        y.close();
+        assertThat(ds.getBoundHandles()).as("no connection stays lent to a closed handle").isEmpty();
+        assertThat(ds.getPool().stats().idle()).as("both connections back in the pool").isEqualTo(2);
+    }
 }

@@ -37,6 +37,7 @@ abstract class HandleLife implements BindingHolder {
     private static final VarHandle PHYSICAL = VarHandles.varHandle(MethodHandles.lookup(), "physical", PhysicalConnection.class);
     private static final VarHandle LOST = VarHandles.varHandle(MethodHandles.lookup(), "lost", boolean.class);
     private static final VarHandle RUNS = VarHandles.varHandle(MethodHandles.lookup(), "runs", int.class);
+    private static final VarHandle PUBLISHING = VarHandles.varHandle(MethodHandles.lookup(), "publishing", boolean.class);
     /** In {@link #runs}: a release was asked for while a statement ran; the count is in the bits below. */
     private static final int RELEASE_DEFERRED = 1 << 30;
     /** In {@link #runs}: the count of statements running. */
@@ -75,6 +76,14 @@ abstract class HandleLife implements BindingHolder {
      */
     @SuppressWarnings("unused") // accessed through RUNS
     private int runs;
+    /**
+     * A thread of this handle is publishing the connection it acquired ({@link #claimPublish}):
+     * two threads that both found the handle unbound must not both bind, or the later
+     * {@link #hold} overwrites the earlier connection, which then stays lent to the handle for
+     * good (no release or close of the handle reaches it).
+     */
+    @SuppressWarnings("unused") // accessed through PUBLISHING
+    private boolean publishing;
     /** It has used a connection, and so counts in the pool's open handles until it ends. */
     private boolean counted;
     /** The reclaimer or the pool's close took its connection from under it: the next call settles that (HandleEnds.reclaimedUnderUse). */
@@ -227,6 +236,27 @@ abstract class HandleLife implements BindingHolder {
     }
 
     /**
+     * Whether the calling thread may bind the connection it acquired: false while another thread
+     * of this handle binds one. Held from the acquire to {@link #hold}, never across a wait for a
+     * connection; the caller checks the handle is still unbound, and ends it with {@link #published}.
+     */
+    final boolean claimPublish() {
+        return PUBLISHING.compareAndSet(this, false, true);
+    }
+
+    /** Ends {@link #claimPublish}: the connection is published, or none was. */
+    final void published() {
+        PUBLISHING.setRelease(this, false);
+    }
+
+    /** Waits while another thread of this handle binds (a settings replay at most away): then its connection is bound, or none is. */
+    final void awaitPublished() {
+        for (int spins = 0; (boolean) PUBLISHING.getAcquire(this); spins++) {
+            pause(spins);
+        }
+    }
+
+    /**
      * After {@link #hold}: whether a close or abort on another thread ended the handle meanwhile
      * (the replay of its settings is a round trip). Then the connection goes back through the
      * release check, which resets what the replay set, unless that close took it already.
@@ -285,13 +315,14 @@ abstract class HandleLife implements BindingHolder {
         if (p == null) {
             return; // a close or abort on another thread ended the handle meanwhile, and its connection with it
         }
+        long b = binding; // read while p is published: once it is not, another thread of the handle may bind and write it
         physical = null;
         // The binding ends first, then the runs are read: a statement starting on another thread
         // counts its run first, then reads the binding. One of the two sees the other, so the
         // connection never goes back under a statement that passed its check: this thread waits
         // for such a run (a metadata call, a cancel on its way) to end first. A broken connection
         // is retired, never lent, and the failing run on this very thread may be the one counted.
-        if (p.unbind(binding)) {
+        if (p.unbind(b)) {
             if (running() && p.state() != ConnectionState.BROKEN) {
                 awaitRuns();
             }

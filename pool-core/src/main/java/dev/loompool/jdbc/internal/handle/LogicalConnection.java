@@ -65,28 +65,30 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
             throw new SQLException("pool '" + pool.name + "': the connection was closed while this call waited for "
                     + "a physical connection (" + p.home().pool.stats() + ")", "08003");
         }
-        if (own != null) {
-            try {
-                for (SessionAttribute a : own.marked) {
-                    if (a != SessionAttribute.ISOLATION || !pool.transactionPooler) { // else sent per transaction: TransactionIsolation
-                        p.apply(own, a);
-                    }
-                }
-            } catch (SQLException e) {
-                if (BrokenConnections.lost(p.raw, e, pool.validationSeconds())) {
-                    p.markBroken(); // retired on the way back
-                }
-                p.home().putBack(p);
-                throw e;
-            } catch (RuntimeException e) { // the driver's own bug: its answer, as without the pool, and the connection goes back
-                p.home().putBack(p);
-                throw e;
-            }
+        // Another thread of this handle may have found it unbound too, and acquired a connection of its
+        // own: one of them binds, and the other goes on with that connection, as on the plain driver.
+        if (!claimPublish()) {
+            p.home().putBack(p);
+            awaitPublished();
+            return bind();
         }
-        Object previous = p.bind(this, pool.leakThresholdNanos() > 0 ? new Throwable("bound here") : null);
-        long b = p.boundAs();
-        boolean firstCount = countFromFirstUse(p); // before the binding is published: a close that sees it sees the count
-        hold(p, b);
+        if (boundNow() != null) { // bound by another thread while this one waited for a connection
+            published();
+            p.home().putBack(p);
+            return bind();
+        }
+        Object previous;
+        long b;
+        boolean firstCount;
+        try {
+            replaySettings(p);
+            previous = p.bind(this, pool.leakThresholdNanos() > 0 ? new Throwable("bound here") : null);
+            b = p.boundAs();
+            firstCount = countFromFirstUse(p); // before the binding is published: a close that sees it sees the count
+            hold(p, b);
+        } finally {
+            published();
+        }
         if (endedWhileBinding(p, b, firstCount)) { // a close on another thread during the settings' replay
             throw new SQLException("pool '" + pool.name + "': the connection was closed while this call bound a "
                     + "physical connection (" + p.home().pool.stats() + ")", "08003");
@@ -99,6 +101,29 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
             pool.bindObserver.bound(this);
         }
         return p.raw;
+    }
+
+    /** The handle's own settings, replayed on {@code p} before it is bound; on failure it goes back, unbound. */
+    private void replaySettings(PhysicalConnection p) throws SQLException {
+        if (own == null) {
+            return;
+        }
+        try {
+            for (SessionAttribute a : own.marked) {
+                if (a != SessionAttribute.ISOLATION || !pool.transactionPooler) { // else sent per transaction: TransactionIsolation
+                    p.apply(own, a);
+                }
+            }
+        } catch (SQLException e) {
+            if (BrokenConnections.lost(p.raw, e, pool.validationSeconds())) {
+                p.markBroken(); // retired on the way back
+            }
+            p.home().putBack(p);
+            throw e;
+        } catch (RuntimeException e) { // the driver's own bug: its answer, as without the pool, and the connection goes back
+            p.home().putBack(p);
+            throw e;
+        }
     }
 
     /**
