@@ -63,6 +63,41 @@ class ConnectRoundTripsTest {
                 plain.transcript).isLessThanOrEqualTo(plain.roundTrips + 1);
     }
 
+    /**
+     * pgjdbc sets the isolation level and the schema with a query each; the pool sets them in the
+     * query that reads the connection's settings, so a configured pool's next connect costs what
+     * an unconfigured one's does, and its sessions have what was configured.
+     */
+    @ParameterizedTest
+    @EnumSource(value = TestDatabase.class, names = "POSTGRES")
+    void configuredIsolationAndSchemaCostNoRoundTripOfTheirOwnOnPostgres(TestDatabase db) throws Exception {
+        Measured plain = plainDriver(db);
+        try (RoundTripProxy proxy = proxyFor(db); LoomPoolDataSource ds = pool(proxy, db, "round-trips-configured")) {
+            ds.setTransactionIsolation("SERIALIZABLE");
+            ds.setSchema("public");
+            try (Connection first = ds.getConnection()) {
+                selectOne(first);
+            }
+            quiet(proxy);
+            try (Connection held = ds.getConnection(); Connection second = ds.getConnection()) {
+                held.setAutoCommit(false);
+                selectOne(held);
+                int before = proxy.roundTrips();
+                Statement st = second.createStatement();
+                ResultSet rs = st.executeQuery("SELECT current_setting('transaction_isolation'), current_schema()");
+                assertThat(rs.next()).isTrue();
+                int cost = proxy.roundTrips() - before;
+                System.out.printf("%s round trips to the first row: plain driver %d, loompool reconnect with isolation "
+                        + "and schema configured %d%n", db, plain.roundTrips, cost);
+                assertThat(rs.getString(1)).isEqualTo("serializable");
+                assertThat(rs.getString(2)).isEqualTo("public");
+                assertThat(cost).as("round trips of a configured pool's new connection and query (the plain driver's: "
+                        + "%d); the pool's:%n%s", plain.roundTrips, proxy.transcript()).isLessThanOrEqualTo(plain.roundTrips + 1);
+                held.rollback();
+            }
+        }
+    }
+
     /** Round trips, and what the client sent at the start of each ({@link RoundTripProxy#transcript}). */
     private record Measured(int roundTrips, String transcript) {
         static Measured of(RoundTripProxy proxy) {

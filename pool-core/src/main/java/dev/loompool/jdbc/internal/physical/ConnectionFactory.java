@@ -19,6 +19,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.Driver;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.EnumSet;
 import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
@@ -150,16 +151,21 @@ public final class ConnectionFactory {
     private Settings initialize(Connection raw, Settings read) throws SQLException {
         Settings defaults = read;
         if (defaults == null) {
-            for (SessionAttribute a : configured.marked) {
-                configured.applyTo(raw, a);
-            }
             boolean init = initSql != null && !initSql.isBlank();
+            // set in the query that reads the settings, where the driver allows (the init SQL runs after the defaults)
+            EnumSet<SessionAttribute> folded = init ? EnumSet.noneOf(SessionAttribute.class)
+                    : SessionProbe.foldable(raw, configured);
+            for (SessionAttribute a : configured.marked) {
+                if (!folded.contains(a)) {
+                    configured.applyTo(raw, a);
+                }
+            }
             if (init) {
                 try (Statement st = raw.createStatement()) {
                     st.execute(initSql);
                 }
             }
-            defaults = SessionProbe.settings(raw);
+            defaults = SessionProbe.settings(raw, configured, folded);
             if (init) { // its USE is seen by the server only, not by MySQL Connector/J's getCatalog(): a reset goes back to it
                 defaults.chooseCatalog(sessionReset.database(raw, defaults.catalog()));
             }
