@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * each direction ({@link RoundTripProxy}), a cold pool's first query and a warm pool's next
  * connect cost at most one round trip more than the plain driver's connect and query. Over a link
  * of 100 ms each way every round trip is 200 ms: a connect of 16 round trips missed a 3 s acquire
- * timeout. The catalog read that the pool needs is read in the background, not on this path.
+ * timeout. The catalog the pool needs is read when the first connection comes back, not on this path.
  *
  * <p>Counted until the query's row is read: what the caller waits for. HikariCP's figures are
  * printed beside, for the record. Here (PostgreSQL 15 and pgjdbc 42.7; MariaDB 10.11 and
@@ -143,7 +143,7 @@ class ConnectRoundTripsTest {
             try (Connection first = ds.getConnection()) {
                 selectOne(first);
             }
-            quiet(proxy); // the catalog read in the background is over
+            quiet(proxy); // nothing the pool does on its own is still under way
             try (Connection held = ds.getConnection(); Connection second = ds.getConnection()) {
                 held.setAutoCommit(false);
                 selectOne(held); // keeps the pool's one connection
@@ -176,7 +176,7 @@ class ConnectRoundTripsTest {
         assertThat(rs.getInt(1)).isEqualTo(1);
     }
 
-    /** Waits until no round trip has begun for half a second: what the pool does in the background is done. */
+    /** Waits until no round trip has begun for half a second: nothing the pool does on its own is under way. */
     private static void quiet(RoundTripProxy proxy) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         int seen = -1;

@@ -15,10 +15,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The pool's first read of its database's functions, views and operators (DESIGN.md §4,
  * "Classifying SQL: an allowlist"), off the connect path (issue 39). It costs four to seven round
- * trips, which over a slow link a cold pool's first caller waited for: now the first connection
- * only says which database it is, and a thread of its own reads the catalog on a connection
- * borrowed from the pool once the first one comes back. Shared by a pool and its replicas, as
- * their classifier is.
+ * trips, which over a slow link a cold pool's first caller waited for before its first query: now
+ * the first connection only says which database it is, and the catalog is read on the first
+ * connection that comes back, in its release check, after the statement that let it go (as the
+ * read after DDL is); {@code start()} called by the application reads it before it returns.
+ * Shared by a pool and its replicas, as their classifier is.
  *
  * <p>Until a table read from the catalog is in use ({@link #known}), every statement is session
  * state: the built-in table knows no function on PostgreSQL (every call pins), but nothing of a
@@ -40,9 +41,9 @@ public final class CatalogRead {
     private enum State {
         /** No connection made yet. */
         UNREAD,
-        /** The classifier granted this the read; it waits for a connection to read on. */
+        /** The classifier granted this the read; it waits for a connection to come back. */
         WAITING,
-        /** Its thread borrows a connection and reads. */
+        /** Reading, on the connection that came back (or that start() borrowed). */
         READING,
         /** Read, or left to the classifier's refresh after a failure (whose success counts too). */
         HANDED_OVER
@@ -102,51 +103,48 @@ public final class CatalogRead {
     }
 
     /**
-     * Starts the first read if it waits for a connection: called once a connection is back in
-     * {@code pool}, so that the read borrows that one rather than open another. One volatile read
+     * The first read, on {@code p}, the first connection back in {@code pool} once its release
+     * check undid what its holder left: on the releasing thread, as the read after DDL is, once
+     * the statement that let the connection go has finished. A connection borrowed for it would
+     * show as one in use, or make the pool open another for the next caller. One volatile read
      * when there is nothing to do.
      */
-    void startIfWaiting(JdbcPool pool) {
-        if (state.get() == State.WAITING && pool.pool.stats().idle() > 0 // else it went to a waiter: no connect for the read
-                && state.compareAndSet(State.WAITING, State.READING)) {
-            Thread reader = new Thread(() -> read(pool), "loompool-catalog-" + pool.name);
-            reader.setDaemon(true);
-            reader.start();
+    void readOnReturn(JdbcPool pool, PhysicalConnection p, long now) throws Retired {
+        if (state.get() == State.WAITING && state.compareAndSet(State.WAITING, State.READING)) {
+            read(pool, p, now);
         }
     }
 
     /**
-     * Reads now, on the calling thread, if the read waits for a connection: {@code start()} called
-     * by the application pre-warms the catalog too, with nobody's query waiting for it.
+     * Reads now, on a connection borrowed for it, if the read waits for one: {@code start()} called
+     * by the application warms the catalog too, before it returns, with nobody's query waiting.
+     * With none free within the acquire timeout the first return reads it.
      */
     public void readNow(JdbcPool pool) {
-        if (state.compareAndSet(State.WAITING, State.READING)) {
-            read(pool);
+        if (state.get() != State.WAITING || !state.compareAndSet(State.WAITING, State.READING)) {
+            return;
         }
-    }
-
-    /**
-     * Borrows a connection within the acquire timeout, as any caller (never ahead of a waiter),
-     * reads and gives it back. A pool with no connection to spare for that long, or whose circuit
-     * is open, tries again at the next return; a closed one gives the read up.
-     */
-    private void read(JdbcPool pool) {
         PhysicalConnection p;
         try {
             p = pool.acquireWithin(Duration.ofNanos(Math.max(pool.acquireTimeoutNanos(), 1)));
         } catch (SQLException e) {
-            p = null;
+            p = null; // the start's own error, if any, was the caller's already
         }
         if (p == null) {
-            if (pool.isClosed()) {
-                classifier.refreshDone(pool.clock.nanoTime(), null);
-                state.set(State.HANDED_OVER);
-            } else {
-                state.set(State.WAITING);
-            }
+            state.set(State.WAITING);
             return;
         }
-        long now = pool.clock.nanoTime();
+        try {
+            read(pool, p, pool.clock.nanoTime());
+        } catch (Retired broken) {
+            p.markBroken(); // retired on its way back
+        } finally {
+            pool.putBack(p);
+        }
+    }
+
+    /** Reads on {@code p} with the classifier's grant; a failure leaves nothing known, and the next return reads. */
+    private void read(JdbcPool pool, PhysicalConnection p, long now) throws Retired {
         SqlFunctions read = null;
         try {
             read = FunctionCatalog.read(p.raw, classifier.dialect());
@@ -155,13 +153,8 @@ public final class CatalogRead {
                     + "its connection until it is read (at the next connection's return): SQLState {}: {}", pool.name,
                     e.getSQLState(), pool.factory.secrets().mask(JdbcUrls.redact(e.getMessage())));
             if (BrokenConnections.lost(p.raw, e, pool.validationSeconds())) {
-                p.markBroken(); // retired on its way back
+                throw new Retired("broken while the catalog was read: " + e.getSQLState());
             }
-        } catch (RuntimeException e) {
-            log.warn("pool '{}': the driver failed while the catalog of functions and views was read; every "
-                    + "statement keeps its connection until it is read ({})", pool.name,
-                    pool.factory.secrets().mask(JdbcUrls.redact(String.valueOf(e))));
-            p.markBroken();
         } finally {
             classifier.refreshDone(now, read);
             if (read != null) {
@@ -170,7 +163,6 @@ public final class CatalogRead {
                 classifier.catalogReadFailed(now); // the next return reads, as after any failed first read
             }
             state.set(State.HANDED_OVER);
-            pool.putBack(p);
         }
     }
 }

@@ -267,6 +267,7 @@ public final class JdbcPool {
         if (ranDdl ? classifier.refreshForced() : classifier.refreshDue(now)) {
             IdleChecks.readFunctions(this, p, now);
         }
+        catalog.readOnReturn(this, p, now); // the pool's first read of its catalog, on the first connection back
         p.lastReturnedAt = now;
         return true;
     }
@@ -378,7 +379,6 @@ public final class JdbcPool {
     /** Gives back {@code p}, acquired and never bound (or unbound by the caller): the release check resets it. */
     public void putBack(PhysicalConnection p) {
         pool.giveBack(p.entry);
-        catalog.startIfWaiting(this); // the pool's first read of its catalog, on a connection borrowed now one is back
     }
 
     /**
