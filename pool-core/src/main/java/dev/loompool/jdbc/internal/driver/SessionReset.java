@@ -338,9 +338,12 @@ public final class SessionReset {
                 throw new SQLException("session reset failed", e);
             }
         }
+        // PostgreSQL's restore is a SELECT of set_config calls: the reseed goes in it, one round trip for both
+        boolean seedInRestore = reseed && restoreSql != null && restoreSql.startsWith("SELECT ");
         if (restoreSql != null) {
+            String sql = seedInRestore ? restoreSql + ", " + seedCall() : restoreSql;
             try (Statement st = raw.createStatement()) {
-                st.execute(restoreSql);
+                st.execute(sql);
             } catch (SQLException e) {
                 if (restoreUntried && !BrokenConnections.isBroken(e)) { // this connection goes; the next ones are closed
                     restoreRefused = true;
@@ -350,7 +353,7 @@ public final class SessionReset {
             }
             restoreUntried = false;
         }
-        if (reseed) {
+        if (reseed && !seedInRestore) {
             try (Statement st = raw.createStatement()) {
                 st.execute(reseedSql());
             }
