@@ -87,14 +87,27 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
     }
 
     /**
-     * Starts the pool if it is not started: validates the settings and opens {@code minSize} connections.
-     *
+     * For tests of what a pool does once it knows its database: its first connection reads the
+     * catalog of functions and views before it is handed out, so that the first statements are
+     * classified by it (else it is read in the background, see {@link #start()}).
      */
-    public void start() throws SQLException {
-        pool();
+    final void readCatalogAtConnect() {
+        hooks.catalogAtConnect = check.beforeStart(Boolean.TRUE);
     }
 
-    private StartedPool pool() throws SQLException {
+    /**
+     * Starts the pool if it is not started: validates the settings, opens {@code minSize}
+     * connections and, if it opened one, reads the database's catalog of functions and views on it
+     * before it returns. A pool started by its first {@link #getConnection()} serves that caller
+     * first and reads the catalog in the background: until then its statements keep their
+     * connections, as session state does.
+     */
+    public void start() throws SQLException {
+        pool(true);
+    }
+
+    /** The running pool, started now if it is not; {@code explicit}: by {@link #start()}, which warms the catalog too. */
+    private StartedPool pool(boolean explicit) throws SQLException {
         StartedPool p = running;
         if (p != null) {
             return p;
@@ -113,7 +126,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 starting = Thread.currentThread();
                 try {
                     started = StartedPool.start(config, hooks.clock, hooks.primaryListeners,
-                            i -> hooks.replicaListeners(config.poolName(), i), this::isClosed);
+                            i -> hooks.replicaListeners(config.poolName(), i), this::isClosed, hooks.catalogAtConnect);
                 } catch (SQLException | RuntimeException | Error e) {
                     unregisterMBean();
                     throw e;
@@ -132,6 +145,9 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                         getMaskedJdbcUrl(), getMinSize(), getMaxSize(), getReleaseMode(),
                         getServerPooler() == ServerPooler.NONE ? "" : ", server pooler " + getServerPooler(),
                         getReplicas().isEmpty() ? "" : ", replicas " + getMaskedReplicaUrls());
+                if (explicit) {
+                    started.readCatalog(); // published already: a caller meanwhile is served, and its statements pin
+                }
             }
             return running;
         } finally {
@@ -143,7 +159,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
     public Connection getConnection() throws SQLException {
         StartedPool p = running;
         if (p == null) {
-            p = pool();
+            p = pool(false);
         }
         if (closed) {
             throw p.closedException();

@@ -18,6 +18,7 @@ class MariaDbIntegrationTest {
 
     LoomPoolDataSource dataSource(int maxSize) {
         LoomPoolDataSource ds = new LoomPoolDataSource();
+        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(TestDatabase.MARIADB.url());
         ds.setPoolName("maria-it");
         ds.setMinSize(0);

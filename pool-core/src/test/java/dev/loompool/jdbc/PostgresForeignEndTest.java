@@ -33,6 +33,7 @@ class PostgresForeignEndTest {
 
     LoomPoolDataSource ds(int max) {
         LoomPoolDataSource ds = new LoomPoolDataSource();
+        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(TestDatabase.POSTGRES.url());
         ds.setPoolName("foreign-end");
         ds.setMinSize(0);

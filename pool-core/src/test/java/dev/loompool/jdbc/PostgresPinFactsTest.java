@@ -35,6 +35,7 @@ class PostgresPinFactsTest {
 
     private LoomPoolDataSource pool() throws SQLException {
         ds = new LoomPoolDataSource();
+        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(TestDatabase.POSTGRES.url());
         ds.setPoolName("pins-" + table);
         ds.setMinSize(0);

@@ -35,9 +35,9 @@ public final class FunctionCatalog {
             if (autoCommit) {
                 c.setAutoCommit(false);
             }
-            try (java.sql.Statement st = c.createStatement()) {
-                st.execute("SET LOCAL lock_timeout = '1s'");
-                st.execute("SET LOCAL statement_timeout = '30s'");
+            try (java.sql.Statement st = c.createStatement()) { // SET LOCAL of both, in one round trip with the BEGIN
+                st.execute("SELECT pg_catalog.set_config('lock_timeout', '1s', true), "
+                        + "pg_catalog.set_config('statement_timeout', '30s', true)");
             }
             return PostgresCatalog.read(c);
         } finally {

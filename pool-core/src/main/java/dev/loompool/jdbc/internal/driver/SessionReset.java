@@ -11,7 +11,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
@@ -49,6 +48,10 @@ public final class SessionReset {
     private final boolean reseed;
     /** pgjdbc's type names, learned per connection under the search path of the moment. */
     private final TypeNames typeNames;
+    /** The restore has not run yet anywhere: a refusal then says the server refuses it, not that one connection failed. */
+    private volatile boolean restoreUntried;
+    /** The server refused the restore the first time it ran: sessions cannot be restored, only closed. */
+    private volatile boolean restoreRefused;
 
     private SessionReset(String wipeSql, MethodHandle wipeMethod, String restoreSql, MethodHandle drain,
             boolean reseed, TypeNames typeNames) {
@@ -58,6 +61,12 @@ public final class SessionReset {
         this.drain = drain;
         this.reseed = reseed;
         this.typeNames = typeNames;
+    }
+
+    /** One whose restore was not tried on the fresh session: the first reset tries it. */
+    private SessionReset untried() {
+        restoreUntried = restoreSql != null;
+        return this;
     }
 
     /**
@@ -70,26 +79,57 @@ public final class SessionReset {
             return NONE;
         }
         if (product.contains("PostgreSQL")) {
-            TypeNames names = TypeNames.of(raw); // first: before a query of ours could add to them
-            if (names.driverKeepsNames() && !names.restorable()) {
-                log.warn("the driver's cache of type names cannot be cleared on this driver version: a connection whose "
-                        + "session changed the search path is closed on return instead of reset");
-            }
-            Map<String, String> set = read(raw,
-                    "SELECT name, current_setting(name) FROM pg_settings WHERE source = 'session'");
-            List<String> calls = new ArrayList<>();
-            set.forEach((name, value) -> calls.add("set_config(" + literal(name, false) + ", " + literal(value, false) + ", false)"));
-            return new SessionReset("DISCARD ALL", null,
-                    restorable(raw, calls.isEmpty() ? null : "SELECT " + String.join(", ", calls)), drain(raw),
-                    reseeds(raw), names);
+            return postgres(raw, TypeNames.of(raw)); // first: before a query of ours could add to them
         }
         boolean maria = product.contains("MariaDB");
         if ((maria || product.contains("MySQL")) && driverResets) {
             MethodHandle wipe = byMethod(raw, maria ? "reset" : "resetServerState");
-            String restore = maria ? withIsolationTold(raw, mysqlRestore(raw)) : mysqlRestore(raw);
+            String restore = maria ? MysqlRestore.withIsolationTold(raw, MysqlRestore.of(raw)) : MysqlRestore.of(raw);
             return wipe == null ? NONE : new SessionReset(null, wipe, restorable(raw, restore), null, false, TypeNames.NONE);
         }
         return NONE;
+    }
+
+    /** PostgreSQL's, asked a round trip at a time; {@code names} read before any query of ours. */
+    static SessionReset postgres(Connection raw, TypeNames names) throws SQLException {
+        Map<String, String> set = read(raw, "SELECT name, current_setting(name) FROM pg_settings WHERE source = 'session'");
+        return postgres(raw, names, set, false, reseeds(raw));
+    }
+
+    /**
+     * PostgreSQL's: {@code set} the settings the driver set on the session (by {@code source =
+     * 'session'}), which the restore puts back; {@code restoreTried} if they were set again already
+     * on this fresh session without a refusal ({@link SessionProbe} does so in the query that read
+     * them), else the restore is tried here.
+     */
+    static SessionReset postgres(Connection raw, TypeNames names, Map<String, String> set, boolean restoreTried,
+            boolean reseeds) throws SQLException {
+        if (names.driverKeepsNames() && !names.restorable()) {
+            log.warn("the driver's cache of type names cannot be cleared on this driver version: a connection whose "
+                    + "session changed the search path is closed on return instead of reset");
+        }
+        List<String> calls = new ArrayList<>();
+        set.forEach((name, value) -> calls.add("set_config(" + literal(name, false) + ", " + literal(value, false) + ", false)"));
+        String restore = calls.isEmpty() ? null : "SELECT " + String.join(", ", calls);
+        return new SessionReset("DISCARD ALL", null, restoreTried ? restore : restorable(raw, restore), drain(raw),
+                reseeds, names);
+    }
+
+    /**
+     * MariaDB Connector/J's, from what {@link SessionProbe} read in one query: the session's
+     * variables that differ from the global ones ({@code differ}) and the variables the session
+     * tracks ({@code tracked}, a list). The restore is not tried on the
+     * fresh session, which would cost a round trip per connect: the first reset that runs it tries
+     * it, and if the server refuses it that connection is closed and so are the next ones with
+     * session state ({@link #supported}).
+     */
+    static SessionReset mariadb(Connection raw, Map<String, String> differ, String tracked) {
+        MethodHandle wipe = byMethod(raw, "reset");
+        if (wipe == null) {
+            return NONE;
+        }
+        String restore = MysqlRestore.told(MysqlRestore.of(raw, differ), tracked);
+        return new SessionReset(null, wipe, restore, null, false, TypeNames.NONE).untried();
     }
 
     private static MethodHandle drain(Connection raw) {
@@ -110,68 +150,6 @@ public final class SessionReset {
         return wipeSql != null && supported();
     }
 
-    /** {@code SET SESSION} of every variable the driver set to something else than the server's global value. */
-    private static String mysqlRestore(Connection raw) {
-        Map<String, String> set = Map.of();
-        for (String schema : new String[] {"information_schema", "performance_schema"}) {
-            try {
-                set = read(raw, "SELECT s.variable_name, s.variable_value FROM " + schema + ".session_variables s JOIN "
-                        + schema + ".global_variables g ON g.variable_name = s.variable_name "
-                        + "WHERE NOT (s.variable_value <=> g.variable_value)");
-                break;
-            } catch (SQLException e) {
-                log.debug("session variables not readable from {}", schema, e);
-            }
-        }
-        List<String> assignments = new ArrayList<>();
-        set.forEach((name, value) -> assignments.add(name.toLowerCase(Locale.ROOT) + " = "
-                + (value == null ? "DEFAULT" : value.isEmpty() ? emptyOrNull(raw, name)
-                        : value.matches("-?\\d+(\\.\\d+)?") ? value : literal(value, true))));
-        return assignments.isEmpty() ? null : "SET SESSION " + String.join(", ", assignments);
-    }
-
-    /**
-     * MariaDB Connector/J keeps the isolation level it last set, or heard of through the session
-     * tracking it turns on, and answers {@code getTransactionIsolation} and skips a
-     * {@code setTransactionIsolation} to that level from memory. COM_RESET_CONNECTION puts the
-     * server's level back to the global one without a word to it, so the pool's default level
-     * (set at connect) was not set again after a reset: the next borrower ran at the server's
-     * default while the pool said otherwise (found by the pool's sequence fuzzer). Setting the
-     * session's level to the global one at the end of the restore, once the tracking is back, tells
-     * the driver the level it has. No round trip is added: it is the same statement.
-     */
-    private static String withIsolationTold(Connection raw, String restore) {
-        String tracked;
-        try (Statement st = raw.createStatement(); ResultSet rs = st.executeQuery("SELECT @@SESSION.session_track_system_variables")) {
-            tracked = rs.next() && rs.getString(1) != null ? "," + rs.getString(1).toLowerCase(Locale.ROOT) + "," : "";
-        } catch (SQLException e) {
-            return restore; // no session tracking: the driver asks the server, and knows no level of its own
-        }
-        for (String name : new String[] {"transaction_isolation", "tx_isolation"}) { // MariaDB 11.1 renamed it
-            if (tracked.contains("," + name + ",")) {
-                String told = name + " = @@GLOBAL." + name;
-                return restore == null ? "SET SESSION " + told : restore + ", " + told;
-            }
-        }
-        return restore;
-    }
-
-    /**
-     * The tables show a NULL as '' too: MySQL Connector/J sets {@code character_set_results = NULL}
-     * at connect, and the server refuses it back as '' (an unknown character set), which left
-     * every connection with session state closed instead of reset (found by the driver matrix).
-     */
-    private static String emptyOrNull(Connection raw, String name) {
-        if (!name.matches("[A-Za-z0-9_]+")) {
-            return "''";
-        }
-        try (Statement st = raw.createStatement(); ResultSet rs = st.executeQuery("SELECT @@SESSION." + name + " IS NULL")) {
-            return rs.next() && rs.getBoolean(1) ? "NULL" : "''";
-        } catch (SQLException e) {
-            return "''";
-        }
-    }
-
     /**
      * The restore statement if it runs on the fresh session (where it changes nothing); a server
      * may refuse a variable that cannot be set per session, and then its connections cannot be
@@ -188,15 +166,19 @@ public final class SessionReset {
             if (BrokenConnections.isBroken(e)) {
                 throw e;
             }
-            log.warn("the session the driver sets up cannot be restored after a reset (SQLState {}); connections "
-                    + "with session state will be closed instead of reset", e.getSQLState());
+            warnUnrestorable(e);
             return UNRESTORABLE;
         }
     }
 
     private static final String UNRESTORABLE = "";
 
-    private static Map<String, String> read(Connection raw, String sql) throws SQLException {
+    private static void warnUnrestorable(SQLException e) {
+        log.warn("the session the driver sets up cannot be restored after a reset (SQLState {}); connections "
+                + "with session state will be closed instead of reset", e.getSQLState());
+    }
+
+    static Map<String, String> read(Connection raw, String sql) throws SQLException {
         Map<String, String> values = new LinkedHashMap<>();
         try (Statement st = raw.createStatement(); ResultSet rs = st.executeQuery(sql)) {
             while (rs.next()) {
@@ -207,7 +189,7 @@ public final class SessionReset {
     }
 
     /** A string literal; MySQL reads backslashes in it as escapes, PostgreSQL (standard strings) does not. */
-    private static String literal(String value, boolean backslashEscapes) {
+    static String literal(String value, boolean backslashEscapes) {
         String v = backslashEscapes ? value.replace("\\", "\\\\") : value;
         return "'" + v.replace("'", "''") + "'";
     }
@@ -228,7 +210,12 @@ public final class SessionReset {
      * typed, so that no function of the application's named setseed runs instead.
      */
     private static String reseedSql() {
-        return "SELECT pg_catalog.setseed(" + ThreadLocalRandom.current().nextDouble(-1, 1) + "::float8)";
+        return "SELECT " + seedCall();
+    }
+
+    /** A call of setseed with a seed from the JVM, which no borrower sees: see {@link #reseedSql}. */
+    static String seedCall() {
+        return "pg_catalog.setseed(" + ThreadLocalRandom.current().nextDouble(-1, 1) + "::float8)";
     }
 
     /** Whether this user may run setseed (the server allows it to all unless told otherwise); tried once, at learn. */
@@ -333,7 +320,7 @@ public final class SessionReset {
     }
 
     public boolean supported() {
-        return (wipeSql != null || wipeMethod != null) && restoreSql != UNRESTORABLE;
+        return (wipeSql != null || wipeMethod != null) && restoreSql != UNRESTORABLE && !restoreRefused;
     }
 
     /** Wipes the session and restores what the driver set; the caller rolled back first, and re-initialises after. */
@@ -351,12 +338,22 @@ public final class SessionReset {
                 throw new SQLException("session reset failed", e);
             }
         }
+        // PostgreSQL's restore is a SELECT of set_config calls: the reseed goes in it, one round trip for both
+        boolean seedInRestore = reseed && restoreSql != null && restoreSql.startsWith("SELECT ");
         if (restoreSql != null) {
+            String sql = seedInRestore ? restoreSql + ", " + seedCall() : restoreSql;
             try (Statement st = raw.createStatement()) {
-                st.execute(restoreSql);
+                st.execute(sql);
+            } catch (SQLException e) {
+                if (restoreUntried && !BrokenConnections.isBroken(e)) { // this connection goes; the next ones are closed
+                    restoreRefused = true;
+                    warnUnrestorable(e);
+                }
+                throw e;
             }
+            restoreUntried = false;
         }
-        if (reseed) {
+        if (reseed && !seedInRestore) {
             try (Statement st = raw.createStatement()) {
                 st.execute(reseedSql());
             }

@@ -38,6 +38,41 @@ public final class Settings {
     }
 
     /**
+     * As {@link #read(Connection)}, with the isolation level {@code isolationName} as the server
+     * spells it, read by the caller in a query of its own; the driver's getter if it is none of the
+     * four (as the driver would answer).
+     */
+    static Settings read(Connection c, String isolationName) throws SQLException {
+        Settings s = readWith(c, isolationName);
+        s.catalog = c.getCatalog();
+        s.schema = c.getSchema();
+        return s;
+    }
+
+    /** As {@link #read(Connection, String)}, with the catalog and the schema read by the caller too. */
+    static Settings read(Connection c, String isolationName, String catalog, String schema) throws SQLException {
+        Settings s = readWith(c, isolationName);
+        s.catalog = catalog;
+        s.schema = schema;
+        return s;
+    }
+
+    /** All but the catalog and the schema, the isolation level from its name. */
+    private static Settings readWith(Connection c, String isolationName) throws SQLException {
+        Settings s = new Settings();
+        s.autoCommit = c.getAutoCommit();
+        try {
+            s.isolation = isolationName != null ? isolationLevel(isolationName) : c.getTransactionIsolation();
+        } catch (IllegalArgumentException e) { // none of the four names: as the driver answers it
+            s.isolation = c.getTransactionIsolation();
+        }
+        s.readOnly = c.isReadOnly();
+        s.holdability = c.getHoldability();
+        s.networkTimeout = c.getNetworkTimeout();
+        return s;
+    }
+
+    /**
      * PostgreSQL behind a pooler in transaction mode: the isolation level the session resets to
      * (the server's, the database's or the role's default), not the one it has now, which a client
      * of the pooler may have changed with {@code SET SESSION CHARACTERISTICS} and left there for

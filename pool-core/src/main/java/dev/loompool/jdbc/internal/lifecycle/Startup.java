@@ -1,6 +1,7 @@
 package dev.loompool.jdbc.internal.lifecycle;
 
 import dev.loompool.jdbc.internal.handle.TransactionPooling;
+import dev.loompool.jdbc.internal.physical.CatalogRead;
 import dev.loompool.jdbc.internal.physical.ConnectionFactory;
 import dev.loompool.jdbc.internal.physical.JdbcPool;
 import dev.loompool.jdbc.internal.physical.JdbcPoolSettings;
@@ -37,9 +38,10 @@ final class Startup {
 
     /** Fails with the passwords of the URL, the properties and setPassword masked out of every message. */
     static JdbcPool start(PoolConfig config, PoolClock clock, List<PoolListener> listeners,
-            IntFunction<List<PoolListener>> replicaListeners, BooleanSupplier closing) throws SQLException {
+            IntFunction<List<PoolListener>> replicaListeners, BooleanSupplier closing, boolean catalogAtConnect)
+            throws SQLException {
         try {
-            return check(config, clock, listeners, replicaListeners, closing);
+            return check(config, clock, listeners, replicaListeners, closing, catalogAtConnect);
         } catch (SQLException e) {
             throw secrets(config).mask(e);
         } catch (RuntimeException e) {
@@ -52,7 +54,8 @@ final class Startup {
     }
 
     private static JdbcPool check(PoolConfig config, PoolClock clock, List<PoolListener> listeners,
-            IntFunction<List<PoolListener>> replicaListeners, BooleanSupplier closing) throws SQLException {
+            IntFunction<List<PoolListener>> replicaListeners, BooleanSupplier closing, boolean catalogAtConnect)
+            throws SQLException {
         String url = config.jdbcUrl();
         String refusal = JdbcUrls.refusal(url);
         if (refusal != null) {
@@ -69,7 +72,8 @@ final class Startup {
         }
         PoolConfig.Limits limits = config.limits();
         JdbcPool primary = new JdbcPool(settings(config, config.poolName(), limits.minSize(), limits.maxSize(), closing),
-                factory(config, url, clock, new SqlClassifier(SqlDialect.OTHER)), clock, listeners, null, Reclaimer::new);
+                factory(config, url, clock, new CatalogRead(new SqlClassifier(SqlDialect.OTHER), catalogAtConnect)), clock, listeners, null,
+                Reclaimer::new);
         if (config.replicas().isEmpty()) {
             return primary;
         }
@@ -82,7 +86,7 @@ final class Startup {
                 // the primary's classifier: statements are classified with it wherever they run, and
                 // a replica's returns refresh its table as the primary's do
                 replicas.add(new JdbcPool(settings(config, config.poolName() + "-replica-" + (i + 1), min, max, closing),
-                        factory(config, replicaUrl, clock, primary.classifier), clock, replicaListeners.apply(i),
+                        factory(config, replicaUrl, clock, primary.factory.catalog()), clock, replicaListeners.apply(i),
                         primary, Reclaimer::new));
             }
         } catch (SQLException | RuntimeException e) {
@@ -107,7 +111,7 @@ final class Startup {
     }
 
     /** Connects to {@code url} (the primary's, or a replica's) with the configured driver, credentials and properties. */
-    private static ConnectionFactory factory(PoolConfig config, String url, PoolClock clock, SqlClassifier classifier)
+    private static ConnectionFactory factory(PoolConfig config, String url, PoolClock clock, CatalogRead catalog)
             throws SQLException {
         Properties properties = JdbcUrls.withTimeouts(url, config.dataSourceProperties(), config.limits().acquireTimeout());
         if (config.serverPooler() == ServerPooler.PGBOUNCER_TRANSACTION) {
@@ -115,7 +119,7 @@ final class Startup {
         }
         return new ConnectionFactory(config.poolName(), driver(config.driverClassName(), url), url, properties,
                 config.credentials(), configuredDefaults(config), config.connectionInitSql(),
-                config.limits().maxLifetime().toNanos(), clock, classifier,
+                config.limits().maxLifetime().toNanos(), clock, catalog,
                 config.serverPooler() == ServerPooler.PGBOUNCER_TRANSACTION);
     }
 

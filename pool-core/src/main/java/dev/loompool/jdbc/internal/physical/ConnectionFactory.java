@@ -4,6 +4,7 @@ import dev.loompool.jdbc.internal.driver.SessionAttribute;
 import dev.loompool.jdbc.internal.driver.FunctionCatalog;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.internal.driver.Secrets;
+import dev.loompool.jdbc.internal.driver.SessionProbe;
 import dev.loompool.jdbc.internal.driver.SessionReset;
 import dev.loompool.jdbc.internal.driver.Settings;
 import dev.loompool.jdbc.internal.driver.WireState;
@@ -18,6 +19,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.Driver;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.EnumSet;
 import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
@@ -48,6 +50,8 @@ public final class ConnectionFactory {
     private volatile SessionReset sessionReset = SessionReset.NONE;
     /** The primary's, shared by the replicas' factories. */
     private final SqlClassifier classifier;
+    /** The first read of the classifier's table, shared as the classifier is. */
+    private final CatalogRead catalog;
     private volatile WireState wire = WireState.UNREADABLE;
     private volatile Class<?> wireClass;
     /** The passwords in the URL and the properties, found once. */
@@ -56,10 +60,11 @@ public final class ConnectionFactory {
     private volatile Credentials lastCredentials;
 
     public ConnectionFactory(String poolName, Driver driver, String url, Properties properties, Supplier<Credentials> credentials,
-            Settings configured, String initSql, long maxLifetimeNanos, PoolClock clock, SqlClassifier classifier,
+            Settings configured, String initSql, long maxLifetimeNanos, PoolClock clock, CatalogRead catalog,
             boolean behindPooler) {
         this.behindPooler = behindPooler;
-        this.classifier = classifier;
+        this.catalog = catalog;
+        this.classifier = catalog.classifier();
         this.poolName = poolName;
         this.driver = driver;
         this.url = url;
@@ -110,10 +115,8 @@ public final class ConnectionFactory {
                     + JdbcUrls.redact(url), "08001");
         }
         try {
-            if (learned == null) {
-                learn(raw); // before anything is set on it: the session as the driver left it
-            }
-            Settings defaults = initialize(raw);
+            // learned before anything is set on it: the session as the driver left it
+            Settings defaults = initialize(raw, learned == null ? learn(raw) : null);
             long now = clock.nanoTime();
             return new PhysicalConnection(raw, wireState(raw), defaults, now, expiry(now));
         } catch (SQLException | RuntimeException e) {
@@ -138,24 +141,40 @@ public final class ConnectionFactory {
 
     /** Applies the configured defaults and the init SQL; returns the settings the connection then has. */
     Settings initialize(Connection raw) throws SQLException {
-        for (SessionAttribute a : configured.marked) {
-            configured.applyTo(raw, a);
-        }
-        boolean init = initSql != null && !initSql.isBlank();
-        if (init) {
-            try (Statement st = raw.createStatement()) {
-                st.execute(initSql);
+        return initialize(raw, null);
+    }
+
+    /**
+     * {@link #initialize(Connection)}, or on the pool's first connection with nothing to apply,
+     * the settings {@link #learn} read already ({@code read}).
+     */
+    private Settings initialize(Connection raw, Settings read) throws SQLException {
+        Settings defaults = read;
+        if (defaults == null) {
+            boolean init = initSql != null && !initSql.isBlank();
+            // set in the query that reads the settings, where the driver allows (the init SQL runs after the defaults)
+            EnumSet<SessionAttribute> folded = init ? EnumSet.noneOf(SessionAttribute.class)
+                    : SessionProbe.foldable(raw, configured);
+            for (SessionAttribute a : configured.marked) {
+                if (!folded.contains(a)) {
+                    configured.applyTo(raw, a);
+                }
+            }
+            if (init) {
+                try (Statement st = raw.createStatement()) {
+                    st.execute(initSql);
+                }
+            }
+            defaults = SessionProbe.settings(raw, configured, folded);
+            if (init) { // its USE is seen by the server only, not by MySQL Connector/J's getCatalog(): a reset goes back to it
+                defaults.chooseCatalog(sessionReset.database(raw, defaults.catalog()));
+            }
+            if (behindPooler) {
+                defaults.chooseIsolation(Settings.resetIsolation(raw));
             }
         }
-        Settings defaults = Settings.read(raw);
-        if (init) { // its USE is seen by the server only, not by MySQL Connector/J's getCatalog(): a reset goes back to it
-            defaults.chooseCatalog(sessionReset.database(raw, defaults.catalog()));
-        }
-        if (behindPooler) {
-            defaults.chooseIsolation(Settings.resetIsolation(raw));
-        }
         if (!defaults.autoCommit()) {
-            raw.commit(); // the init SQL must not leave a transaction open for the first borrower
+            raw.commit(); // the init SQL, or a read, must not leave a transaction open for the first borrower
         }
         if (learned == null) {
             learned = defaults;
@@ -165,25 +184,42 @@ public final class ConnectionFactory {
 
     /**
      * From the first connection, fresh from the driver: the database's dialect, how to reset its
-     * sessions, and what the driver set on the session that a reset must put back.
+     * sessions, and what the driver set on the session that a reset must put back. In one query
+     * where it can be ({@link SessionProbe}), which reads the connection's settings too when the
+     * pool sets nothing on it: those are returned, else null. The catalog of functions is read
+     * later, off the connect path ({@link CatalogRead}).
      */
-    private void learn(Connection raw) throws SQLException {
+    private Settings learn(Connection raw) throws SQLException {
         String product = raw.getMetaData().getDatabaseProductName();
         SqlDialect dialect = SqlDialect.of(product);
         classifier.useDialect(dialect);
+        boolean untouched = configured.marked.isEmpty() && (initSql == null || initSql.isBlank()) && !behindPooler;
         // first: the driver's caches are read as a fresh connection has them (pgjdbc's type names)
-        sessionReset = SessionReset.detect(raw, product, JdbcUrls.driverResetsSessions(url, properties));
+        SessionProbe.Learned learnedHere = SessionProbe.learn(raw, product, JdbcUrls.driverResetsSessions(url, properties),
+                untouched);
+        sessionReset = learnedHere.reset();
         if (classifier.needsCatalog()) {
-            try {
-                classifier.useFunctions(FunctionCatalog.read(raw, dialect), clock.nanoTime());
-            } catch (SQLException e) {
-                // The pool starts all the same: with nothing known, every call pins until a read succeeds.
-                log.warn("could not read the database's catalog of functions and views; every function call keeps "
-                        + "its connection until it is read (at the next connection's return): SQLState {}: {}",
-                        e.getSQLState(), secrets().mask(JdbcUrls.redact(e.getMessage())));
-                classifier.catalogReadFailed(clock.nanoTime());
+            if (catalog.atConnect(dialect, behindPooler)) {
+                readCatalog(raw, dialect); // behind a pooler session state is refused, not pinned: known before use
+            } else {
+                catalog.deferred(clock.nanoTime());
             }
         }
+        return learnedHere.settings();
+    }
+
+    /** The table read now, on {@code raw}: the built-in one, or the catalog's behind a pooler. */
+    private void readCatalog(Connection raw, SqlDialect dialect) {
+        try {
+            classifier.useFunctions(FunctionCatalog.read(raw, dialect), clock.nanoTime());
+        } catch (SQLException e) {
+            // The pool starts all the same: with nothing known, every call pins until a read succeeds.
+            log.warn("could not read the database's catalog of functions and views; every function call keeps "
+                    + "its connection until it is read (at the next connection's return): SQLState {}: {}",
+                    e.getSQLState(), secrets().mask(JdbcUrls.redact(e.getMessage())));
+            classifier.catalogReadFailed(clock.nanoTime());
+        }
+        catalog.readAtConnect();
     }
 
     /** How to read the transaction state: found once per driver class, which every connection shares. */
@@ -243,5 +279,10 @@ public final class ConnectionFactory {
 
     SqlClassifier classifier() {
         return classifier;
+    }
+
+    /** The first read of the classifier's table, shared with the replicas' factories. */
+    public CatalogRead catalog() {
+        return catalog;
     }
 }
