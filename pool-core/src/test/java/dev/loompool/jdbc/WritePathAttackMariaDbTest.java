@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.WritePathAttackSupport.*;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,7 +24,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * or another sequence's {@code NEXT VALUE FOR}, opens the session's value to B's read; a column
  * default or a trigger reads it inside B's INSERT, and B's row is committed with A's id.
  */
-class WritePathAttackMariaDbTest extends WritePathAttackSupport {
+class WritePathAttackMariaDbTest extends HostileSupport {
+
+    /** Ids for explicit-id INSERTs: negative, so that no serial or AUTO_INCREMENT of these tests reaches them or moves past them. */
+    final java.util.concurrent.atomic.AtomicLong explicitIds = new java.util.concurrent.atomic.AtomicLong();
 
     /** B's statement that the pool counts as leaving a value, then B's read of LAST_INSERT_ID() or @@identity. */
     private Steps mariaBReads(String how) {

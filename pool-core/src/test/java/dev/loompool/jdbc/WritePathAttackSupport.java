@@ -8,19 +8,18 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What the write-path attacks share ({@link WritePathAttackTest}, {@link WritePathAttackMariaDbTest}):
  * B's steps, answered beside a plain driver connection of B's own, and A's INSERT with its keys asked.
  */
-abstract class WritePathAttackSupport extends HostileSupport {
+final class WritePathAttackSupport {
 
     /** What B's look answers when the pool refused it. */
     static final String REFUSED = "refused by the pool";
 
-    /** Ids for explicit-id INSERTs: negative, so that no serial or AUTO_INCREMENT of these tests reaches them or moves past them. */
-    final AtomicLong explicitIds = new AtomicLong();
+    private WritePathAttackSupport() {
+    }
 
     /** What B does and reads. */
     @FunctionalInterface

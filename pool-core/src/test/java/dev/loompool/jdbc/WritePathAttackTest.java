@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.WritePathAttackSupport.*;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -40,7 +42,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * reads lastval() by dynamic SQL) and a spurious HY010 on a handle shared by two threads. The
  * MariaDB attacks are in {@link WritePathAttackMariaDbTest}.
  */
-class WritePathAttackTest extends WritePathAttackSupport {
+class WritePathAttackTest extends HostileSupport {
+
+    /** Ids for explicit-id INSERTs: negative, so that no serial or AUTO_INCREMENT of these tests reaches them or moves past them. */
+    final java.util.concurrent.atomic.AtomicLong explicitIds = new java.util.concurrent.atomic.AtomicLong();
 
     private final String pgUrl = TestDatabase.POSTGRES.url();
     private final String seq = table + "_sq";
