@@ -98,9 +98,8 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
     /**
      * Starts the pool if it is not started: validates the settings, opens {@code minSize}
      * connections and, if it opened one, reads the database's catalog of functions and views on it
-     * before it returns. A pool started by its first {@link #getConnection()} serves that caller
-     * first and reads the catalog in the background: until then its statements keep their
-     * connections, as session state does.
+     * before it returns. A pool started by its first {@link #getConnection()}, or with minSize 0,
+     * reads it on its first connection before handing that out.
      */
     public void start() throws SQLException {
         pool(true);
@@ -126,7 +125,12 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 starting = Thread.currentThread();
                 try {
                     started = StartedPool.start(config, hooks.clock, hooks.primaryListeners,
-                            i -> hooks.replicaListeners(config.poolName(), i), this::isClosed, hooks.catalogAtConnect);
+                            i -> hooks.replicaListeners(config.poolName(), i), this::isClosed,
+                            // Only an explicit start that opens a connection reads the catalog before anyone
+                            // uses the pool. Otherwise the first connection reads it before it is handed out:
+                            // its statements would pin until a connection came back, and handles that
+                            // stay open (200 virtual threads waiting on a latch) would never give one back.
+                            hooks.catalogAtConnect || !explicit || config.limits().minSize() == 0);
                 } catch (SQLException | RuntimeException | Error e) {
                     unregisterMBean();
                     throw e;
