@@ -87,26 +87,17 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
     }
 
     /**
-     * For tests of what a pool does once it knows its database: its first connection reads the
-     * catalog of functions and views before it is handed out, so that the first statements are
-     * classified by it (else it is read in the background, see {@link #start()}).
-     */
-    final void readCatalogAtConnect() {
-        hooks.catalogAtConnect = check.beforeStart(Boolean.TRUE);
-    }
-
-    /**
-     * Starts the pool if it is not started: validates the settings, opens {@code minSize}
-     * connections and, if it opened one, reads the database's catalog of functions and views on it
-     * before it returns. A pool started by its first {@link #getConnection()}, or with minSize 0,
-     * reads it on its first connection before handing that out.
+     * Starts the pool if it is not started: validates the settings and opens {@code minSize}
+     * connections. The first connection the pool makes (here, or for the first
+     * {@link #getConnection()}) reads the database's catalog of functions and views before it is
+     * handed out, in the round trip that reads its session's settings where the driver allows.
      */
     public void start() throws SQLException {
-        pool(true);
+        pool();
     }
 
-    /** The running pool, started now if it is not; {@code explicit}: by {@link #start()}, which warms the catalog too. */
-    private StartedPool pool(boolean explicit) throws SQLException {
+    /** The running pool, started now if it is not. */
+    private StartedPool pool() throws SQLException {
         StartedPool p = running;
         if (p != null) {
             return p;
@@ -125,12 +116,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 starting = Thread.currentThread();
                 try {
                     started = StartedPool.start(config, hooks.clock, hooks.primaryListeners,
-                            i -> hooks.replicaListeners(config.poolName(), i), this::isClosed,
-                            // Only an explicit start that opens a connection reads the catalog before anyone
-                            // uses the pool. Otherwise the first connection reads it before it is handed out:
-                            // its statements would pin until a connection came back, and handles that
-                            // stay open (200 virtual threads waiting on a latch) would never give one back.
-                            hooks.catalogAtConnect || !explicit || config.limits().minSize() == 0);
+                            i -> hooks.replicaListeners(config.poolName(), i), this::isClosed);
                 } catch (SQLException | RuntimeException | Error e) {
                     unregisterMBean();
                     throw e;
@@ -149,9 +135,6 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                         getMaskedJdbcUrl(), getMinSize(), getMaxSize(), getReleaseMode(),
                         getServerPooler() == ServerPooler.NONE ? "" : ", server pooler " + getServerPooler(),
                         getReplicas().isEmpty() ? "" : ", replicas " + getMaskedReplicaUrls());
-                if (explicit) {
-                    started.readCatalog(); // published already: a caller meanwhile is served, and its statements pin
-                }
             }
             return running;
         } finally {
@@ -163,7 +146,7 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
     public Connection getConnection() throws SQLException {
         StartedPool p = running;
         if (p == null) {
-            p = pool(false);
+            p = pool();
         }
         if (closed) {
             throw p.closedException();

@@ -8,7 +8,7 @@ import java.util.function.Function;
 
 /**
  * What {@link LoomPoolDataSource} hands its pools at start besides the JavaBean settings: the clock,
- * the listeners and the bind observer, and for tests when the catalog is read. None is a property a
+ * the listeners and the bind observer. None is a property a
  * binder sets; they are set before start only.
  */
 final class PoolHooks {
@@ -18,8 +18,6 @@ final class PoolHooks {
     final List<PoolListener> primaryListeners = new ArrayList<>(2);
     final List<Function<String, PoolListener>> replicaListeners = new ArrayList<>(1);
     BindObserver bindObserver;
-    /** Tests: the first connection reads the catalog before it is handed out, not in the background. */
-    boolean catalogAtConnect;
 
     /**
      * The listeners of the replica at {@code index} (0-based; its pool is named

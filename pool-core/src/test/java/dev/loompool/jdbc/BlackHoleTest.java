@@ -50,7 +50,6 @@ class BlackHoleTest {
 
     private LoomPoolDataSource pool(String url) {
         ds = new LoomPoolDataSource();
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(url);
         ds.setUsername("nobody");
         ds.setPoolName("black-hole");

@@ -49,7 +49,6 @@ class FrozenNetworkTest {
     /** A pool (not started) whose connections go through {@code proxy}; closed after the test. */
     private LoomPoolDataSource throughProxy(TestDatabase db, FreezingProxy proxy, String poolName) {
         LoomPoolDataSource ds = new LoomPoolDataSource();
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         toClose.add(ds);
         ds.setJdbcUrl(db.url().replaceFirst("//[^/]+/", "//127.0.0.1:" + proxy.port() + "/"));
         ds.setPoolName(poolName);

@@ -72,7 +72,6 @@ abstract class HostileSupport {
 
     LoomPoolDataSource pool(TestDatabase db, int maxSize, String urlSuffix, String initSql) {
         LoomPoolDataSource ds = new LoomPoolDataSource();
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(db.url() + (urlSuffix == null ? "" : urlSuffix));
         ds.setPoolName("hostile-" + db.name().toLowerCase());
         ds.setMinSize(0);

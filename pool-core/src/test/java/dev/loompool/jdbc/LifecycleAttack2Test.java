@@ -150,7 +150,6 @@ class LifecycleAttack2Test extends StubSupport {
                     while (System.nanoTime() < end) {
                         StubDatabase db = StubDriver.database("ticker-" + System.nanoTime() + "-" + Thread.currentThread().getId());
                         LoomPoolDataSource ds = new LoomPoolDataSource();
-                        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
                         ds.setJdbcUrl(db.url());
                         ds.setMinSize(0);
                         ds.setMaxSize(2);
@@ -282,7 +281,6 @@ class LifecycleAttack2Test extends StubSupport {
             }
             StubDatabase db = StubDriver.database("frozen-clock");
             LoomPoolDataSource ds = new LoomPoolDataSource();
-            ds.readCatalogAtConnect(); // classified by the catalog from the first statement
             ds.setJdbcUrl(db.url());
             ds.setMinSize(0);
             ds.setMaxSize(2);
@@ -562,7 +560,6 @@ class LifecycleAttack2Test extends StubSupport {
 
     private LoomPoolDataSource pg(int max) {
         LoomPoolDataSource ds = new LoomPoolDataSource();
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(TestDatabase.POSTGRES.url());
         ds.setPoolName("atk2-pg-" + System.nanoTime());
         ds.setMinSize(0);

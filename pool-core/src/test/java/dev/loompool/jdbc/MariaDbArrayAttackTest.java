@@ -30,7 +30,6 @@ class MariaDbArrayAttackTest {
 
     private LoomPoolDataSource pool(String url) {
         ds = new LoomPoolDataSource();
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(url);
         ds.setPoolName("atkarr-" + UUID.randomUUID().toString().substring(0, 8));
         ds.setMinSize(1);

@@ -18,7 +18,6 @@ class MariaDbIntegrationTest {
 
     LoomPoolDataSource dataSource(int maxSize) {
         LoomPoolDataSource ds = new LoomPoolDataSource();
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(TestDatabase.MARIADB.url());
         ds.setPoolName("maria-it");
         ds.setMinSize(0);

@@ -62,7 +62,6 @@ class MaskingAttackTest extends StubSupport {
 
     private LoomPoolDataSource realPool(TestDatabase database) {
         LoomPoolDataSource ds = new LoomPoolDataSource();
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(database.url());
         ds.setPoolName("atkmask-" + UUID.randomUUID().toString().substring(0, 8));
         ds.setMinSize(0);

@@ -139,7 +139,6 @@ final class PinSemanticsSupport implements BeforeEachCallback, AfterEachCallback
 
     LoomPoolDataSource dataSource(int maxSize, String url, String initSql) {
         LoomPoolDataSource ds = new LoomPoolDataSource();
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(url);
         ds.setPoolName("pin-" + table);
         ds.setMinSize(1); // made at start: a connect is not bounded by the short acquire timeout there

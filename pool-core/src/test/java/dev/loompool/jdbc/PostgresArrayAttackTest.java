@@ -47,7 +47,6 @@ class PostgresArrayAttackTest {
 
     private LoomPoolDataSource pool(int max) {
         ds = new LoomPoolDataSource();
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(TestDatabase.POSTGRES.url());
         ds.setPoolName("atkarr-" + suffix);
         ds.setMinSize(max);

@@ -33,7 +33,6 @@ class PostgresForeignEndTest {
 
     LoomPoolDataSource ds(int max) {
         LoomPoolDataSource ds = new LoomPoolDataSource();
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(TestDatabase.POSTGRES.url());
         ds.setPoolName("foreign-end");
         ds.setMinSize(0);

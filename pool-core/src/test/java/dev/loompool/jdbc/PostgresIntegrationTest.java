@@ -29,7 +29,6 @@ class PostgresIntegrationTest {
 
     LoomPoolDataSource dataSource(int maxSize) {
         LoomPoolDataSource ds = new LoomPoolDataSource();
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(TestDatabase.POSTGRES.url());
         ds.setPoolName("pg-it");
         ds.setMinSize(0);

@@ -37,7 +37,6 @@ class PostgresLentObjectsTest {
 
     LoomPoolDataSource ds(int max) {
         LoomPoolDataSource ds = new LoomPoolDataSource();
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(TestDatabase.POSTGRES.url() + "&ApplicationName=lent_" + name);
         ds.setPoolName("lent");
         ds.setMinSize(0);

@@ -27,7 +27,6 @@ class PostgresMXBeanTest {
     @Test
     void aTransactionShowsAsOneActiveConnectionPinnedByItAndTheBreakerCanBeHeldAndResumed() throws Exception {
         ds.setJdbcUrl(TestDatabase.POSTGRES.url());
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setPoolName("jmx-pg");
         ds.setMinSize(0);
         ds.setMaxSize(2);

@@ -35,7 +35,6 @@ class PostgresPinFactsTest {
 
     private LoomPoolDataSource pool() throws SQLException {
         ds = new LoomPoolDataSource();
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(TestDatabase.POSTGRES.url());
         ds.setPoolName("pins-" + table);
         ds.setMinSize(0);

@@ -25,7 +25,6 @@ class PostgresSingleBackendFailuresTest {
 
     private LoomPoolDataSource dataSource() {
         LoomPoolDataSource ds = new LoomPoolDataSource();
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setJdbcUrl(TestDatabase.POSTGRES.url());
         ds.setPoolName("pg-single-failures");
         ds.setMinSize(0);

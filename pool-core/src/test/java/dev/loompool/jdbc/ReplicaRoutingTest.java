@@ -49,7 +49,6 @@ class ReplicaRoutingTest {
 
     private static LoomPoolDataSource pool(boolean fallback) {
         LoomPoolDataSource ds = new LoomPoolDataSource();
-        ds.readCatalogAtConnect(); // classified by the catalog from the first statement
         ds.setPoolName("routing");
         ds.setJdbcUrl(primary.jdbcUrl(DB, ""));
         ds.setReplicas(List.of(standby.jdbcUrl(DB, "")));

@@ -22,7 +22,7 @@ import java.util.Set;
  * trigger (its body may set a user variable: their name pins), and the tables an INSERT into sets no
  * {@code LAST_INSERT_ID()} in ({@link #TABLE_KEYS}), and those whose defaults take or read a sequence's
  * value ({@link #SEQUENCE_DEFAULTS}: their name pins). Five queries of
- * {@code information_schema}, at the pool's start and again when {@link SqlClassifier#refreshDue} says.
+ * {@code information_schema} sent as one ({@link #ROWS}), at the pool's start and again when {@link SqlClassifier#refreshDue} says.
  */
 final class MysqlCatalog {
 
@@ -32,10 +32,10 @@ final class MysqlCatalog {
      * {@code AUTO_INCREMENT} column, or a default that takes a sequence's next value (MariaDB).
      * A trigger's name pins already, and never counts as quiet ({@link SqlFunctions#addQuietTables}).
      */
-    private static final String TABLE_KEYS = "SELECT t.TABLE_NAME, t.TABLE_TYPE <> 'BASE TABLE' OR EXISTS (SELECT 1"
+    private static final String TABLE_KEYS = "SELECT 'K', t.TABLE_NAME, IF(t.TABLE_TYPE <> 'BASE TABLE' OR EXISTS (SELECT 1"
             + " FROM information_schema.COLUMNS k WHERE k.TABLE_SCHEMA = t.TABLE_SCHEMA AND k.TABLE_NAME = t.TABLE_NAME"
             + " AND (LOWER(k.EXTRA) LIKE '%auto_increment%' OR LOWER(k.COLUMN_DEFAULT) LIKE '%next%value%'"
-            + " OR LOWER(k.COLUMN_DEFAULT) LIKE '%nextval%' OR LOWER(k.COLUMN_DEFAULT) LIKE '%last_insert_id%'))"
+            + " OR LOWER(k.COLUMN_DEFAULT) LIKE '%nextval%' OR LOWER(k.COLUMN_DEFAULT) LIKE '%last_insert_id%')), 'y', 'n')"
             + " FROM information_schema.TABLES t"
             + " WHERE t.TABLE_SCHEMA NOT IN ('sys', 'information_schema', 'performance_schema', 'mysql')";
 
@@ -45,7 +45,7 @@ final class MysqlCatalog {
      * {@code lastval(s)}): their name is session state, as a text that names those is (a sequence's
      * value is kept per sequence until a session reset), so the connection is reset before another borrower.
      */
-    private static final String SEQUENCE_DEFAULTS = "SELECT DISTINCT TABLE_NAME FROM information_schema.COLUMNS"
+    private static final String SEQUENCE_DEFAULTS = "SELECT DISTINCT 'S', TABLE_NAME, NULL FROM information_schema.COLUMNS"
             + " WHERE TABLE_SCHEMA NOT IN ('sys', 'information_schema', 'performance_schema', 'mysql')"
             + " AND (LOWER(COLUMN_DEFAULT) LIKE '%nextval%' OR LOWER(COLUMN_DEFAULT) LIKE '%lastval%'"
             + " OR LOWER(COLUMN_DEFAULT) LIKE '%setval%' OR LOWER(COLUMN_DEFAULT) LIKE '%value%for%'"
@@ -54,53 +54,64 @@ final class MysqlCatalog {
     private MysqlCatalog() {
     }
 
-    static SqlFunctions read(Connection c) throws SQLException {
-        Set<String> stored = new HashSet<>();
-        Set<String> words = new HashSet<>();
-        Map<String, List<String>> views = new HashMap<>();
-        Map<String, Boolean> tableKeys = new HashMap<>();
-        try (Statement st = c.createStatement()) {
-            try (ResultSet rs = st.executeQuery("SELECT ROUTINE_NAME FROM information_schema.ROUTINES"
-                    + " WHERE ROUTINE_TYPE = 'FUNCTION'")) {
-                while (rs.next()) {
-                    stored.add(rs.getString(1));
-                }
-            }
-            try (ResultSet rs = st.executeQuery("SELECT DISTINCT EVENT_OBJECT_TABLE FROM information_schema.TRIGGERS")) {
-                while (rs.next()) {
-                    words.add(SqlLexer.foldAscii(rs.getString(1)));
-                }
-            }
-            try (ResultSet rs = st.executeQuery("SELECT TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS"
-                    + " WHERE TABLE_SCHEMA NOT IN ('sys', 'information_schema', 'performance_schema', 'mysql')")) {
-                while (rs.next()) {
-                    String definition = rs.getString(2);
-                    if (definition == null || definition.isEmpty()) {
-                        words.add(SqlLexer.foldAscii(rs.getString(1))); // not shown to this user: unknown
+    /**
+     * The five queries as one, rows of (kind, name, value), the view's definition first so that it
+     * gives the value column its type: one round trip (issue 39: it was five). {@link SessionProbe}
+     * adds its own rows to it on a pool's first connection.
+     */
+    static final String ROWS = "SELECT 'V', TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS"
+            + " WHERE TABLE_SCHEMA NOT IN ('sys', 'information_schema', 'performance_schema', 'mysql')"
+            + " UNION ALL SELECT 'F', ROUTINE_NAME, NULL FROM information_schema.ROUTINES WHERE ROUTINE_TYPE = 'FUNCTION'"
+            + " UNION ALL SELECT DISTINCT 'T', EVENT_OBJECT_TABLE, NULL FROM information_schema.TRIGGERS"
+            + " UNION ALL " + SEQUENCE_DEFAULTS + " UNION ALL " + TABLE_KEYS;
+
+    /** What {@link #ROWS} says, row by row. */
+    static final class Rows {
+        private final Set<String> stored = new HashSet<>();
+        private final Set<String> words = new HashSet<>();
+        private final Map<String, List<String>> views = new HashMap<>();
+        private final Map<String, Boolean> tableKeys = new HashMap<>();
+
+        /** A row of {@link #ROWS}; false for a kind it does not have (another query's row in the same result). */
+        boolean add(String kind, String name, String value) {
+            switch (kind) {
+                case "F" -> stored.add(name);
+                case "T", "S" -> words.add(SqlLexer.foldAscii(name));
+                case "V" -> {
+                    if (value == null || value.isEmpty()) {
+                        words.add(SqlLexer.foldAscii(name)); // not shown to this user: unknown
                     } else {
-                        views.put(SqlLexer.foldAscii(rs.getString(1)), List.of(definition));
+                        views.put(SqlLexer.foldAscii(name), List.of(value));
                     }
                 }
-            }
-            try (ResultSet rs = st.executeQuery(SEQUENCE_DEFAULTS)) {
-                while (rs.next()) {
-                    words.add(SqlLexer.foldAscii(rs.getString(1)));
+                case "K" -> tableKeys.merge(name, "y".equals(value), Boolean::logicalOr);
+                default -> {
+                    return false;
                 }
             }
-            try (ResultSet rs = st.executeQuery(TABLE_KEYS)) {
-                while (rs.next()) {
-                    tableKeys.merge(rs.getString(1), rs.getBoolean(2), Boolean::logicalOr);
-                }
+            return true;
+        }
+
+        SqlFunctions table() {
+            SqlFunctions table = SqlFunctions.mysql(stored, words);
+            SqlClassifier classifier = new SqlClassifier(SqlDialect.MYSQL);
+            classifier.useFunctions(table, 0);
+            SqlFunctions.addUnneutral(views, words, classifier, e -> e.session);
+            table.addQuietTables(tableKeys, Map.of(), words, classifier);
+            return table;
+        }
+    }
+
+    static SqlFunctions read(Connection c) throws SQLException {
+        Rows rows = new Rows();
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(ROWS)) {
+            while (rs.next()) {
+                rows.add(rs.getString(1), rs.getString(2), rs.getString(3));
             }
         }
         if (!c.getAutoCommit()) {
             c.rollback();
         }
-        SqlFunctions table = SqlFunctions.mysql(stored, words);
-        SqlClassifier classifier = new SqlClassifier(SqlDialect.MYSQL);
-        classifier.useFunctions(table, 0);
-        SqlFunctions.addUnneutral(views, words, classifier, e -> e.session);
-        table.addQuietTables(tableKeys, Map.of(), words, classifier);
-        return table;
+        return rows.table();
     }
 }

@@ -5,10 +5,8 @@ import dev.loompool.jdbc.internal.sql.SqlDialect;
 import dev.loompool.jdbc.internal.sql.SqlEffect;
 import dev.loompool.jdbc.internal.sql.SqlFunctions;
 import dev.loompool.jdbc.internal.sql.SqlFunctions.Volatility;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -29,7 +27,7 @@ import java.util.regex.Pattern;
  * session keeps ({@code currval}, {@code lastval}) a word that reads it; so does a function whose
  * source reads one, or calls such a function ({@link SqlFunctions#addKeptReaders}); and the tables an INSERT into
  * generates no key in ({@link #TABLE_KEYS}), and the tables whose trigger reads a kept value
- * ({@link #TRIGGER_FUNCTIONS}). Six catalog queries, run
+ * ({@link #TRIGGER_FUNCTIONS}). Six catalog queries, sent as one text (one round trip), run
  * at the pool's start and again when {@link SqlClassifier#refreshDue} says, in a transaction of
  * their own ({@link FunctionCatalog#read}).
  */
@@ -145,7 +143,12 @@ final class PostgresCatalog {
     private PostgresCatalog() {
     }
 
-    static SqlFunctions read(Connection c) throws SQLException {
+    /** The six queries, one text: {@link #read} takes their results in this order. */
+    static final String QUERIES = String.join("; ", FUNCTIONS, OPERATORS, RELATION_SQL, TABLE_KEYS,
+            TRIGGER_FUNCTIONS, FUNCTION_SOURCES);
+
+    /** The table from the results of {@link #QUERIES}, the next six of {@code results}. */
+    static SqlFunctions read(ResultSets results) throws SQLException {
         Map<String, Volatility> byName = new HashMap<>(4096);
         Set<String> words = new HashSet<>();
         Set<String> kept = new HashSet<>();
@@ -154,45 +157,43 @@ final class PostgresCatalog {
         Map<String, List<String>> functionSource = new HashMap<>();
         Map<String, Boolean> tableKeys = new HashMap<>();
         Map<String, List<String>> triggers = new HashMap<>();
-        try (Statement st = c.createStatement()) {
-            try (ResultSet rs = st.executeQuery(FUNCTIONS)) {
-                while (rs.next()) {
-                    String name = rs.getString(1);
-                    byName.put(name, Volatility.of(rs.getBoolean(2), rs.getBoolean(3)));
-                    if (rs.getBoolean(4)) {
-                        words.add(name);
-                    }
+        try (ResultSet rs = results.next()) { // FUNCTIONS
+            while (rs.next()) {
+                String name = rs.getString(1);
+                byName.put(name, Volatility.of(rs.getBoolean(2), rs.getBoolean(3)));
+                if (rs.getBoolean(4)) {
+                    words.add(name);
                 }
             }
-            try (ResultSet rs = st.executeQuery(OPERATORS)) {
-                while (rs.next()) {
-                    operators.add(rs.getString(1));
+        }
+        try (ResultSet rs = results.next()) { // OPERATORS
+            while (rs.next()) {
+                operators.add(rs.getString(1));
+            }
+        }
+        try (ResultSet rs = results.next()) { // RELATION_SQL
+            while (rs.next()) {
+                if (rs.getString(2) == null) {
+                    words.add(rs.getString(1));
+                } else {
+                    relationSql.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
                 }
             }
-            try (ResultSet rs = st.executeQuery(RELATION_SQL)) {
-                while (rs.next()) {
-                    if (rs.getString(2) == null) {
-                        words.add(rs.getString(1));
-                    } else {
-                        relationSql.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
-                    }
-                }
+        }
+        try (ResultSet rs = results.next()) { // TABLE_KEYS
+            while (rs.next()) {
+                tableKeys.merge(rs.getString(1), rs.getBoolean(2), Boolean::logicalOr);
             }
-            try (ResultSet rs = st.executeQuery(TABLE_KEYS)) {
-                while (rs.next()) {
-                    tableKeys.merge(rs.getString(1), rs.getBoolean(2), Boolean::logicalOr);
-                }
+        }
+        try (ResultSet rs = results.next()) { // TRIGGER_FUNCTIONS
+            while (rs.next()) {
+                triggers.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
             }
-            try (ResultSet rs = st.executeQuery(TRIGGER_FUNCTIONS)) {
-                while (rs.next()) {
-                    triggers.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
-                }
-            }
-            try (ResultSet rs = st.executeQuery(FUNCTION_SOURCES)) {
-                while (rs.next()) {
-                    if (rs.getString(2) != null) {
-                        functionSource.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(body(rs.getString(2)));
-                    }
+        }
+        try (ResultSet rs = results.next()) { // FUNCTION_SOURCES
+            while (rs.next()) {
+                if (rs.getString(2) != null) {
+                    functionSource.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(body(rs.getString(2)));
                 }
             }
         }

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc.internal.driver;
 
+import dev.loompool.jdbc.internal.sql.SqlFunctions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -46,8 +47,12 @@ public final class SessionProbe {
     private SessionProbe() {
     }
 
-    /** What the pool's first connection taught: the reset, and the settings if they were read in the same query (else null). */
-    public record Learned(SessionReset reset, Settings settings) {
+    /**
+     * What the pool's first connection taught: the reset, and the settings if they were read in
+     * the same query (else null), and the catalog's table if it was read in the same round trip
+     * (else null: read it on its own).
+     */
+    public record Learned(SessionReset reset, Settings settings, SqlFunctions functions) {
     }
 
     /** The settings {@code raw} has now: {@link Settings#read}, in one query on pgjdbc. */
@@ -129,26 +134,52 @@ public final class SessionProbe {
 
     /**
      * {@link SessionReset#detect} on {@code raw}, fresh from the driver; with {@code readSettings},
-     * also {@link #settings} (the caller sets nothing on the session before it would read them).
+     * also {@link #settings} (the caller sets nothing on the session before it would read them);
+     * with {@code readCatalog}, also the catalog's table ({@link FunctionCatalog}) in the same
+     * round trip where the driver allows (pgjdbc, and MariaDB's when it resets sessions): a cold
+     * pool's first query then costs one round trip more than the driver's, not nine.
      */
-    public static Learned learn(Connection raw, String product, boolean driverResets, boolean readSettings)
-            throws SQLException {
+    public static Learned learn(Connection raw, String product, boolean driverResets, boolean readSettings,
+            boolean readCatalog) throws SQLException {
         if (product != null && product.contains("PostgreSQL") && pgjdbc(raw)) {
             TypeNames names = TypeNames.of(raw); // first: before a query of ours could add to them
+            if (readCatalog) {
+                try {
+                    return postgres(raw, names, readSettings, true);
+                } catch (SQLException e) {
+                    if (BrokenConnections.isBroken(e)) {
+                        throw e;
+                    }
+                    FunctionCatalog.rollbackText(raw);
+                    log.debug("the session's settings and the catalog were not readable in one round trip (SQLState "
+                            + "{}): read apart", e.getSQLState(), e);
+                }
+            }
             try {
-                return postgres(raw, names, readSettings);
+                return postgres(raw, names, readSettings, false);
             } catch (SQLException e) {
                 if (BrokenConnections.isBroken(e)) {
                     throw e;
                 }
                 log.debug("the session's settings were not readable in one query (SQLState {}): asked one by one",
                         e.getSQLState(), e);
-                return new Learned(SessionReset.postgres(raw, names), null);
+                return new Learned(SessionReset.postgres(raw, names), null, null);
             }
         }
         if (product != null && product.contains("MariaDB") && driverResets) {
+            if (readCatalog) {
+                try {
+                    return mariadb(raw, readSettings, true);
+                } catch (SQLException e) {
+                    if (BrokenConnections.isBroken(e)) {
+                        throw e;
+                    }
+                    log.debug("the session's variables and the catalog were not readable in one query (SQLState {}): "
+                            + "read apart", e.getSQLState(), e);
+                }
+            }
             try {
-                return mariadb(raw, readSettings);
+                return mariadb(raw, readSettings, false);
             } catch (SQLException e) {
                 if (BrokenConnections.isBroken(e)) {
                     throw e;
@@ -157,14 +188,18 @@ public final class SessionProbe {
                         e.getSQLState(), e);
             }
         }
-        return new Learned(SessionReset.detect(raw, product, driverResets), null);
+        return new Learned(SessionReset.detect(raw, product, driverResets), null, null);
     }
 
     /**
      * Rows of (kind, name, value): 's' a setting the driver set, set again to its value by the same
-     * query; 'i', 'c', 'n' the isolation, catalog and schema; 'r' the row of the setseed.
+     * query; 'i', 'c', 'n' the isolation, catalog and schema; 'r' the row of the setseed. With
+     * {@code readCatalog}, in the transaction of the catalog's read, after it begins and before
+     * its queries, all one text: the transaction's rollback undoes nothing the query set (each
+     * setting was set to its own value).
      */
-    private static Learned postgres(Connection raw, TypeNames names, boolean readSettings) throws SQLException {
+    private static Learned postgres(Connection raw, TypeNames names, boolean readSettings, boolean readCatalog)
+            throws SQLException {
         String sql = "SELECT 's', name, set_config(name, current_setting(name), false) FROM pg_settings "
                 + "WHERE source = 'session'"
                 + (readSettings ? " UNION ALL SELECT 'i', NULL, current_setting('transaction_isolation') "
@@ -172,41 +207,60 @@ public final class SessionProbe {
                 + " UNION ALL SELECT 'r', NULL, NULL FROM " + SessionReset.seedCall();
         Map<String, String> set = new LinkedHashMap<>();
         Map<String, String> values = new LinkedHashMap<>();
-        try (Statement st = raw.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            while (rs.next()) {
-                if (rs.getString(1).equals("s")) {
-                    set.put(rs.getString(2), rs.getString(3));
-                } else {
-                    values.put(rs.getString(1), rs.getString(3));
+        SqlFunctions functions = null;
+        try (Statement st = raw.createStatement()) {
+            st.execute(readCatalog ? "BEGIN; " + sql + "; " + FunctionCatalog.postgresAfterBegin() : sql);
+            ResultSets results = new ResultSets(st);
+            try (ResultSet rs = results.next()) {
+                while (rs.next()) {
+                    if (rs.getString(1).equals("s")) {
+                        set.put(rs.getString(2), rs.getString(3));
+                    } else {
+                        values.put(rs.getString(1), rs.getString(3));
+                    }
                 }
+            }
+            if (readCatalog) {
+                functions = FunctionCatalog.postgres(results);
             }
         }
         if (!values.containsKey("r")) {
             throw new SQLException("setseed gave no row"); // not expected of any server: asked one by one
         }
         Settings settings = readSettings ? Settings.read(raw, values.get("i"), values.get("c"), values.get("n")) : null;
-        return new Learned(SessionReset.postgres(raw, names, set, true, true), settings);
+        return new Learned(SessionReset.postgres(raw, names, set, true, true), settings, functions);
     }
 
-    /** Rows of (kind, name, value): 'v' a variable that differs from the global one; 't' the tracked list; 'i' the isolation. */
-    private static Learned mariadb(Connection raw, boolean readSettings) throws SQLException {
+    /**
+     * Rows of (kind, name, value): 'v' a variable that differs from the global one; 't' the tracked
+     * list; 'i' the isolation; with {@code readCatalog}, the catalog's rows ({@link MysqlCatalog#ROWS},
+     * capital kinds) in the same query.
+     */
+    private static Learned mariadb(Connection raw, boolean readSettings, boolean readCatalog) throws SQLException {
         String sql = "SELECT 'v', d.* FROM (" + MysqlRestore.differingVariables("information_schema") + ") d"
                 + " UNION ALL SELECT 't', NULL, @@SESSION.session_track_system_variables"
-                + (readSettings ? " UNION ALL SELECT 'i', NULL, @@SESSION.tx_isolation" : "");
+                + (readSettings ? " UNION ALL SELECT 'i', NULL, @@SESSION.tx_isolation" : "")
+                + (readCatalog ? " UNION ALL " + MysqlCatalog.ROWS : "");
         Map<String, String> differ = new LinkedHashMap<>();
         Map<String, String> values = new LinkedHashMap<>();
+        MysqlCatalog.Rows catalog = new MysqlCatalog.Rows();
         try (Statement st = raw.createStatement(); ResultSet rs = st.executeQuery(sql)) {
             while (rs.next()) {
-                if (rs.getString(1).equals("v")) {
+                String kind = rs.getString(1);
+                if (kind.equals("v")) {
                     differ.put(rs.getString(2), rs.getString(3));
-                } else {
-                    values.put(rs.getString(1), rs.getString(3));
+                } else if (!catalog.add(kind, rs.getString(2), rs.getString(3))) {
+                    values.put(kind, rs.getString(3));
                 }
             }
         }
+        if (readCatalog && !raw.getAutoCommit()) {
+            raw.rollback(); // as MysqlCatalog's own read: no transaction kept open on the catalog
+        }
         Settings settings = readSettings ? Settings.read(raw, values.get("i")) : null;
         String tracked = values.get("t");
-        return new Learned(SessionReset.mariadb(raw, differ, tracked == null ? "" : tracked), settings);
+        return new Learned(SessionReset.mariadb(raw, differ, tracked == null ? "" : tracked), settings,
+                readCatalog ? catalog.table() : null);
     }
 
     /** pgjdbc, whose getters are known to ask what {@link #POSTGRES_SETTINGS} asks. */

@@ -17,16 +17,11 @@ final class StatementChecks {
     }
 
     /**
-     * Every statement is session state until the pool read its catalog. Session SQL, and a read of
-     * an earlier statement's value, behind a pooler in transaction mode is refused when prepared (the driver's statement {@code s} is closed); the common statement
+     * Session SQL, and a read of an earlier statement's value, behind a pooler in transaction mode
+     * is refused when prepared (the driver's statement {@code s} is closed); the common statement
      * pays one flag test.
      */
     static SqlEffect behindPooler(LogicalConnection h, SqlEffect effect, String sql, Statement s) throws SQLException {
-        if (!effect.session && !h.pool.catalog.known()) {
-            // Before the pool's first read of the catalog (CatalogRead), nothing proves it neutral: a
-            // view, a trigger or an operator it names may change the session.
-            effect = SqlEffect.of(true, effect.tx, effect.values);
-        }
         if (effect.session) {
             unresettable(h, sql);
         }

@@ -49,22 +49,12 @@ public final class StartedPool {
      * Checks what {@code config} could not check alone (the URL, the driver, the server pooler),
      * finds the driver and opens {@code minSize} connections; fails with every configured password
      * masked out of the message. {@code closing} tells a start that retries that the data source
-     * was closed meanwhile. {@code catalogAtConnect} (tests): the first connection reads the catalog
-     * of functions and views before it is handed out, not in the background.
+     * was closed meanwhile.
      */
     public static StartedPool start(PoolConfig config, PoolClock clock, List<PoolListener> listeners,
-            IntFunction<List<PoolListener>> replicaListeners, BooleanSupplier closing, boolean catalogAtConnect)
+            IntFunction<List<PoolListener>> replicaListeners, BooleanSupplier closing)
             throws SQLException {
-        return new StartedPool(Startup.start(config, clock, listeners, replicaListeners, closing, catalogAtConnect),
-                config);
-    }
-
-    /**
-     * Reads the database's catalog of functions and views now if the start made a connection and
-     * left the read for later ({@code CatalogRead}): an explicit start warms it too.
-     */
-    public void readCatalog() {
-        pool.catalog.readNow(pool);
+        return new StartedPool(Startup.start(config, clock, listeners, replicaListeners, closing), config);
     }
 
     /** The JDBC isolation level a name such as {@code READ_COMMITTED} stands for; refuses others, naming them. */

@@ -1,7 +1,6 @@
 package dev.loompool.jdbc.internal.lifecycle;
 
 import dev.loompool.jdbc.internal.handle.TransactionPooling;
-import dev.loompool.jdbc.internal.physical.CatalogRead;
 import dev.loompool.jdbc.internal.physical.ConnectionFactory;
 import dev.loompool.jdbc.internal.physical.JdbcPool;
 import dev.loompool.jdbc.internal.physical.JdbcPoolSettings;
@@ -38,10 +37,10 @@ final class Startup {
 
     /** Fails with the passwords of the URL, the properties and setPassword masked out of every message. */
     static JdbcPool start(PoolConfig config, PoolClock clock, List<PoolListener> listeners,
-            IntFunction<List<PoolListener>> replicaListeners, BooleanSupplier closing, boolean catalogAtConnect)
+            IntFunction<List<PoolListener>> replicaListeners, BooleanSupplier closing)
             throws SQLException {
         try {
-            return check(config, clock, listeners, replicaListeners, closing, catalogAtConnect);
+            return check(config, clock, listeners, replicaListeners, closing);
         } catch (SQLException e) {
             throw secrets(config).mask(e);
         } catch (RuntimeException e) {
@@ -54,7 +53,7 @@ final class Startup {
     }
 
     private static JdbcPool check(PoolConfig config, PoolClock clock, List<PoolListener> listeners,
-            IntFunction<List<PoolListener>> replicaListeners, BooleanSupplier closing, boolean catalogAtConnect)
+            IntFunction<List<PoolListener>> replicaListeners, BooleanSupplier closing)
             throws SQLException {
         String url = config.jdbcUrl();
         String refusal = JdbcUrls.refusal(url);
@@ -72,7 +71,7 @@ final class Startup {
         }
         PoolConfig.Limits limits = config.limits();
         JdbcPool primary = new JdbcPool(settings(config, config.poolName(), limits.minSize(), limits.maxSize(), closing),
-                factory(config, url, clock, new CatalogRead(new SqlClassifier(SqlDialect.OTHER), catalogAtConnect)), clock, listeners, null,
+                factory(config, url, clock, new SqlClassifier(SqlDialect.OTHER)), clock, listeners, null,
                 Reclaimer::new);
         if (config.replicas().isEmpty()) {
             return primary;
@@ -86,7 +85,7 @@ final class Startup {
                 // the primary's classifier: statements are classified with it wherever they run, and
                 // a replica's returns refresh its table as the primary's do
                 replicas.add(new JdbcPool(settings(config, config.poolName() + "-replica-" + (i + 1), min, max, closing),
-                        factory(config, replicaUrl, clock, primary.factory.catalog()), clock, replicaListeners.apply(i),
+                        factory(config, replicaUrl, clock, primary.factory.classifier()), clock, replicaListeners.apply(i),
                         primary, Reclaimer::new));
             }
         } catch (SQLException | RuntimeException e) {
@@ -111,7 +110,7 @@ final class Startup {
     }
 
     /** Connects to {@code url} (the primary's, or a replica's) with the configured driver, credentials and properties. */
-    private static ConnectionFactory factory(PoolConfig config, String url, PoolClock clock, CatalogRead catalog)
+    private static ConnectionFactory factory(PoolConfig config, String url, PoolClock clock, SqlClassifier classifier)
             throws SQLException {
         Properties properties = JdbcUrls.withTimeouts(url, config.dataSourceProperties(), config.limits().acquireTimeout());
         if (config.serverPooler() == ServerPooler.PGBOUNCER_TRANSACTION) {
@@ -119,7 +118,7 @@ final class Startup {
         }
         return new ConnectionFactory(config.poolName(), driver(config.driverClassName(), url), url, properties,
                 config.credentials(), configuredDefaults(config), config.connectionInitSql(),
-                config.limits().maxLifetime().toNanos(), clock, catalog,
+                config.limits().maxLifetime().toNanos(), clock, classifier,
                 config.serverPooler() == ServerPooler.PGBOUNCER_TRANSACTION);
     }
 

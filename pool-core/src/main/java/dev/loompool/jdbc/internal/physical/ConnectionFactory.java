@@ -50,8 +50,6 @@ public final class ConnectionFactory {
     private volatile SessionReset sessionReset = SessionReset.NONE;
     /** The primary's, shared by the replicas' factories. */
     private final SqlClassifier classifier;
-    /** The first read of the classifier's table, shared as the classifier is. */
-    private final CatalogRead catalog;
     private volatile WireState wire = WireState.UNREADABLE;
     private volatile Class<?> wireClass;
     /** The passwords in the URL and the properties, found once. */
@@ -60,11 +58,10 @@ public final class ConnectionFactory {
     private volatile Credentials lastCredentials;
 
     public ConnectionFactory(String poolName, Driver driver, String url, Properties properties, Supplier<Credentials> credentials,
-            Settings configured, String initSql, long maxLifetimeNanos, PoolClock clock, CatalogRead catalog,
+            Settings configured, String initSql, long maxLifetimeNanos, PoolClock clock, SqlClassifier classifier,
             boolean behindPooler) {
         this.behindPooler = behindPooler;
-        this.catalog = catalog;
-        this.classifier = catalog.classifier();
+        this.classifier = classifier;
         this.poolName = poolName;
         this.driver = driver;
         this.url = url;
@@ -186,24 +183,25 @@ public final class ConnectionFactory {
      * From the first connection, fresh from the driver: the database's dialect, how to reset its
      * sessions, and what the driver set on the session that a reset must put back. In one query
      * where it can be ({@link SessionProbe}), which reads the connection's settings too when the
-     * pool sets nothing on it: those are returned, else null. The catalog of functions is read
-     * later, off the connect path ({@link CatalogRead}).
+     * pool sets nothing on it: those are returned, else null. The catalog of functions, views and
+     * operators is read too, before the connection is handed out, so that no statement is ever
+     * classified without it: in the same round trip where the driver allows (pgjdbc, MariaDB's),
+     * else right after. A replica's first connection finds it read already (the classifier is shared).
      */
     private Settings learn(Connection raw) throws SQLException {
         String product = raw.getMetaData().getDatabaseProductName();
         SqlDialect dialect = SqlDialect.of(product);
         classifier.useDialect(dialect);
         boolean untouched = configured.marked.isEmpty() && (initSql == null || initSql.isBlank()) && !behindPooler;
+        boolean catalogNow = classifier.needsCatalog();
         // first: the driver's caches are read as a fresh connection has them (pgjdbc's type names)
         SessionProbe.Learned learnedHere = SessionProbe.learn(raw, product, JdbcUrls.driverResetsSessions(url, properties),
-                untouched);
+                untouched, catalogNow);
         sessionReset = learnedHere.reset();
-        if (classifier.needsCatalog()) {
-            if (catalog.atConnect(dialect, behindPooler)) {
-                readCatalog(raw, dialect); // behind a pooler session state is refused, not pinned: known before use
-            } else {
-                catalog.deferred(clock.nanoTime());
-            }
+        if (catalogNow && learnedHere.functions() != null) {
+            classifier.useFunctions(learnedHere.functions(), clock.nanoTime()); // read in the probe's round trip
+        } else if (catalogNow) {
+            readCatalog(raw, dialect);
         }
         return learnedHere.settings();
     }
@@ -219,7 +217,6 @@ public final class ConnectionFactory {
                     e.getSQLState(), secrets().mask(JdbcUrls.redact(e.getMessage())));
             classifier.catalogReadFailed(clock.nanoTime());
         }
-        catalog.readAtConnect();
     }
 
     /** How to read the transaction state: found once per driver class, which every connection shares. */
@@ -277,12 +274,8 @@ public final class ConnectionFactory {
         return url;
     }
 
-    SqlClassifier classifier() {
+    /** The classifier, shared with the replicas' factories. */
+    public SqlClassifier classifier() {
         return classifier;
-    }
-
-    /** The first read of the classifier's table, shared with the replicas' factories. */
-    public CatalogRead catalog() {
-        return catalog;
     }
 }

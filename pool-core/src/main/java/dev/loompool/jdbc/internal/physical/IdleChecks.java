@@ -135,9 +135,6 @@ final class IdleChecks {
             }
         } finally {
             pool.classifier.refreshDone(now, read);
-            if (read != null) {
-                pool.catalog.readSucceeded(); // once the table is in use: a first read that failed is made here
-            }
         }
     }
 }

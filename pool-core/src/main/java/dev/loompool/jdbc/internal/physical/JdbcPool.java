@@ -52,7 +52,6 @@ public final class JdbcPool {
     /** Reads SQL by the rules of this pool's database. */
     public final SqlClassifier classifier;
     /** The first read of the classifier's table, off the connect path; shared with the replicas. */
-    public final CatalogRead catalog;
     /** Lent without a Lease object per acquire: a connection's binding number does the lease's work (P6). */
     public final DirectPool<PhysicalConnection> pool;
     /** Every physical connection alive: what the reclaimer scans, a registration per connect, not per handle. */
@@ -117,7 +116,6 @@ public final class JdbcPool {
         this.clock = clock;
         this.factory = factory;
         this.classifier = factory.classifier();
-        this.catalog = factory.catalog();
         this.pinWarnNanos = s.pinWarningThreshold().toNanos();
         this.reclaimOnOwnerExit = s.reclaimOnOwnerExit();
         setLimits(s.minSize(), s.acquireTimeout(), s.leakDetectionThreshold(), s.validationTimeout(), s.idleTimeout());
@@ -267,7 +265,6 @@ public final class JdbcPool {
         if (ranDdl ? classifier.refreshForced() : classifier.refreshDue(now)) {
             IdleChecks.readFunctions(this, p, now);
         }
-        catalog.readOnReturn(this, p, now); // the pool's first read of its catalog, on the first connection back
         p.lastReturnedAt = now;
         return true;
     }

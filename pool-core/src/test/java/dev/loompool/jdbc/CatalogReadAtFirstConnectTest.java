@@ -10,20 +10,20 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The catalog of functions and views is read off the connect path (issue 39): a pool started by
- * its first getConnection serves that caller before it knows the catalog, and until it does,
- * nothing proves a statement neutral (a view, a trigger or an operator it names may change the
- * session), so every statement keeps its connection as session state does. The first connection
- * that comes back is read on before it is reused; from then on statements are classified by the
- * catalog. An explicit start() reads it before it returns.
+ * The catalog of functions and views is read by the pool's first connection before it is handed
+ * out (in the round trip that reads its session, ConnectRoundTripsTest), whether the pool started
+ * by its first getConnection or by start(): no statement is classified without it. A read deferred
+ * to the first connection back (issue 39's first try) pinned every statement until then, and
+ * handles kept open starved the pool.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class CatalogReadOffTheConnectPathTest {
+class CatalogReadAtFirstConnectTest {
 
     private LoomPoolDataSource ds;
 
@@ -56,6 +56,39 @@ class CatalogReadOffTheConnectPathTest {
         ds.start();
         try (Connection c = ds.getConnection()) {
             assertThat(pinsAfterSelectOne(c)).isEmpty();
+        }
+    }
+
+    /**
+     * The first connection's read waits at most a second for a lock. Behind another session's
+     * open ALTER TABLE under a view it gives up (55P03), the transaction its text began is rolled
+     * back, and the connection is handed out all the same: not refused, and not left in a failed
+     * transaction where every statement would fail (25P02). The read is tried again later.
+     */
+    @Test
+    void aFirstConnectionWhoseCatalogReadMeetsALockIsHandedOutWorking() throws Exception {
+        String table = "catalog_locked_" + ProcessHandle.current().pid();
+        try (Connection admin = TestDatabase.POSTGRES.admin(); Statement st = admin.createStatement()) {
+            st.execute("DROP TABLE IF EXISTS " + table + " CASCADE");
+            st.execute("CREATE TABLE " + table + " (id int)");
+            st.execute("CREATE VIEW " + table + "_v AS SELECT id FROM " + table);
+            try (Connection migration = TestDatabase.POSTGRES.admin(); Statement m = migration.createStatement()) {
+                migration.setAutoCommit(false);
+                m.execute("ALTER TABLE " + table + " ADD COLUMN note text"); // ACCESS EXCLUSIVE until it ends
+                ds = pool(TestDatabase.POSTGRES, "catalog-locked");
+                try (Connection first = ds.getConnection(); Statement q = first.createStatement();
+                        ResultSet rs = q.executeQuery("SELECT 1")) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getInt(1)).isEqualTo(1);
+                } finally {
+                    migration.rollback();
+                }
+            } finally {
+                st.execute("DROP TABLE IF EXISTS " + table + " CASCADE");
+            }
+        }
+        try (Connection next = ds.getConnection()) {
+            assertThat(pinsAfterSelectOne(next)).as("the lock gone, the pool works on").isEmpty();
         }
     }
 
