@@ -51,7 +51,6 @@ public final class JdbcPool {
     public final ConnectionFactory factory;
     /** Reads SQL by the rules of this pool's database. */
     public final SqlClassifier classifier;
-    /** The first read of the classifier's table, off the connect path; shared with the replicas. */
     /** Lent without a Lease object per acquire: a connection's binding number does the lease's work (P6). */
     public final DirectPool<PhysicalConnection> pool;
     /** Every physical connection alive: what the reclaimer scans, a registration per connect, not per handle. */
