@@ -103,7 +103,9 @@ final class PostgresCatalog {
             + " THEN pg_get_functiondef(p.oid) ELSE p.prosrc END AS s FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang"
             + " WHERE l.lanname NOT IN ('c', 'internal') AND p.pronamespace NOT IN ('pg_catalog'::regnamespace,"
             + " 'information_schema'::regnamespace)),"
-            + " k(name) AS (SELECT proname FROM src WHERE s ~* '\\m(currval|lastval|search_path|schema|set_config|pg_settings)\\M'"
+            // an escape string: a plain one reads '\\m' as 'm' under standard_conforming_strings = off (a URL's
+            // options), and the search found nothing: a STABLE function reading currval was neutral
+            + " k(name) AS (SELECT proname FROM src WHERE s ~* E'\\\\m(currval|lastval|search_path|schema|set_config|pg_settings)\\\\M'"
             + " UNION SELECT src.proname FROM src JOIN k ON position(lower(k.name) IN lower(src.s)) > 0)"
             + " SELECT proname, s FROM src WHERE proname IN (SELECT name FROM k)";
 
