@@ -18,10 +18,17 @@ final class StatementChecks {
 
     /**
      * Session SQL, and a read of an earlier statement's value, behind a pooler in transaction mode
-     * is refused when prepared (the driver's statement {@code s} is closed); the common statement
-     * pays one flag test.
+     * is refused when prepared (the driver's statement {@code s} is closed). While the pool's read
+     * of its catalog has failed, every statement is session state. The common statement pays two
+     * flag tests.
      */
     static SqlEffect behindPooler(LogicalConnection h, SqlEffect effect, String sql, Statement s) throws SQLException {
+        if (!effect.session && h.classifier().catalogUnknown() && !h.pool.transactionPooler) {
+            // The built-in table knows no view, trigger or operator of this database: a text that
+            // names one could change the session unseen. Pinned, it is reset at close. (Behind a
+            // pooler session state is refused, not pinned: there the named rules only apply.)
+            effect = SqlEffect.of(true, effect.tx, effect.values);
+        }
         if (effect.session) {
             unresettable(h, sql);
         }

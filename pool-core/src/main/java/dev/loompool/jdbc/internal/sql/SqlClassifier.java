@@ -34,6 +34,11 @@ public final class SqlClassifier {
     private volatile long refreshAt;
     /** Whether a table was read from the catalog: only then is it read again. */
     private volatile boolean catalogRead;
+    /**
+     * The first read of the catalog failed and none has succeeded since: the table is the built-in
+     * one, which knows no view, trigger or operator of the database, so no text is proved neutral.
+     */
+    private volatile boolean unknown;
     /** DDL ran through the pool since the table was read. */
     private volatile boolean catalogChanged;
     private final AtomicBoolean refreshing = new AtomicBoolean();
@@ -66,6 +71,7 @@ public final class SqlClassifier {
         functions = f;
         refreshAt = now + SqlFunctions.REFRESH_NANOS;
         catalogRead = true;
+        unknown = false;
         Arrays.fill(recent, null);
     }
 
@@ -84,6 +90,11 @@ public final class SqlClassifier {
         return false;
     }
 
+    /** Whether no read of the catalog has succeeded though one was tried ({@link #catalogReadFailed}). One volatile read. */
+    public boolean catalogUnknown() {
+        return unknown;
+    }
+
     public int generation() {
         return generation;
     }
@@ -93,8 +104,9 @@ public final class SqlClassifier {
         return !catalogRead;
     }
 
-    /** The first read failed: nothing is known (every call pins), and the next return reads again. */
+    /** The first read failed: nothing is known (every statement pins), and the next return reads again. */
     public void catalogReadFailed(long now) {
+        unknown = true;
         refreshAt = now;
         catalogRead = true;
         catalogChanged = true;
