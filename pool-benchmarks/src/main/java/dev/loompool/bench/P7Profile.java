@@ -33,6 +33,9 @@ import jdk.jfr.consumer.RecordingFile;
  *
  * <pre>java -cp pool-benchmarks.jar dev.loompool.bench.P7Profile [seconds per phase] [rounds] [out dir] [phase]</pre>
  *
+ * <p>A phase name ending in {@code -tx} (floor-tx, loompool-tx, HikariCP-tx) profiles P7tx's cycle
+ * instead: a one-statement transaction as Spring runs it.
+ *
  * <p>With a phase named (floor, loompool, HikariCP; p8 for P8's loompool trial; p2-loompool or p2-HikariCP for P2's trial) only that one runs: for a profiler attached
  * to the whole JVM, such as async-profiler, whose CPU samples also see the driver's socket calls
  * and the kernel, where JFR's execution samples see only threads running Java code.
@@ -140,14 +143,16 @@ public final class P7Profile {
             p2(phase.equals("p2-loompool") ? PoolKind.LOOMPOOL : PoolKind.HIKARI, seconds);
             return;
         }
+        boolean tx = phase.endsWith("-tx");
+        String who = tx ? phase.substring(0, phase.length() - 3) : phase;
         List<Connection> held = new ArrayList<>();
         DataSource ds = null;
-        if (phase.equals("floor")) {
+        if (who.equals("floor")) {
             for (int i = 0; i < THREADS; i++) {
                 held.add(DriverManager.getConnection(Postgres.URL));
             }
         } else {
-            PoolKind kind = phase.equals("loompool") ? PoolKind.LOOMPOOL : PoolKind.HIKARI;
+            PoolKind kind = who.equals("loompool") ? PoolKind.LOOMPOOL : PoolKind.HIKARI;
             ds = kind.open(new PoolKind.Settings(Postgres.URL, null, null, THREADS, THREADS, Duration.ofSeconds(30)));
         }
         try {
@@ -162,7 +167,13 @@ public final class P7Profile {
                     try {
                         while (!stop.get()) {
                             if (mine != null) {
-                                select(mine);
+                                if (tx) {
+                                    P7RealCycle.held(mine, true);
+                                } else {
+                                    select(mine);
+                                }
+                            } else if (tx) {
+                                P7RealCycle.cycle(source, true);
                             } else {
                                 try (Connection c = source.getConnection()) {
                                     select(c);

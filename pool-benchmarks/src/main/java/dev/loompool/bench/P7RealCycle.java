@@ -79,6 +79,11 @@ final class P7RealCycle implements Scenario {
 
     /** One request through the pool. */
     private void cycle(DataSource ds) throws Exception {
+        cycle(ds, transaction);
+    }
+
+    /** One request through the pool: P7's, or with {@code transaction} P7tx's. */
+    static void cycle(DataSource ds, boolean transaction) throws Exception {
         try (Connection c = ds.getConnection()) {
             if (!transaction) {
                 select(c);
@@ -94,6 +99,11 @@ final class P7RealCycle implements Scenario {
 
     /** One request on a held connection: the same work, no pool. */
     private void held(Connection c) throws Exception {
+        held(c, transaction);
+    }
+
+    /** One request on a held connection: P7's, or with {@code transaction} P7tx's. */
+    static void held(Connection c, boolean transaction) throws Exception {
         if (!transaction) {
             select(c);
             return;

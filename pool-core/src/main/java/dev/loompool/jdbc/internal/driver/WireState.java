@@ -47,12 +47,19 @@ public final class WireState {
     }
 
     private final Kind kind;
+    /** pgjdbc: its setAutoCommit outside a transaction changes a field and sends nothing. */
+    private final boolean autoCommitInMemory;
     /** (Connection) -> Object, int or boolean, by kind. */
     private final MethodHandle read;
     private final Object idle;
 
     private WireState(Kind kind, MethodHandle read, Object idle) {
+        this(kind, read, idle, false);
+    }
+
+    private WireState(Kind kind, MethodHandle read, Object idle, boolean autoCommitInMemory) {
         this.kind = kind;
+        this.autoCommitInMemory = autoCommitInMemory;
         this.read = read;
         this.idle = idle;
     }
@@ -65,7 +72,8 @@ public final class WireState {
             if (state != null && state.type().returnType().isEnum()) {
                 for (Object constant : state.type().returnType().getEnumConstants()) {
                     if (((Enum<?>) constant).name().equals("IDLE")) {
-                        return new WireState(Kind.IDLE_CONSTANT, adapt(state, Object.class), constant);
+                        return new WireState(Kind.IDLE_CONSTANT, adapt(state, Object.class), constant,
+                                type.getName().startsWith("org.postgresql."));
                     }
                 }
             }
@@ -103,6 +111,15 @@ public final class WireState {
 
     public boolean readable() {
         return kind != Kind.UNREADABLE;
+    }
+
+    /**
+     * Whether {@code setAutoCommit} outside a transaction talks to the server: pgjdbc keeps
+     * autocommit in memory (it sends BEGIN with the next statement), MySQL's and MariaDB's drivers
+     * send {@code SET autocommit}, and a driver not known here is taken to talk.
+     */
+    public boolean autoCommitInMemory() {
+        return autoCommitInMemory;
     }
 
     /**

@@ -228,6 +228,16 @@ public final class PhysicalConnection {
      * dirty flag. A stale reading is not trusted: the rollback it costs is the round trip a
      * confirmation would cost, and it waits for the driver, as the confirmation does.
      */
+    /**
+     * Whether undoing what the last holder left costs no round trip: it only turned autocommit off,
+     * on a driver that keeps autocommit in memory (pgjdbc), with no transaction open, as every
+     * transaction Spring runs ends (commit, then setAutoCommit(true) on the unbound handle).
+     */
+    boolean undoesInMemory() {
+        return wire.autoCommitInMemory() && current.marked.size() == 1
+                && current.marked.contains(SessionAttribute.AUTO_COMMIT) && !serverTransactionOpen();
+    }
+
     boolean transactionMayBeOpen() {
         return wireReadable ? wireUnknown || wire.transactionOpen(raw, current.autoCommit()) : transactionDirty;
     }

@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.LongAdder;
  * (a transaction, session state, a framework transaction, an explicit pin) read the pool's clock
  * when they start and end; the per-statement ones and RELEASE_MODE only set a bit on the
  * connection, and their sample is the binding's length on the coarse clock (the hand-out's and
- * the release check's readings, {@link dev.loompool.PoolClock#coarseNanoTime()}), summed on the
- * connection itself ({@link Local}): the common cycle reads no clock for it, allocates nothing and
- * makes no atomic operation more.
+ * the release check's readings, {@link dev.loompool.PoolClock#coarseNanoTime()}). Every sample is
+ * summed on the connection itself ({@link Local}): the common cycle allocates nothing and makes no
+ * atomic operation more.
  * A replica's pool shares its primary's.
  */
 public final class PinTimes {
@@ -59,17 +59,8 @@ public final class PinTimes {
     /** Timed reason {@code r} ended on {@code p} after {@code nanos}: a sample, and its event if one was begun. */
     public void ended(PhysicalConnection p, PinReason r, long nanos) {
         p.pinsTimed &= ~bit(r);
-        record(r.ordinal(), nanos);
+        p.pinLocal.add(r.ordinal(), Math.max(0, nanos));
         PinEvent.end(p, r.ordinal());
-    }
-
-    private void record(int i, long nanos) {
-        if (nanos < 0) {
-            nanos = 0;
-        }
-        counts[i].increment();
-        totals[i].add(nanos);
-        raiseMax(i, nanos);
     }
 
     private void raiseMax(int i, long nanos) {
@@ -92,7 +83,7 @@ public final class PinTimes {
         p.pinsSeen = 0;
         for (; timed != 0; timed &= timed - 1) { // the set bits only: the common cycle has one, STATEMENT
             int i = Integer.numberOfTrailingZeros(timed);
-            record(i, now - p.pinSince[i]);
+            p.pinLocal.add(i, Math.max(0, now - p.pinSince[i]));
             PinEvent.end(p, i);
         }
         for (; lazy != 0; lazy &= lazy - 1) {
@@ -101,9 +92,10 @@ public final class PinTimes {
     }
 
     /**
-     * A connection's own sums of its per-statement samples: plain fields, written only by its
-     * holder, so that the common cycle pays no atomic operation (two LongAdders and a max cost P1
-     * about 7 ns a cycle); read by {@link #snapshot} (a scrape may see them a moment late) and
+     * A connection's own sums of its samples: plain fields, written only by its holder (the handle
+     * that ends a pin, the release check that ends the binding), so that the common cycle pays no
+     * atomic operation (two LongAdders and a max cost P1 about 7 ns a cycle, and P7tx's transaction
+     * pin as much again); read by {@link #snapshot} (a scrape may see them a moment late) and
      * folded into the shared sums when the connection goes ({@link #fold}).
      */
     static final class Local {

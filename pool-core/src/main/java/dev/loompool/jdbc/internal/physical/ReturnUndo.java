@@ -36,10 +36,16 @@ final class ReturnUndo {
                 event = ResetEvent.start(p, transaction, pool.factory.sessionReset());
                 // The reset runs on the releasing thread: a network that stopped answering must not
                 // hold it in a ROLLBACK for ever. Bounded by validationTimeout; a timeout loses the
-                // connection, and the server rolls back whatever was open when it goes.
-                p.raw.setNetworkTimeout(Runnable::run, pool.validationSeconds() * 1000);
+                // connection, and the server rolls back whatever was open when it goes. An undo that
+                // sends nothing is not bounded: two socket-option calls less per Spring transaction.
+                boolean talks = transaction || p.sessionDirty || !p.undoesInMemory();
+                if (talks) {
+                    p.raw.setNetworkTimeout(Runnable::run, pool.validationSeconds() * 1000);
+                }
                 undo(pool, p, transaction);
-                p.raw.setNetworkTimeout(Runnable::run, p.current.networkTimeout());
+                if (talks) {
+                    p.raw.setNetworkTimeout(Runnable::run, p.current.networkTimeout());
+                }
             }
             p.raw.clearWarnings();
         } catch (Retired r) {
