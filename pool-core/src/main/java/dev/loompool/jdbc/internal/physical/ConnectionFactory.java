@@ -211,10 +211,10 @@ public final class ConnectionFactory {
         try {
             classifier.useFunctions(FunctionCatalog.read(raw, dialect), clock.nanoTime());
         } catch (SQLException e) {
-            // The pool starts all the same: with nothing known, every call pins until a read succeeds.
-            log.warn("could not read the database's catalog of functions and views; every function call keeps "
-                    + "its connection until it is read (at the next connection's return): SQLState {}: {}",
-                    e.getSQLState(), secrets().mask(JdbcUrls.redact(e.getMessage())));
+            // The pool starts all the same: with nothing known, every statement pins until a read succeeds.
+            log.warn("pool '{}': could not read the database's catalog of functions and views; every statement keeps "
+                    + "its connection, as session state, until it is read (at the next connection's return): "
+                    + "SQLState {}: {}", poolName, e.getSQLState(), secrets().mask(JdbcUrls.redact(e.getMessage())));
             classifier.catalogReadFailed(clock.nanoTime());
         }
     }
