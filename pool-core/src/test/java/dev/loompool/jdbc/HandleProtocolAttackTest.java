@@ -688,7 +688,7 @@ class HandleProtocolAttackTest extends StubSupport {
     /**
      * 300 rounds: a pinned, bound handle, closed on X and aborted on Y at once. Each round: no
      * hang, the count exact (a second, counted handle keeps it at 1 so a double count-down shows),
-     * the pool's connection back.
+     * the pool's connection back (or retired, and the idle one checked: then back once checked).
      */
     @Test
     void abortRacingACloseCountsOnceAndGivesBackOnce() {
@@ -722,7 +722,10 @@ class HandleProtocolAttackTest extends StubSupport {
                 assertThat(failure.get()).isNull();
                 assertThat(a.isClosed()).isTrue();
                 assertThat(ds.getOpenHandles()).as("round " + i + ": only the keeper counts").isEqualTo(1);
-                assertThat(inUse(ds)).as("round " + i + ": the connection is back").isZero();
+                // Not at once: when the abort won, the broken connection is retired and the pool checks
+                // its idle ones (the keeper's) at once, on the housekeeper, which holds one meanwhile.
+                int round = i;
+                eventually("round " + round + ": every connection back", () -> inUse(ds) == 0);
             }
             keeper.close();
             assertThat(ds.getOpenHandles()).isZero();
