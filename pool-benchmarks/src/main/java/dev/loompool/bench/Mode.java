@@ -5,7 +5,7 @@ import java.time.Duration;
 /** How long each part runs: {@code quick} is a smoke test (under 2 minutes), {@code full} is what BENCHMARKS.md reports. */
 enum Mode {
     QUICK(Duration.ofMillis(500), Duration.ofMillis(1500), 1, 1, 1, 1, 300, false),
-    FULL(Duration.ofSeconds(2), Duration.ofSeconds(8), 3, 2, 4, 5, 1000, true);
+    FULL(Duration.ofSeconds(2), Duration.ofSeconds(8), 3, 2, 8, 5, 1000, true);
 
     /** Timed scenarios: warm-up (not recorded), then the measured window, per trial. */
     final Duration warmup;
