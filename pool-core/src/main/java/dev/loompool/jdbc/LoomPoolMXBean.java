@@ -18,6 +18,31 @@ public interface LoomPoolMXBean {
     /** The pool's name, as in the ObjectName. */
     String getPoolName();
 
+    /**
+     * maxSize, which JMX may change while the pool runs, validated as configuration (a refused
+     * value throws, and nothing changes): a higher one serves waiters at once, a lower one closes
+     * surplus idle connections now and retires lent ones as they come back. HikariCP's
+     * {@code HikariConfigMXBean}: {@code MaximumPoolSize}.
+     */
+    int getMaxSize();
+
+    void setMaxSize(int maxSize);
+
+    /** minSize, changed as {@link #setMaxSize}; never above maxSize. HikariCP: {@code MinimumIdle}. */
+    int getMinSize();
+
+    void setMinSize(int minSize);
+
+    /** acquireTimeout in milliseconds (0: fail at once when none is free), changed as {@link #setMaxSize}. HikariCP: {@code ConnectionTimeout}. */
+    long getAcquireTimeoutMillis();
+
+    void setAcquireTimeoutMillis(long acquireTimeoutMillis);
+
+    /** leakDetectionThreshold in milliseconds (0: off), changed as {@link #setMaxSize}. HikariCP: {@code LeakDetectionThreshold}. */
+    long getLeakDetectionThresholdMillis();
+
+    void setLeakDetectionThresholdMillis(long leakDetectionThresholdMillis);
+
     /** Physical connections open: idle plus active. HikariCP: the same name. */
     int getTotalConnections();
 

@@ -2,6 +2,7 @@ package dev.loompool.jdbc;
 
 import dev.loompool.PoolStats;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -88,6 +89,53 @@ final class PoolMBean implements LoomPoolMXBean {
     @Override
     public String getPoolName() {
         return ds.getPoolName();
+    }
+
+    // The limits JMX may change: each through the data source's setter, which validates the value
+    // as configuration and applies it to the running pool in one change (StartedPool.change).
+
+    @Override
+    public int getMaxSize() {
+        return ds.getMaxSize();
+    }
+
+    @Override
+    public void setMaxSize(int maxSize) {
+        ds.setMaxSize(maxSize);
+        log.info("pool '{}': maxSize set to {} through JMX", ds.getPoolName(), maxSize);
+    }
+
+    @Override
+    public int getMinSize() {
+        return ds.getMinSize();
+    }
+
+    @Override
+    public void setMinSize(int minSize) {
+        ds.setMinSize(minSize);
+        log.info("pool '{}': minSize set to {} through JMX", ds.getPoolName(), minSize);
+    }
+
+    @Override
+    public long getAcquireTimeoutMillis() {
+        return ds.getAcquireTimeout().toMillis();
+    }
+
+    @Override
+    public void setAcquireTimeoutMillis(long acquireTimeoutMillis) {
+        ds.setAcquireTimeout(Duration.ofMillis(acquireTimeoutMillis));
+        log.info("pool '{}': acquireTimeout set to {} ms through JMX", ds.getPoolName(), acquireTimeoutMillis);
+    }
+
+    @Override
+    public long getLeakDetectionThresholdMillis() {
+        return ds.getLeakDetectionThreshold().toMillis();
+    }
+
+    @Override
+    public void setLeakDetectionThresholdMillis(long leakDetectionThresholdMillis) {
+        ds.setLeakDetectionThreshold(Duration.ofMillis(leakDetectionThresholdMillis));
+        log.info("pool '{}': leakDetectionThreshold set to {} ms through JMX", ds.getPoolName(), leakDetectionThresholdMillis);
     }
 
     @Override

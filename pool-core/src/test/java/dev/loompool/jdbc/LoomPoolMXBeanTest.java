@@ -211,4 +211,46 @@ class LoomPoolMXBeanTest extends StubSupport {
         proxy.activatePool();
         assertThat(proxy.getCircuitBreakerState()).isEqualTo("ACTIVE");
     }
+
+    @Test
+    void jmxChangesTheRunningPoolsLimitsAndARefusedValueChangesNothing() throws Exception {
+        LoomPoolDataSource ds = registered(); // min 0 (StubSupport), max 10
+        ObjectName name = nameOf(ds.getPoolName());
+        server.setAttribute(name, new javax.management.Attribute("MaxSize", 3));
+        server.setAttribute(name, new javax.management.Attribute("MinSize", 2));
+        server.setAttribute(name, new javax.management.Attribute("AcquireTimeoutMillis", 250L));
+        server.setAttribute(name, new javax.management.Attribute("LeakDetectionThresholdMillis", 5_000L));
+        assertThat(ds.getPool().stats().maxSize()).as("the running pool's, not only the bean's").isEqualTo(3);
+        assertThat(ds.getPool().stats().minSize()).isEqualTo(2);
+        assertThat(attribute(ds, "AcquireTimeoutMillis")).isEqualTo(250L);
+        assertThat(attribute(ds, "LeakDetectionThresholdMillis")).isEqualTo(5_000L);
+        assertThat(ds.getAcquireTimeout()).isEqualTo(java.time.Duration.ofMillis(250));
+
+        List<Connection> held = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                Connection c = ds.getConnection();
+                held.add(c);
+                c.setAutoCommit(false);
+                BindingTest.query(c, "SELECT 1");
+            }
+            try (Connection fourth = ds.getConnection()) {
+                assertThatThrownBy(() -> BindingTest.query(fourth, "SELECT 1")).as("max 3 now, waiting 250 ms")
+                        .isInstanceOf(SQLTransientConnectionException.class);
+            }
+        } finally {
+            for (Connection c : held) {
+                c.rollback();
+                c.close();
+            }
+        }
+
+        assertThatThrownBy(() -> server.setAttribute(name, new javax.management.Attribute("MinSize", 4)))
+                .as("above maxSize: refused as configuration is").hasRootCauseInstanceOf(IllegalArgumentException.class)
+                .rootCause().hasMessageContaining("minSize");
+        assertThatThrownBy(() -> server.setAttribute(name, new javax.management.Attribute("AcquireTimeoutMillis", -1L)))
+                .hasRootCauseInstanceOf(IllegalArgumentException.class).rootCause().hasMessageContaining("acquireTimeout");
+        assertThat(ds.getPool().stats().minSize()).as("a refused change changes nothing").isEqualTo(2);
+        assertThat(attribute(ds, "AcquireTimeoutMillis")).isEqualTo(250L);
+    }
 }

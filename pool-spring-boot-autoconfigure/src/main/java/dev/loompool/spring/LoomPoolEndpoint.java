@@ -4,11 +4,15 @@ import dev.loompool.CircuitBreakerState;
 import dev.loompool.PoolStats;
 import dev.loompool.jdbc.HandleInfo;
 import dev.loompool.jdbc.LoomPoolDataSource;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -16,14 +20,17 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.convert.DurationStyle;
 
 /**
  * {@code /actuator/loompool}: the pools, their settings (never a password), counts, circuit
- * breaker and bound handles; setting the circuit state and evicting idle connections are write
- * operations, off until {@code management.endpoint.loompool.access=unrestricted}.
+ * breaker and bound handles; setting the circuit state, changing the limits and evicting idle
+ * connections are write operations, off until {@code management.endpoint.loompool.access=unrestricted}.
  */
 @Endpoint(id = "loompool", defaultAccess = Access.READ_ONLY)
 public class LoomPoolEndpoint {
+
+    private static final Logger log = LoggerFactory.getLogger(LoomPoolEndpoint.class);
 
     private final Supplier<Map<String, LoomPoolDataSource>> dataSources;
 
@@ -112,6 +119,79 @@ public class LoomPoolEndpoint {
             return null;
         }
         return Map.of("evicted", ds.evictIdle());
+    }
+
+    /**
+     * {@code POST /actuator/loompool/{name}/limits} with any of {@code minSize}, {@code maxSize},
+     * {@code acquireTimeout} and {@code leakDetectionThreshold} ({@code "5s"}, {@code "PT5S"} or
+     * milliseconds, as in configuration): changes the running pool's limits, as the MXBean's
+     * attributes do. Every value is checked before any is applied, so a refused one is a 400 that
+     * changes nothing.
+     */
+    @WriteOperation
+    public Map<String, Object> changeLimits(@Selector String name, @Selector String what, @Nullable Integer minSize,
+            @Nullable Integer maxSize, @Nullable String acquireTimeout, @Nullable String leakDetectionThreshold) {
+        LoomPoolDataSource ds = byPoolName().get(name);
+        if (ds == null || !ds.isRunning() || !"limits".equals(what)) {
+            return null;
+        }
+        int min = minSize != null ? minSize : ds.getMinSize();
+        int max = maxSize != null ? maxSize : ds.getMaxSize();
+        if (min < 0 || max < 1 || min > max) {
+            throw refused("sizes must be 0 <= minSize <= maxSize and maxSize >= 1, was minSize=" + min + ", maxSize=" + max);
+        }
+        Duration timeout = duration("acquireTimeout", acquireTimeout);
+        Duration leak = duration("leakDetectionThreshold", leakDetectionThreshold);
+        // One of the two orders keeps minSize <= maxSize after the first setter, whatever the change.
+        if (maxSize != null && min <= ds.getMaxSize() && ds.getMinSize() > max) {
+            ds.setMinSize(min);
+            ds.setMaxSize(max);
+        } else {
+            if (maxSize != null) {
+                ds.setMaxSize(max);
+            }
+            if (minSize != null) {
+                ds.setMinSize(min);
+            }
+        }
+        if (timeout != null) {
+            ds.setAcquireTimeout(timeout);
+        }
+        if (leak != null) {
+            ds.setLeakDetectionThreshold(leak);
+        }
+        log.info("pool '{}': limits changed through the endpoint: {}", name, limits(ds));
+        return limits(ds);
+    }
+
+    private static Map<String, Object> limits(LoomPoolDataSource ds) {
+        Map<String, Object> limits = new LinkedHashMap<>();
+        limits.put("minSize", ds.getMinSize());
+        limits.put("maxSize", ds.getMaxSize());
+        limits.put("acquireTimeout", ds.getAcquireTimeout().toString());
+        limits.put("leakDetectionThreshold", ds.getLeakDetectionThreshold().toString());
+        return limits;
+    }
+
+    private static Duration duration(String key, String text) {
+        if (text == null) {
+            return null;
+        }
+        Duration d;
+        try {
+            d = DurationStyle.detectAndParse(text.trim());
+        } catch (IllegalArgumentException e) {
+            throw refused(key + " must be a duration (5s, PT5S, or milliseconds), was " + text);
+        }
+        if (d.isNegative()) {
+            throw refused(key + " must be >= 0, was " + text);
+        }
+        return d;
+    }
+
+    /** A 400 for the caller, not a 500. */
+    private static InvalidEndpointRequestException refused(String reason) {
+        return new InvalidEndpointRequestException(reason, reason);
     }
 
     private static Map<String, Object> summary(LoomPoolDataSource ds) {

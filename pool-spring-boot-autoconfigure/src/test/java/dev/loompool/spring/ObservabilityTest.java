@@ -233,9 +233,12 @@ class ObservabilityTest {
     @Test
     void writeOperationsAreOffUntilAccessIsUnrestricted() throws NoSuchMethodException {
         assertThat(LoomPoolEndpoint.class.getAnnotation(Endpoint.class).defaultAccess()).isEqualTo(Access.READ_ONLY);
-        // READ_ONLY only guards what is declared as a write: both state changes must be.
+        // READ_ONLY only guards what is declared as a write: every change must be.
         assertThat(LoomPoolEndpoint.class.getMethod("setState", String.class, String.class)
                 .isAnnotationPresent(org.springframework.boot.actuate.endpoint.annotation.WriteOperation.class)).isTrue();
+        assertThat(LoomPoolEndpoint.class.getMethod("changeLimits", String.class, String.class, Integer.class, Integer.class,
+                String.class, String.class).isAnnotationPresent(org.springframework.boot.actuate.endpoint.annotation.WriteOperation.class))
+                .isTrue();
         assertThat(LoomPoolEndpoint.class.getMethod("evict", String.class, String.class)
                 .isAnnotationPresent(org.springframework.boot.actuate.endpoint.annotation.DeleteOperation.class)).isTrue();
     }

@@ -139,5 +139,8 @@ abstract class EndToEndScenarios {
         assertThat(get("/actuator/prometheus").body()).contains("db_client_connection_count{db_client_connection_pool_name=\"bank\",db_client_connection_state=\"idle\"}");
         assertThat(post("/actuator/loompool/bank", "{\"state\":\"INACTIVE\"}").statusCode())
                 .as("write operations are off by default").isNotEqualTo(200);
+        assertThat(post("/actuator/loompool/bank/limits", "{\"maxSize\":1}").statusCode())
+                .as("changing the limits too").isNotEqualTo(200);
+        assertThat(json(get("/actuator/loompool/bank")).get("settings").get("maxSize").asInt()).isEqualTo(5);
     }
 }
