@@ -135,6 +135,15 @@ class HikariCompatibleMetersTest {
     }
 
     @Test
+    void aValueThatIsNoBooleanFailsTheStartupNamingTheKey() {
+        runner.withPropertyValues("loompool.metrics.hikari-compatible=sometimes").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("loompool.metrics.hikari-compatible")
+                    .rootCause().hasMessageContaining("Invalid boolean value 'sometimes'");
+        });
+    }
+
+    @Test
     void acquireCountsEachPhysicalBorrowUsageEachReturnAndCreationEachConnect() {
         runner.withPropertyValues(SWITCH).run(context -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
