@@ -29,8 +29,8 @@ final class HikariMeters {
     private final Counter timeout;
 
     /**
-     * Registers the meters of the pool {@code poolName}; the gauges read {@code stats} of {@code ds},
-     * which they hold (a gauge keeps only a weak reference to its object, and the context holds the data source).
+     * Registers the meters of the pool {@code poolName}. The gauges are built on {@code ds}, not on a
+     * lambda, since a gauge keeps only a weak reference to its object: the context holds the data source.
      */
     HikariMeters(MeterRegistry registry, String poolName, LoomPoolDataSource ds,
             Function<LoomPoolDataSource, PoolStats> stats) {
