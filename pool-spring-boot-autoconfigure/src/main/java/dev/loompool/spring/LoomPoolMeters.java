@@ -15,18 +15,24 @@ import org.springframework.beans.factory.DisposableBean;
 final class LoomPoolMeters implements PoolMeters, MeterBinder, DisposableBean {
 
     private final ReentrantLock lock = new ReentrantLock();
+    /** {@code loompool.metrics.hikari-compatible}: every pool publishes HikariCP's meters too. */
+    private final boolean hikariCompatible;
     private final List<LoomPoolMetrics> pools = new ArrayList<>();
     private MeterRegistry registry;
+
+    LoomPoolMeters(boolean hikariCompatible) {
+        this.hikariCompatible = hikariCompatible;
+    }
 
     /** The meters of {@code ds}, bound now if a registry is already known; also its pool listener. */
     @Override
     public LoomPoolMetrics add(LoomPoolDataSource ds) {
-        return add(new LoomPoolMetrics(ds));
+        return add(new LoomPoolMetrics(ds, null, hikariCompatible));
     }
 
     @Override
     public LoomPoolMetrics addReplica(LoomPoolDataSource ds, String replicaName) {
-        return add(new LoomPoolMetrics(ds, replicaName));
+        return add(new LoomPoolMetrics(ds, replicaName, hikariCompatible));
     }
 
     private LoomPoolMetrics add(LoomPoolMetrics metrics) {

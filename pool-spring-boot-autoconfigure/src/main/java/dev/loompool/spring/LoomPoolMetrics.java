@@ -34,6 +34,8 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
     /** The pool these meters are of: the data source's own, or one of its replicas' (DESIGN.md §7). */
     private final String poolName;
     private final boolean replica;
+    /** Whether to publish HikariCP's meters too ({@code loompool.metrics.hikari-compatible}). */
+    private final boolean hikariCompatible;
     private final List<Meter> registered = new CopyOnWriteArrayList<>();
     private volatile MeterRegistry registry;
     private volatile Tags tags = Tags.empty();
@@ -42,18 +44,20 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
     private volatile Timer useTime;
     private volatile Counter timeouts;
     private volatile Counter rejected;
+    /** HikariCP's meters, fed by the same events; null unless {@link #hikariCompatible}. */
+    private volatile HikariMeters hikari;
     /** Connections the pool opened at startup, before any registry bound these meters. */
     private final Queue<Long> createdBeforeBinding = new ConcurrentLinkedQueue<>();
 
-    LoomPoolMetrics(LoomPoolDataSource dataSource) {
-        this(dataSource, null);
-    }
-
-    /** The meters of the replica pool {@code replicaName} of {@code dataSource}; null: of its primary. */
-    LoomPoolMetrics(LoomPoolDataSource dataSource, String replicaName) {
+    /**
+     * The meters of the replica pool {@code replicaName} of {@code dataSource}; null: of its primary.
+     * With {@code hikariCompatible}, HikariCP's meters too.
+     */
+    LoomPoolMetrics(LoomPoolDataSource dataSource, String replicaName, boolean hikariCompatible) {
         this.dataSource = dataSource;
         this.poolName = replicaName;
         this.replica = replicaName != null;
+        this.hikariCompatible = hikariCompatible;
     }
 
     /** The pool measured: the primary's view, or the replica's of that name. */
@@ -72,7 +76,8 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
     @Override
     public void bindTo(MeterRegistry meterRegistry) {
         LoomPoolDataSource ds = dataSource;
-        Tags poolTags = Tags.of(LoomPoolMeter.POOL_NAME, replica ? poolName : ds.getPoolName());
+        String name = replica ? poolName : ds.getPoolName();
+        Tags poolTags = Tags.of(LoomPoolMeter.POOL_NAME, name);
         tags = poolTags;
         gauge(meterRegistry, LoomPoolMeter.COUNT, Tags.of(LoomPoolMeter.STATE, "idle"), ds,
                 d -> pool(d).stats().idle());
@@ -106,11 +111,16 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
                             LoomPoolDataSource::getReclaimedConnections)
                     .description(LoomPoolMeter.RECLAIMED.description()).tags(poolTags).register(meterRegistry));
         }
+        HikariMeters h = hikariCompatible ? new HikariMeters(meterRegistry, name, ds, d -> pool(d).stats()) : null;
+        hikari = h;
         createTime = keep(timer(LoomPoolMeter.CREATE_TIME).tags(poolTags).register(meterRegistry));
         waitTime = keep(timer(LoomPoolMeter.WAIT_TIME).tags(poolTags).register(meterRegistry));
         Long early;
         while ((early = createdBeforeBinding.poll()) != null) {
             createTime.record(early, TimeUnit.NANOSECONDS);
+            if (h != null) {
+                h.created(early);
+            }
         }
         useTime = keep(timer(LoomPoolMeter.USE_TIME).tags(poolTags).register(meterRegistry));
         timeouts = keep(counter(LoomPoolMeter.TIMEOUTS).tags(poolTags).register(meterRegistry));
@@ -161,6 +171,10 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
         Timer t = createTime;
         if (t != null) {
             t.record(createNanos, TimeUnit.NANOSECONDS);
+            HikariMeters h = hikari; // set before createTime: a create is in both or queued for both
+            if (h != null) {
+                h.created(createNanos);
+            }
         } else if (registry == null && createdBeforeBinding.size() < 1_000) {
             createdBeforeBinding.add(createNanos); // the pre-warm runs before metrics are bound
         }
@@ -172,6 +186,10 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
         if (t != null) {
             t.record(waitNanos, TimeUnit.NANOSECONDS);
         }
+        HikariMeters h = hikari;
+        if (h != null) {
+            h.acquired(waitNanos);
+        }
     }
 
     @Override
@@ -180,6 +198,10 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
         if (t != null) {
             t.record(useNanos, TimeUnit.NANOSECONDS);
         }
+        HikariMeters h = hikari;
+        if (h != null) {
+            h.released(useNanos);
+        }
     }
 
     @Override
@@ -187,6 +209,10 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
         Counter c = timeouts;
         if (c != null) {
             c.increment();
+        }
+        HikariMeters h = hikari;
+        if (h != null) {
+            h.timedOut(waitNanos);
         }
     }
 
@@ -215,8 +241,13 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
         useTime = null;
         timeouts = null;
         rejected = null;
+        HikariMeters h = hikari;
+        hikari = null;
         if (r != null) {
             registered.forEach(r::remove);
+            if (h != null) {
+                h.remove(r);
+            }
         }
         registered.clear();
     }

@@ -13,7 +13,9 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * The Micrometer meters of every {@link LoomPoolDataSource} bean: one binder over all of them,
@@ -23,10 +25,14 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
 public final class LoomPoolMetricsAutoConfiguration {
 
+    /** Not a pool setting (it is not bound onto the pool): it is in the configuration metadata by hand. */
+    static final String HIKARI_COMPATIBLE = "loompool.metrics.hikari-compatible";
+
+    /** A value that is no boolean fails the startup through Boot's own bind-failure report, naming the key. */
     @Bean
     @ConditionalOnMissingBean
-    LoomPoolMeters loomPoolMeters() {
-        return new LoomPoolMeters();
+    LoomPoolMeters loomPoolMeters(Environment environment) {
+        return new LoomPoolMeters(Binder.get(environment).bind(HIKARI_COMPATIBLE, Boolean.class).orElse(false));
     }
 
     /**
