@@ -69,6 +69,7 @@ class ConfigurationMetadataTest {
         }
         bindable.add("loompool.circuit-breaker.failure-threshold");
         bindable.add("loompool.circuit-breaker.open-duration");
+        bindable.add(UnknownKeys.SWITCH); // read by UnknownKeys, not bound onto the pool
         assertThat(new TreeSet<>(KEYS.keySet())).isEqualTo(bindable);
     }
 
