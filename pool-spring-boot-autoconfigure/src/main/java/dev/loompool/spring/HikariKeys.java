@@ -64,14 +64,20 @@ final class HikariKeys {
         EQUIVALENT.put("initialization-fail-timeout", "loompool.initialization-fail-timeout");
     }
 
-    /** The HikariCP keys found, sorted: taken, overridden by their loompool key, and without equivalent. */
-    record Applied(List<String> taken, List<String> overridden, List<String> noEquivalent) {
+    /**
+     * The HikariCP keys found, sorted: taken, overridden by their loompool key, and without
+     * equivalent; {@code minimumIdleIsMaximum} when min-size was set to max-size by HikariCP's rule.
+     */
+    record Applied(List<String> taken, List<String> overridden, List<String> noEquivalent,
+            boolean minimumIdleIsMaximum) {
 
         /** The INFO line, and the WARN line for the keys without equivalent. */
         void log(String poolName) {
             if (!taken.isEmpty() || !overridden.isEmpty()) {
                 List<String> parts = new ArrayList<>();
-                taken.forEach(key -> parts.add(PREFIX + "." + key + " as " + EQUIVALENT.get(key)));
+                taken.forEach(key -> parts.add(PREFIX + "." + key + " as " + EQUIVALENT.get(key)
+                        + (minimumIdleIsMaximum && key.equals("maximum-pool-size")
+                                ? " (and loompool.min-size, as HikariCP's unset minimum-idle)" : "")));
                 StringBuilder line = new StringBuilder(String.join(", ", parts));
                 if (!overridden.isEmpty()) {
                     List<String> lost = new ArrayList<>();
@@ -123,7 +129,7 @@ final class HikariKeys {
                 throw PoolKeys.refused(e, loompoolKey == null ? "" : " (applied as " + loompoolKey + ")");
             }
         }
-        return new Applied(List.copyOf(taken), List.copyOf(overridden), List.copyOf(noEquivalent));
+        return new Applied(List.copyOf(taken), List.copyOf(overridden), List.copyOf(noEquivalent), false);
     }
 
     /**
@@ -132,16 +138,18 @@ final class HikariKeys {
      * maximum-pool-size, it is lowered to it, where loompool refuses the start. Applied only where
      * HikariCP's keys decide the sizes: a size set through a loompool key keeps loompool's rules.
      */
-    static void applyMinimumIdleRules(Environment environment, Applied applied, LoomPoolDataSource ds) {
+    static Applied applyMinimumIdleRules(Environment environment, Applied applied, LoomPoolDataSource ds) {
         boolean minFromLoompool = PoolKeys.isSet(ConfigurationPropertyName.of("loompool.min-size"),
                 ConfigurationPropertySources.get(environment));
         if (applied.taken().contains("maximum-pool-size") && !applied.taken().contains("minimum-idle")
                 && !minFromLoompool) {
             ds.setMinSize(ds.getMaxSize());
+            return new Applied(applied.taken(), applied.overridden(), applied.noEquivalent(), true);
         }
         if (applied.taken().contains("minimum-idle") && ds.getMinSize() > ds.getMaxSize()) {
             ds.setMinSize(ds.getMaxSize());
         }
+        return applied;
     }
 
     /** The {@code spring.datasource.hikari.*} keys set, by their first element after the prefix. */

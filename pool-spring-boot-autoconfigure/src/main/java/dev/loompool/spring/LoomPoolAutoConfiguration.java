@@ -91,7 +91,7 @@ public final class LoomPoolAutoConfiguration {
         // HikariCP's keys first, so that a loompool key, bound next, wins where both are set.
         HikariKeys.Applied fromHikari = HikariKeys.apply(environment, ds);
         PoolKeys.bind(environment, ds);
-        HikariKeys.applyMinimumIdleRules(environment, fromHikari, ds);
+        fromHikari = HikariKeys.applyMinimumIdleRules(environment, fromHikari, ds);
         UnknownKeys.check(environment);
         ds.setJdbcUrl(details.getJdbcUrl());
         ds.setUsername(details.getUsername());

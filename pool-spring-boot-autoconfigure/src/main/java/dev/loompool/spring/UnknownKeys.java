@@ -64,7 +64,7 @@ final class UnknownKeys {
         }
         String problems = String.join("; ", unknown.values());
         if (!Binder.get(environment).bind(SWITCH, Boolean.class).orElse(true)) {
-            log.warn("loompool ignores {}", problems);
+            log.warn("loompool ignores unknown keys ({}=false): {}", SWITCH, problems);
             return;
         }
         throw new LoomPoolStartupException("Invalid loompool configuration: " + problems,

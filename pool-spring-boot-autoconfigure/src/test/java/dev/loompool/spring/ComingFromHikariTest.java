@@ -76,14 +76,19 @@ class ComingFromHikariTest {
     }
 
     @Test
-    void hikariMinimumIdleDefaultsToMaximumPoolSizeAsInHikari() {
+    void hikariMinimumIdleDefaultsToMaximumPoolSizeAsInHikari(CapturedOutput output) {
         runner.withPropertyValues("spring.datasource.hikari.maximum-pool-size=4").run(context -> {
             LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
             assertThat(ds.getMaxSize()).isEqualTo(4);
             assertThat(ds.getMinSize()).as("HikariCP's minimum-idle is maximum-pool-size unless set").isEqualTo(4);
+            assertThat(hikariLine(output)).contains("spring.datasource.hikari.maximum-pool-size as loompool.max-size"
+                    + " (and loompool.min-size, as HikariCP's unset minimum-idle)");
         });
         runner.withPropertyValues("spring.datasource.hikari.maximum-pool-size=4", "loompool.min-size=1").run(context ->
                 assertThat(context.getBean(LoomPoolDataSource.class).getMinSize()).isEqualTo(1));
+        runner.withPropertyValues("spring.datasource.hikari.minimum-idle=12").run(context ->
+                assertThat(context.getBean(LoomPoolDataSource.class).getMinSize())
+                        .as("above maximum-pool-size, lowered to it as HikariCP does").isEqualTo(10));
     }
 
     @Test
