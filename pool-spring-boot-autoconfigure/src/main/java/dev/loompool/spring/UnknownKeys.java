@@ -26,7 +26,8 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  * a bean property that is not a key ({@code loompool.password}) has failed before, in
  * {@link PoolKeys}, with its own message. Names are compared in Boot's uniform form (lower case, no
  * dashes), so every relaxed spelling Boot binds ({@code maxSize}, {@code max_size},
- * {@code LOOMPOOL_MAXSIZE}) is valid.
+ * {@code LOOMPOOL_MAXSIZE}) is valid. An environment variable under {@code LOOMPOOL_} counts only when
+ * it is near a key: the environment also holds other tools' variables.
  */
 final class UnknownKeys {
 
@@ -56,7 +57,14 @@ final class UnknownKeys {
                 boolean environmentVariables = source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource;
                 iterable.filter(PREFIX::isAncestorOf).stream()
                         .filter(name -> !valid(name, environmentVariables) && !unknown.containsKey(name.toString()))
-                        .forEach(name -> unknown.put(name.toString(), describe(source, name, environmentVariables)));
+                        .forEach(name -> {
+                            Key nearest = nearest(name, environmentVariables);
+                            // The environment is shared with other tools (a CI's LOOMPOOL_TEST_POSTGRES_URL): there,
+                            // only a near miss of a key is taken for a misspelling.
+                            if (!environmentVariables || nearest != null) {
+                                unknown.put(name.toString(), describe(source, name, nearest));
+                            }
+                        });
             }
         }
         if (unknown.isEmpty()) {
@@ -78,7 +86,7 @@ final class UnknownKeys {
         for (Key key : keys()) {
             if (environmentVariables) {
                 // LOOMPOOL_CIRCUIT_BREAKER_FAILURE_THRESHOLD splits where the words do, not where the keys do.
-                if (joined.equals(key.joined()) || key.container() && joined.startsWith(key.joined())) {
+                if (joined.equals(key.joined()) || key.container() && underContainer(elements, key.joined())) {
                     return true;
                 }
             } else if (elements.equals(key.elements()) || key.container() && elements.size() > key.elements().size()
@@ -89,27 +97,44 @@ final class UnknownKeys {
         return false;
     }
 
-    /** "loompool.max-szie is not a loompool key; did you mean loompool.max-size? (set in …)", without the value. */
-    private static String describe(ConfigurationPropertySource source, ConfigurationPropertyName name,
-            boolean environmentVariables) {
-        String written = String.join("", elements(name));
+    /** Whether some first elements, joined, are the container's key, and more follow (LOOMPOOL_DATASOURCEPROPERTIES_SSL). */
+    private static boolean underContainer(List<String> elements, String container) {
+        StringBuilder head = new StringBuilder();
+        for (int i = 0; i < elements.size() - 1; i++) {
+            if (head.append(elements.get(i)).toString().equals(container)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The valid key nearest to {@code name}, or null when none is near enough to be what was meant. */
+    private static Key nearest(ConfigurationPropertyName name, boolean environmentVariables) {
+        List<String> elements = elements(name);
+        String written = String.join("", elements);
         Key nearest = null;
         int best = Integer.MAX_VALUE;
         for (Key key : keys()) {
-            String candidate = written;
-            if (key.container()) {
-                candidate = environmentVariables || elements(name).size() <= key.elements().size()
+            int distance = EditDistance.between(written, key.joined());
+            if (key.container() && elements.size() > key.elements().size()) {
+                // loompool.data-source-property.ssl: the part that names the container is what is misspelled
+                String head = environmentVariables
                         ? written.substring(0, Math.min(written.length(), key.joined().length()))
-                        : String.join("", elements(name).subList(0, key.elements().size()));
+                        : String.join("", elements.subList(0, key.elements().size()));
+                distance = Math.min(distance, EditDistance.between(head, key.joined()));
             }
-            int distance = EditDistance.between(candidate, key.joined());
             if (distance < best) {
                 best = distance;
                 nearest = key;
             }
         }
+        return nearest != null && best <= Math.max(2, nearest.joined().length() / 3) ? nearest : null;
+    }
+
+    /** "loompool.max-szie is not a loompool key; did you mean loompool.max-size? (set in …)", without the value. */
+    private static String describe(ConfigurationPropertySource source, ConfigurationPropertyName name, Key nearest) {
         StringBuilder text = new StringBuilder(name.toString()).append(" is not a loompool key");
-        if (nearest != null && best <= Math.max(2, nearest.joined().length() / 3)) {
+        if (nearest != null) {
             text.append("; did you mean ").append(nearest.name()).append('?');
         }
         ConfigurationProperty property = source.getConfigurationProperty(name);

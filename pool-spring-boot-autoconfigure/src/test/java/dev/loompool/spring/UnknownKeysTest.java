@@ -56,6 +56,14 @@ class UnknownKeysTest {
     }
 
     @Test
+    void aMisspelledKeyIsNotTakenForAnEntryOfAMapKey() {
+        runner.withPropertyValues("loompool.replicas-min-size=1").run(context -> {
+            FailureAnalysis analysis = new LoomPoolFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("did you mean loompool.replica-min-size?");
+        });
+    }
+
+    @Test
     void relaxedFormsOfValidKeysStart() {
         runner.withPropertyValues("loompool.maxSize=4", "loompool.min_size=1", "loompool.circuitBreaker.failureThreshold=3",
                 "loompool.circuit-breaker.open-duration=2s", "loompool.data-source-properties.cachePrepStmts=true",
@@ -74,13 +82,16 @@ class UnknownKeysTest {
         runner.withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
                 new SystemEnvironmentPropertySource("test-systemEnvironment", Map.of("LOOMPOOL_MAXSIZE", "4",
                         "LOOMPOOL_MAX_LIFETIME", "10m", "LOOMPOOL_CIRCUIT_BREAKER_FAILURE_THRESHOLD", "3",
-                        "LOOMPOOL_CIRCUITBREAKER_OPENDURATION", "2s", "LOOMPOOL_FAIL_ON_UNKNOWN_KEYS", "true"))))
+                        "LOOMPOOL_CIRCUITBREAKER_OPENDURATION", "2s", "LOOMPOOL_FAIL_ON_UNKNOWN_KEYS", "true",
+                        "LOOMPOOL_DATASOURCEPROPERTIES_SSLMODE", "disable",
+                        "LOOMPOOL_TEST_POSTGRES_URL", "jdbc:postgresql://ci/test")))) // another tool's: no key is near
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
                     assertThat(ds.getMaxSize()).isEqualTo(4);
                     assertThat(ds.getMaxLifetime()).isEqualTo(Duration.ofMinutes(10));
                     assertThat(ds.getCircuitBreakerFailureThreshold()).isEqualTo(3);
+                    assertThat(ds.getDataSourceProperties()).containsEntry("sslmode", "disable");
                 });
         runner.withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
                 new SystemEnvironmentPropertySource("test-systemEnvironment", Map.of("LOOMPOOL_MAXSZIE", "4"))))
