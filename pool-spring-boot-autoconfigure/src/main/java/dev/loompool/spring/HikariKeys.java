@@ -2,6 +2,7 @@ package dev.loompool.spring;
 
 import dev.loompool.jdbc.LoomPoolDataSource;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +36,7 @@ final class HikariKeys {
     private static final ConfigurationPropertyName HIKARI = ConfigurationPropertyName.of(PREFIX);
 
     /** HikariCP's key (Boot's canonical form) and loompool's key for the same job. */
-    static final Map<String, String> EQUIVALENT = new LinkedHashMap<>();
+    static final Map<String, String> EQUIVALENT = equivalents();
 
     /** HikariCP keys without an equivalent, where the ignoring needs a word: what to set instead. */
     private static final Map<String, String> INSTEAD = Map.of(
@@ -43,25 +44,27 @@ final class HikariKeys {
             "password", "set spring.datasource.password", "driver-class-name", "set spring.datasource.driver-class-name",
             "connection-test-query", "loompool validates with Connection.isValid");
 
-    static {
-        EQUIVALENT.put("maximum-pool-size", "loompool.max-size");
-        EQUIVALENT.put("minimum-idle", "loompool.min-size");
-        EQUIVALENT.put("connection-timeout", "loompool.acquire-timeout");
-        EQUIVALENT.put("idle-timeout", "loompool.idle-timeout");
-        EQUIVALENT.put("max-lifetime", "loompool.max-lifetime");
-        EQUIVALENT.put("keepalive-time", "loompool.healthcheck-interval");
-        EQUIVALENT.put("leak-detection-threshold", "loompool.leak-detection-threshold");
-        EQUIVALENT.put("validation-timeout", "loompool.validation-timeout");
-        EQUIVALENT.put("connection-init-sql", "loompool.connection-init-sql");
-        EQUIVALENT.put("auto-commit", "loompool.auto-commit");
-        EQUIVALENT.put("transaction-isolation", "loompool.transaction-isolation");
-        EQUIVALENT.put("read-only", "loompool.read-only");
-        EQUIVALENT.put("schema", "loompool.schema");
-        EQUIVALENT.put("catalog", "loompool.catalog");
-        EQUIVALENT.put("pool-name", "loompool.pool-name");
-        EQUIVALENT.put("data-source-properties", "loompool.data-source-properties");
-        EQUIVALENT.put("register-mbeans", "loompool.register-mbeans");
-        EQUIVALENT.put("initialization-fail-timeout", "loompool.initialization-fail-timeout");
+    private static Map<String, String> equivalents() {
+        Map<String, String> equivalent = new LinkedHashMap<>();
+        equivalent.put("maximum-pool-size", "loompool.max-size");
+        equivalent.put("minimum-idle", "loompool.min-size");
+        equivalent.put("connection-timeout", "loompool.acquire-timeout");
+        equivalent.put("idle-timeout", "loompool.idle-timeout");
+        equivalent.put("max-lifetime", "loompool.max-lifetime");
+        equivalent.put("keepalive-time", "loompool.healthcheck-interval");
+        equivalent.put("leak-detection-threshold", "loompool.leak-detection-threshold");
+        equivalent.put("validation-timeout", "loompool.validation-timeout");
+        equivalent.put("connection-init-sql", "loompool.connection-init-sql");
+        equivalent.put("auto-commit", "loompool.auto-commit");
+        equivalent.put("transaction-isolation", "loompool.transaction-isolation");
+        equivalent.put("read-only", "loompool.read-only");
+        equivalent.put("schema", "loompool.schema");
+        equivalent.put("catalog", "loompool.catalog");
+        equivalent.put("pool-name", "loompool.pool-name");
+        equivalent.put("data-source-properties", "loompool.data-source-properties");
+        equivalent.put("register-mbeans", "loompool.register-mbeans");
+        equivalent.put("initialization-fail-timeout", "loompool.initialization-fail-timeout");
+        return Collections.unmodifiableMap(equivalent);
     }
 
     /**

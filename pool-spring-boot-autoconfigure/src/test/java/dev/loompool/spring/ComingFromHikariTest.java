@@ -4,16 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.loompool.jdbc.LoomPoolDataSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.core.io.ClassPathResource;
 
 /**
  * An application that switches from HikariCP keeps its {@code spring.datasource.hikari.*} keys and
@@ -50,6 +54,31 @@ class ComingFromHikariTest {
                     assertThat(ds.getConnectionInitSql()).isEqualTo("SET @ORIGIN = 'hikari'");
                     assertThat(ds.getPool().stats().total()).as("min-size opened at start").isEqualTo(3);
                 });
+    }
+
+    @Test
+    void aHikariApplicationYmlWithItsNumbersRunsWithItsSettings() {
+        runner.withInitializer(context -> {
+            try {
+                new YamlPropertySourceLoader().load("application.yml", new ClassPathResource("hikari-application.yml"))
+                        .forEach(context.getEnvironment().getPropertySources()::addLast);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }).run(context -> {
+            assertThat(context).hasNotFailed();
+            LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
+            assertThat(ds.getPoolName()).isEqualTo("billing");
+            assertThat(ds.getMaxSize()).isEqualTo(6);
+            assertThat(ds.getMinSize()).isEqualTo(2);
+            assertThat(ds.getAcquireTimeout()).isEqualTo(Duration.ofSeconds(3));
+            assertThat(ds.getIdleTimeout()).isEqualTo(Duration.ofMinutes(5));
+            assertThat(ds.getMaxLifetime()).isEqualTo(Duration.ofMinutes(15));
+            assertThat(ds.getLeakDetectionThreshold()).isEqualTo(Duration.ofSeconds(20));
+            assertThat(ds.getConnectionInitSql()).isEqualTo("SET @BILLING = 1");
+            assertThat(ds.getDataSourceProperties()).containsEntry("cachePrepStmts", "true")
+                    .containsEntry("prepStmtCacheSize", "250");
+        });
     }
 
     @Test
