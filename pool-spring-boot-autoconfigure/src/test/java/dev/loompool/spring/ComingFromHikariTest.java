@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -17,6 +18,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.ClassPathResource;
 
 /**
@@ -101,6 +103,23 @@ class ComingFromHikariTest {
                     assertThat(ds.getSchema()).isEqualTo("PUBLIC");
                     assertThat(ds.getDataSourceProperties()).containsEntry("cachePrepStmts", "true");
                     assertThat(ds.getInitializationFailTimeout()).isEqualTo(Duration.ofMinutes(1));
+                });
+    }
+
+    @Test
+    void hikariKeysAsEnvironmentVariablesAreTakenAndALoompoolOneWins(CapturedOutput output) {
+        runner.withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+                new SystemEnvironmentPropertySource("test-systemEnvironment", Map.of(
+                        "SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE", "9", "SPRING_DATASOURCE_HIKARI_CONNECTIONTIMEOUT", "7000",
+                        "SPRING_DATASOURCE_HIKARI_POOLNAME", "hikari-name", "LOOMPOOL_POOL_NAME", "loom-name"))))
+                .run(context -> {
+                    LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
+                    assertThat(ds.getMaxSize()).isEqualTo(9);
+                    assertThat(ds.getAcquireTimeout()).isEqualTo(Duration.ofSeconds(7));
+                    assertThat(ds.getPoolName()).isEqualTo("loom-name");
+                    assertThat(hikariLine(output)).contains("spring.datasource.hikari.maximum-pool-size as loompool.max-size")
+                            .contains("spring.datasource.hikari.connection-timeout as loompool.acquire-timeout")
+                            .contains("spring.datasource.hikari.pool-name (loompool.pool-name is set)");
                 });
     }
 
