@@ -104,9 +104,11 @@ final class HikariKeys {
     }
 
     /**
-     * Applies the HikariCP keys whose loompool key is not set; called before {@code loompool.*} is
-     * bound, which could otherwise not win. A value the pool refuses fails the startup naming the
-     * HikariCP key, where it was set, and the loompool key it stands for.
+     * Applies the HikariCP keys whose loompool key is not set: one that is set wins, so its HikariCP
+     * key is not even bound (a value only it would refuse cannot stop the startup), and a map
+     * ({@code data-source-properties}) is taken from one side, never merged. A value the pool
+     * refuses fails the startup naming the HikariCP key, where it was set, and the loompool key it
+     * stands for.
      */
     static Applied apply(Environment environment, LoomPoolDataSource ds) {
         Iterable<ConfigurationPropertySource> sources = ConfigurationPropertySources.get(environment);
@@ -128,7 +130,8 @@ final class HikariKeys {
                 Binder.get(environment).bind(PREFIX, Bindable.ofInstance(new HikariSettings(ds)), new Only(taken));
             } catch (BindException e) {
                 String key = PoolKeys.key(e);
-                String loompoolKey = EQUIVALENT.get(key.substring(PREFIX.length() + 1));
+                String loompoolKey = key.startsWith(PREFIX + ".") ? EQUIVALENT.get(key.substring(PREFIX.length() + 1))
+                        : null;
                 throw PoolKeys.refused(e, loompoolKey == null ? "" : " (applied as " + loompoolKey + ")");
             }
         }

@@ -88,7 +88,7 @@ public final class LoomPoolAutoConfiguration {
         JdbcConnectionDetails details = connectionDetails.getIfAvailable(() -> new FromProperties(dataSourceProperties));
         LoomPoolDataSource ds = new LoomPoolDataSource();
         ds.setPoolName(dataSourceProperties.getName());
-        // HikariCP's keys first, so that a loompool key, bound next, wins where both are set.
+        // HikariCP's keys whose loompool key is unset, then loompool.*; HikariCP's minimum-idle rules need both.
         HikariKeys.Applied fromHikari = HikariKeys.apply(environment, ds);
         PoolKeys.bind(environment, ds);
         fromHikari = HikariKeys.applyMinimumIdleRules(environment, fromHikari, ds);
