@@ -1,11 +1,20 @@
 package dev.loompool.spring;
 
+import dev.loompool.jdbc.LoomPoolDataSource;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.properties.bind.AbstractBindHandler;
+import org.springframework.boot.context.properties.bind.BindContext;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
@@ -13,40 +22,140 @@ import org.springframework.boot.context.properties.source.IterableConfigurationP
 import org.springframework.core.env.Environment;
 
 /**
- * An application that switches from HikariCP keeps its {@code spring.datasource.hikari.*} keys,
- * which loompool does not read: one WARN line at startup names each of them with the
- * {@code loompool.*} key that does the same job, so a setting is never silently lost.
+ * An application that switches from HikariCP keeps its {@code spring.datasource.hikari.*} keys:
+ * each with a loompool equivalent is applied to the auto-configured pool (through
+ * {@link HikariSettings}, which maps HikariCP's meaning where it differs), unless the
+ * {@code loompool.*} key is set too, which wins. As with HikariCP's own auto-configuration, a pool
+ * the application defines itself takes none of them. One INFO line says what was taken and what was
+ * overridden, one WARN line what has no equivalent, so a setting is never silently lost.
  */
 final class HikariKeys {
 
     private static final Logger log = LoggerFactory.getLogger(HikariKeys.class);
-    private static final ConfigurationPropertyName HIKARI = ConfigurationPropertyName.of("spring.datasource.hikari");
+    private static final String PREFIX = "spring.datasource.hikari";
+    private static final ConfigurationPropertyName HIKARI = ConfigurationPropertyName.of(PREFIX);
 
     /** HikariCP's key (Boot's canonical form) and loompool's key for the same job. */
-    static final Map<String, String> EQUIVALENT = new LinkedHashMap<>();
+    static final Map<String, String> EQUIVALENT = equivalents();
 
-    static {
-        EQUIVALENT.put("maximum-pool-size", "loompool.max-size");
-        EQUIVALENT.put("minimum-idle", "loompool.min-size");
-        EQUIVALENT.put("connection-timeout", "loompool.acquire-timeout");
-        EQUIVALENT.put("idle-timeout", "loompool.idle-timeout");
-        EQUIVALENT.put("max-lifetime", "loompool.max-lifetime");
-        EQUIVALENT.put("keepalive-time", "loompool.healthcheck-interval");
-        EQUIVALENT.put("leak-detection-threshold", "loompool.leak-detection-threshold");
-        EQUIVALENT.put("validation-timeout", "loompool.validation-timeout");
-        EQUIVALENT.put("connection-init-sql", "loompool.connection-init-sql");
-        EQUIVALENT.put("auto-commit", "loompool.auto-commit");
-        EQUIVALENT.put("transaction-isolation", "loompool.transaction-isolation");
-        EQUIVALENT.put("read-only", "loompool.read-only");
-        EQUIVALENT.put("schema", "loompool.schema");
-        EQUIVALENT.put("catalog", "loompool.catalog");
-        EQUIVALENT.put("pool-name", "loompool.pool-name");
-        EQUIVALENT.put("data-source-properties", "loompool.data-source-properties");
-        EQUIVALENT.put("register-mbeans", "loompool.register-mbeans");
-        EQUIVALENT.put("initialization-fail-timeout", "loompool.initialization-fail-timeout");
+    /** HikariCP keys without an equivalent, where the ignoring needs a word: what to set instead. */
+    private static final Map<String, String> INSTEAD = Map.of(
+            "jdbc-url", "set spring.datasource.url", "username", "set spring.datasource.username",
+            "password", "set spring.datasource.password", "driver-class-name", "set spring.datasource.driver-class-name",
+            "connection-test-query", "loompool validates with Connection.isValid");
+
+    private static Map<String, String> equivalents() {
+        Map<String, String> equivalent = new LinkedHashMap<>();
+        equivalent.put("maximum-pool-size", "loompool.max-size");
+        equivalent.put("minimum-idle", "loompool.min-size");
+        equivalent.put("connection-timeout", "loompool.acquire-timeout");
+        equivalent.put("idle-timeout", "loompool.idle-timeout");
+        equivalent.put("max-lifetime", "loompool.max-lifetime");
+        equivalent.put("keepalive-time", "loompool.healthcheck-interval");
+        equivalent.put("leak-detection-threshold", "loompool.leak-detection-threshold");
+        equivalent.put("validation-timeout", "loompool.validation-timeout");
+        equivalent.put("connection-init-sql", "loompool.connection-init-sql");
+        equivalent.put("auto-commit", "loompool.auto-commit");
+        equivalent.put("transaction-isolation", "loompool.transaction-isolation");
+        equivalent.put("read-only", "loompool.read-only");
+        equivalent.put("schema", "loompool.schema");
+        equivalent.put("catalog", "loompool.catalog");
+        equivalent.put("pool-name", "loompool.pool-name");
+        equivalent.put("data-source-properties", "loompool.data-source-properties");
+        equivalent.put("register-mbeans", "loompool.register-mbeans");
+        equivalent.put("initialization-fail-timeout", "loompool.initialization-fail-timeout");
+        return Collections.unmodifiableMap(equivalent);
+    }
+
+    /**
+     * The HikariCP keys found, sorted: taken, overridden by their loompool key, and without
+     * equivalent; {@code minimumIdleIsMaximum} when min-size was set to max-size by HikariCP's rule.
+     */
+    record Applied(List<String> taken, List<String> overridden, List<String> noEquivalent,
+            boolean minimumIdleIsMaximum) {
+
+        /** The INFO line, and the WARN line for the keys without equivalent. */
+        void log(String poolName) {
+            if (!taken.isEmpty() || !overridden.isEmpty()) {
+                List<String> parts = new ArrayList<>();
+                taken.forEach(key -> parts.add(PREFIX + "." + key + " as " + EQUIVALENT.get(key)
+                        + (minimumIdleIsMaximum && key.equals("maximum-pool-size")
+                                ? " (and loompool.min-size, as HikariCP's unset minimum-idle)" : "")));
+                StringBuilder line = new StringBuilder(String.join(", ", parts));
+                if (!overridden.isEmpty()) {
+                    List<String> lost = new ArrayList<>();
+                    overridden.forEach(key -> lost.add(PREFIX + "." + key + " (" + EQUIVALENT.get(key) + " is set)"));
+                    line.append(line.length() == 0 ? "" : "; ").append("overridden by loompool keys: ")
+                            .append(String.join(", ", lost));
+                }
+                log.info("loompool '{}' takes these HikariCP settings: {}", poolName, line);
+            }
+            if (!noEquivalent.isEmpty()) {
+                List<String> parts = new ArrayList<>();
+                noEquivalent.forEach(key -> parts.add(PREFIX + "." + key
+                        + (INSTEAD.containsKey(key) ? " (" + INSTEAD.get(key) + ")" : "")));
+                log.warn("loompool '{}' ignores these HikariCP settings, which have no loompool equivalent: {}",
+                        poolName, String.join(", ", parts));
+            }
+        }
     }
 
     private HikariKeys() {
+    }
+
+    /**
+     * Applies the HikariCP keys whose loompool key is not set: one that is set wins, so its HikariCP
+     * key is not even bound (a value only it would refuse cannot stop the startup), and a map
+     * ({@code data-source-properties}) is taken from one side, never merged. A value the pool
+     * refuses fails the startup naming the HikariCP key, where it was set, and the loompool key it
+     * stands for.
+     */
+    static Applied apply(Environment environment, LoomPoolDataSource ds) {
+        Iterable<ConfigurationPropertySource> sources = ConfigurationPropertySources.get(environment);
+        Set<String> taken = new TreeSet<>();
+        Set<String> overridden = new TreeSet<>();
+        Set<String> noEquivalent = new TreeSet<>();
+        for (String key : present(environment)) {
+            String loompoolKey = EQUIVALENT.get(key);
+            if (loompoolKey == null) {
+                noEquivalent.add(key);
+            } else if (PoolKeys.isSet(ConfigurationPropertyName.of(loompoolKey), sources)) {
+                overridden.add(key);
+            } else {
+                taken.add(key);
+            }
+        }
+        if (!taken.isEmpty()) {
+            try {
+                Binder.get(environment).bind(PREFIX, Bindable.ofInstance(new HikariSettings(ds)), new Only(taken));
+            } catch (BindException e) {
+                String key = PoolKeys.key(e);
+                String loompoolKey = key.startsWith(PREFIX + ".") ? EQUIVALENT.get(key.substring(PREFIX.length() + 1))
+                        : null;
+                throw PoolKeys.refused(e, loompoolKey == null ? "" : " (applied as " + loompoolKey + ")");
+            }
+        }
+        return new Applied(List.copyOf(taken), List.copyOf(overridden), List.copyOf(noEquivalent), false);
+    }
+
+    /**
+     * After {@code loompool.*} is bound, HikariCP's two rules for its minimum-idle: unset, it is
+     * maximum-pool-size (a fixed-size pool), where loompool's min-size is 2; above
+     * maximum-pool-size, it is lowered to it, where loompool refuses the start. Applied only where
+     * HikariCP's keys decide the sizes: a size set through a loompool key keeps loompool's rules.
+     */
+    static Applied applyMinimumIdleRules(Environment environment, Applied applied, LoomPoolDataSource ds) {
+        boolean minFromLoompool = PoolKeys.isSet(ConfigurationPropertyName.of("loompool.min-size"),
+                ConfigurationPropertySources.get(environment));
+        if (applied.taken().contains("maximum-pool-size") && !applied.taken().contains("minimum-idle")
+                && !minFromLoompool) {
+            ds.setMinSize(ds.getMaxSize());
+            return new Applied(applied.taken(), applied.overridden(), applied.noEquivalent(), true);
+        }
+        if (applied.taken().contains("minimum-idle") && ds.getMinSize() > ds.getMaxSize()) {
+            ds.setMinSize(ds.getMaxSize());
+        }
+        return applied;
     }
 
     /** The {@code spring.datasource.hikari.*} keys set, by their first element after the prefix. */
@@ -54,37 +163,50 @@ final class HikariKeys {
         Set<String> found = new TreeSet<>();
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
             if (source instanceof IterableConfigurationPropertySource iterable) {
-                iterable.filter(HIKARI::isAncestorOf).stream()
-                        .forEach(name -> found.add(canonical(name.getElement(HIKARI.getNumberOfElements(),
-                                ConfigurationPropertyName.Form.DASHED))));
+                iterable.filter(HIKARI::isAncestorOf).stream().forEach(name -> found.add(canonical(name)));
             }
         }
         return found;
     }
 
-    /** HikariCP's dashed spelling of a key written in any relaxed form ({@code connectionTimeout}). */
-    private static String canonical(String key) {
-        String bare = key.replace("-", "");
-        for (String known : EQUIVALENT.keySet()) {
-            if (known.replace("-", "").equals(bare)) {
-                return known;
+    /**
+     * HikariCP's dashed spelling of a key written in any relaxed form: {@code connectionTimeout},
+     * or {@code SPRING_DATASOURCE_HIKARI_CONNECTION_TIMEOUT}, which reads as several elements.
+     */
+    private static String canonical(ConfigurationPropertyName name) {
+        StringBuilder rest = new StringBuilder();
+        for (int i = HIKARI.getNumberOfElements(); i < name.getNumberOfElements(); i++) {
+            rest.append(name.getElement(i, ConfigurationPropertyName.Form.UNIFORM));
+            String bare = rest.toString();
+            for (String known : EQUIVALENT.keySet()) {
+                if (known.replace("-", "").equals(bare)) {
+                    return known;
+                }
+            }
+            for (String known : INSTEAD.keySet()) {
+                if (known.replace("-", "").equals(bare)) {
+                    return known;
+                }
             }
         }
-        return key;
+        return name.getElement(HIKARI.getNumberOfElements(), ConfigurationPropertyName.Form.DASHED);
     }
 
-    /** Logs the one WARN line, if any HikariCP key is set. */
-    static void warnIgnored(Environment environment, String poolName) {
-        Set<String> keys = present(environment);
-        if (keys.isEmpty()) {
-            return;
+    /** Binds the keys taken; the others (overridden by their loompool key) are left alone. */
+    private static final class Only extends AbstractBindHandler {
+
+        private final Set<String> taken;
+
+        Only(Set<String> taken) {
+            this.taken = taken;
         }
-        StringBuilder line = new StringBuilder();
-        for (String key : keys) {
-            String instead = EQUIVALENT.get(key);
-            line.append(line.length() == 0 ? "" : ", ").append("spring.datasource.hikari.").append(key)
-                    .append(instead == null ? " (no loompool equivalent)" : " (use " + instead + ")");
+
+        @Override
+        public <T> Bindable<T> onStart(ConfigurationPropertyName name, Bindable<T> target, BindContext context) {
+            if (context.getDepth() == 1 && !taken.contains(name.getLastElement(ConfigurationPropertyName.Form.DASHED))) {
+                return null;
+            }
+            return target;
         }
-        log.warn("pool '{}': loompool is the DataSource and ignores these HikariCP settings: {}", poolName, line);
     }
 }

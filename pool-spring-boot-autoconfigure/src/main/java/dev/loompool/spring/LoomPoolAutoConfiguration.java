@@ -74,7 +74,9 @@ public final class LoomPoolAutoConfiguration {
     }
 
     /**
-     * {@code loompool.*} is bound onto the pool itself; the connection comes from the connection
+     * {@code loompool.*} is bound onto the pool itself, over the {@code spring.datasource.hikari.*}
+     * keys an application that comes from HikariCP still has (see {@link HikariKeys}); a
+     * {@code loompool.*} key nothing reads stops the startup (see {@link UnknownKeys}); the connection comes from the connection
      * details, credentials from a {@code Supplier<Credentials>} bean when there is one. Wired
      * (pinning, meters) and started here, so that a wrong setting or a dead database stops the startup.
      */
@@ -86,7 +88,11 @@ public final class LoomPoolAutoConfiguration {
         JdbcConnectionDetails details = connectionDetails.getIfAvailable(() -> new FromProperties(dataSourceProperties));
         LoomPoolDataSource ds = new LoomPoolDataSource();
         ds.setPoolName(dataSourceProperties.getName());
+        // HikariCP's keys whose loompool key is unset, then loompool.*; HikariCP's minimum-idle rules need both.
+        HikariKeys.Applied fromHikari = HikariKeys.apply(environment, ds);
         PoolKeys.bind(environment, ds);
+        fromHikari = HikariKeys.applyMinimumIdleRules(environment, fromHikari, ds);
+        UnknownKeys.check(environment);
         ds.setJdbcUrl(details.getJdbcUrl());
         ds.setUsername(details.getUsername());
         ds.setPassword(details.getPassword());
@@ -94,7 +100,7 @@ public final class LoomPoolAutoConfiguration {
         ds.setCredentialsSupplier(credentials.getIfUnique());
         poolListeners.orderedStream().forEach(ds::addPoolListener);
         wiring.wire(ds, "dataSource");
-        HikariKeys.warnIgnored(environment, ds.getPoolName());
+        fromHikari.log(ds.getPoolName());
         PoolStartup.start(ds);
         return ds;
     }

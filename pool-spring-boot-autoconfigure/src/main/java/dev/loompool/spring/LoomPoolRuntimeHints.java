@@ -11,7 +11,8 @@ import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegi
  * What loompool looks up by name at run time, declared for a native image: the fields behind its
  * VarHandles, the drivers' own methods it reads the transaction state and resets sessions with
  * (looked up by name, so that the core depends on no driver), the driver classes a
- * {@code driver-class-name} may name, and the bean properties {@code loompool.*} binds onto.
+ * {@code driver-class-name} may name, the bean properties {@code loompool.*} and
+ * {@code spring.datasource.hikari.*} bind onto, and the configuration metadata the keys are checked against.
  */
 final class LoomPoolRuntimeHints implements RuntimeHintsRegistrar {
 
@@ -64,5 +65,9 @@ final class LoomPoolRuntimeHints implements RuntimeHintsRegistrar {
         BindableRuntimeHintsRegistrar.forTypes(LoomPoolDataSource.class).registerHints(hints, classLoader);
         // Bound as an instance, but its constructor would make Boot's registrar take it for a value object.
         hints.reflection().registerType(PoolKeys.CircuitBreakerKeys.class, MemberCategory.INVOKE_PUBLIC_METHODS);
+        hints.reflection().registerType(HikariSettings.class, MemberCategory.INVOKE_PUBLIC_METHODS);
+        // UnknownKeys reads the valid loompool.* keys from the configuration metadata on the class path.
+        hints.resources().registerPattern("META-INF/spring-configuration-metadata.json")
+                .registerPattern("META-INF/additional-spring-configuration-metadata.json");
     }
 }

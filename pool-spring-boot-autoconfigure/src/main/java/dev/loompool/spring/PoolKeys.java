@@ -57,19 +57,33 @@ final class PoolKeys {
             binder.bind(PREFIX, Bindable.ofInstance(ds), new OnlyPoolKeys());
             binder.bind(PREFIX + ".circuit-breaker", Bindable.ofInstance(new CircuitBreakerKeys(ds)));
         } catch (BindException e) {
-            String key = e.getProperty() != null ? e.getProperty().getName().toString() : e.getName().toString();
-            Throwable reason = e.getCause();
-            while (reason.getCause() != null && !(reason instanceof IllegalArgumentException)) {
-                reason = reason.getCause();
-            }
-            String origin = e.getProperty() != null && e.getProperty().getOrigin() != null
-                    ? " (from " + e.getProperty().getOrigin() + ")" : "";
-            Class<?> type = e.getTarget().getType().resolve();
-            String allowed = type != null && type.isEnum() ? "; allowed: " + allowed(type) : "";
-            throw new LoomPoolStartupException("Invalid loompool configuration: " + key + origin + ": "
-                    + reason.getMessage() + allowed, "Change " + key + " in your configuration (the loompool README lists"
-                    + " every key and its allowed values).", e);
+            throw refused(e, "");
         }
+    }
+
+    /** The key a refused binding was at, in Boot's canonical form. */
+    static String key(BindException e) {
+        return e.getProperty() != null ? e.getProperty().getName().toString() : e.getName().toString();
+    }
+
+    /**
+     * The startup failure for a value the pool refused: its key, where it came from, the setter's
+     * reason and, for an enum, the allowed values. {@code appliedAs} follows the key, for a key that
+     * is not loompool's own (" (applied as loompool.max-size)").
+     */
+    static LoomPoolStartupException refused(BindException e, String appliedAs) {
+        String key = key(e);
+        Throwable reason = e.getCause();
+        while (reason.getCause() != null && !(reason instanceof IllegalArgumentException)) {
+            reason = reason.getCause();
+        }
+        String origin = e.getProperty() != null && e.getProperty().getOrigin() != null
+                ? " (from " + e.getProperty().getOrigin() + ")" : "";
+        Class<?> type = e.getTarget().getType().resolve();
+        String allowed = type != null && type.isEnum() ? "; allowed: " + allowed(type) : "";
+        return new LoomPoolStartupException("Invalid loompool configuration: " + key + origin + appliedAs + ": "
+                + reason.getMessage() + allowed, "Change " + key + " in your configuration (the loompool README lists"
+                + " every key and its allowed values).", e);
     }
 
     private static String allowed(Class<?> enumType) {
@@ -118,14 +132,19 @@ final class PoolKeys {
         }
 
         private static boolean isSet(ConfigurationPropertyName name, BindContext context) {
-            for (ConfigurationPropertySource source : context.getSources()) {
-                if (source.getConfigurationProperty(name) != null
-                        || source.containsDescendantOf(name) == ConfigurationPropertyState.PRESENT) {
-                    return true;
-                }
-            }
-            return false;
+            return PoolKeys.isSet(name, context.getSources());
         }
+    }
+
+    /** Whether {@code name}, in any relaxed form, or a key under it is set in one of {@code sources}. */
+    static boolean isSet(ConfigurationPropertyName name, Iterable<ConfigurationPropertySource> sources) {
+        for (ConfigurationPropertySource source : sources) {
+            if (source.getConfigurationProperty(name) != null
+                    || source.containsDescendantOf(name) == ConfigurationPropertyState.PRESENT) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@code loompool.circuit-breaker.*}, the nested keys of the pool's two circuit-breaker setters. */

@@ -71,6 +71,7 @@ class ConfigurationMetadataTest {
         bindable.add("loompool.circuit-breaker.open-duration");
         // The one key that is the starter's, not the pool's: read by the metrics auto-configuration.
         bindable.add(LoomPoolMetricsAutoConfiguration.HIKARI_COMPATIBLE);
+        bindable.add(UnknownKeys.SWITCH); // read by UnknownKeys, not bound onto the pool
         assertThat(new TreeSet<>(KEYS.keySet())).isEqualTo(bindable);
     }
 

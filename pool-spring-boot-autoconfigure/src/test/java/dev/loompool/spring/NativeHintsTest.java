@@ -92,6 +92,10 @@ class NativeHintsTest {
         // the binder reflects on the class that declares the setters, as Boot's hints do
         assertThat(reflection.onMethodInvocation(LoomPoolDataSource.class.getSuperclass(), "setMaxSize")).accepts(hints);
         assertThat(reflection.onMethodInvocation(PoolKeys.CircuitBreakerKeys.class, "setOpenDuration")).accepts(hints);
+        assertThat(reflection.onMethodInvocation(HikariSettings.class, "setConnectionTimeout")).accepts(hints);
+        // UnknownKeys reads the valid keys from the configuration metadata
+        assertThat(RuntimeHintsPredicates.resource().forResource("META-INF/spring-configuration-metadata.json"))
+                .accepts(hints);
         assertThat(reflection.onType(org.postgresql.Driver.class)).accepts(hints);
         assertThat(reflection.onType(TypeReference.of("com.sun.rowset.RowSetFactoryImpl"))).accepts(hints);
     }

@@ -1,0 +1,186 @@
+package dev.loompool.spring;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+
+/**
+ * No setting is silently lost: a {@code loompool.*} key that nothing reads (a misspelling) fails the
+ * startup, naming the nearest valid key, unless {@value #SWITCH}{@code =false} makes it one WARN line.
+ *
+ * <p>The valid keys are those of the configuration metadata on the class path (every key loompool
+ * reads has an entry there, wherever it is bound) and the pool's own keys ({@link PoolKeys#KEYS});
+ * a bean property that is not a key ({@code loompool.password}) has failed before, in
+ * {@link PoolKeys}, with its own message. Names are compared in Boot's uniform form (lower case, no
+ * dashes), so every relaxed spelling Boot binds ({@code maxSize}, {@code max_size},
+ * {@code LOOMPOOL_MAXSIZE}) is valid. An environment variable under {@code LOOMPOOL_} counts only when
+ * it is near a key: the environment also holds other tools' variables.
+ */
+final class UnknownKeys {
+
+    static final String SWITCH = "loompool.fail-on-unknown-keys";
+
+    private static final Logger log = LoggerFactory.getLogger(UnknownKeys.class);
+    private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of(PoolKeys.PREFIX);
+
+    /** A valid key: its name, its elements after {@code loompool.} in uniform form, and whether keys go under it. */
+    private record Key(String name, List<String> elements, boolean container) {
+
+        String joined() {
+            return String.join("", elements);
+        }
+    }
+
+    private static volatile List<Key> keys;
+
+    private UnknownKeys() {
+    }
+
+    /** Fails (or warns, with the switch off) when a {@code loompool.*} key set in {@code environment} is not one. */
+    static void check(Environment environment) {
+        Map<String, String> unknown = new LinkedHashMap<>();
+        for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+            if (source instanceof IterableConfigurationPropertySource iterable) {
+                boolean environmentVariables = source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource;
+                iterable.filter(PREFIX::isAncestorOf).stream()
+                        .filter(name -> !valid(name, environmentVariables) && !unknown.containsKey(name.toString()))
+                        .forEach(name -> {
+                            Key nearest = nearest(name, environmentVariables);
+                            // The environment is shared with other tools (a CI's LOOMPOOL_TEST_POSTGRES_URL): there,
+                            // only a near miss of a key is taken for a misspelling.
+                            if (!environmentVariables || nearest != null) {
+                                unknown.put(name.toString(), describe(source, name, nearest));
+                            }
+                        });
+            }
+        }
+        if (unknown.isEmpty()) {
+            return;
+        }
+        String problems = String.join("; ", unknown.values());
+        if (!Binder.get(environment).bind(SWITCH, Boolean.class).orElse(true)) {
+            log.warn("loompool ignores unknown keys ({}=false): {}", SWITCH, problems);
+            return;
+        }
+        throw new LoomPoolStartupException("Invalid loompool configuration: " + problems,
+                "Correct the key (the loompool README lists every key), or set " + SWITCH
+                        + "=false to start anyway with one warning.", null);
+    }
+
+    private static boolean valid(ConfigurationPropertyName name, boolean environmentVariables) {
+        List<String> elements = elements(name);
+        String joined = String.join("", elements);
+        for (Key key : keys()) {
+            if (environmentVariables) {
+                // LOOMPOOL_CIRCUIT_BREAKER_FAILURE_THRESHOLD splits where the words do, not where the keys do.
+                if (joined.equals(key.joined()) || key.container() && underContainer(elements, key.joined())) {
+                    return true;
+                }
+            } else if (elements.equals(key.elements()) || key.container() && elements.size() > key.elements().size()
+                    && elements.subList(0, key.elements().size()).equals(key.elements())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether some first elements, joined, are the container's key, and more follow (LOOMPOOL_DATASOURCEPROPERTIES_SSL). */
+    private static boolean underContainer(List<String> elements, String container) {
+        StringBuilder head = new StringBuilder();
+        for (int i = 0; i < elements.size() - 1; i++) {
+            if (head.append(elements.get(i)).toString().equals(container)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The valid key nearest to {@code name}, or null when none is near enough to be what was meant. */
+    private static Key nearest(ConfigurationPropertyName name, boolean environmentVariables) {
+        List<String> elements = elements(name);
+        String written = String.join("", elements);
+        Key nearest = null;
+        int best = Integer.MAX_VALUE;
+        for (Key key : keys()) {
+            int distance = EditDistance.between(written, key.joined());
+            if (key.container() && elements.size() > key.elements().size()) {
+                // loompool.data-source-property.ssl: the part that names the container is what is misspelled
+                String head = environmentVariables
+                        ? written.substring(0, Math.min(written.length(), key.joined().length()))
+                        : String.join("", elements.subList(0, key.elements().size()));
+                distance = Math.min(distance, EditDistance.between(head, key.joined()));
+            }
+            if (distance < best) {
+                best = distance;
+                nearest = key;
+            }
+        }
+        return nearest != null && best <= Math.max(2, nearest.joined().length() / 3) ? nearest : null;
+    }
+
+    /** "loompool.max-szie is not a loompool key; did you mean loompool.max-size? (set in …)", without the value. */
+    private static String describe(ConfigurationPropertySource source, ConfigurationPropertyName name, Key nearest) {
+        StringBuilder text = new StringBuilder(name.toString()).append(" is not a loompool key");
+        if (nearest != null) {
+            text.append("; did you mean ").append(nearest.name()).append('?');
+        }
+        ConfigurationProperty property = source.getConfigurationProperty(name);
+        if (property != null && property.getOrigin() != null) {
+            text.append(" (set in ").append(property.getOrigin()).append(')');
+        }
+        return text.toString();
+    }
+
+    private static List<String> elements(ConfigurationPropertyName name) {
+        List<String> elements = new ArrayList<>();
+        for (int i = PREFIX.getNumberOfElements(); i < name.getNumberOfElements(); i++) {
+            elements.add(name.getElement(i, ConfigurationPropertyName.Form.UNIFORM));
+        }
+        return elements;
+    }
+
+    /** Read once: the class path does not change while the application runs. */
+    private static List<Key> keys() {
+        List<Key> known = keys;
+        if (known == null) {
+            List<Key> read = new ArrayList<>();
+            PoolKeys.KEYS.forEach(key -> read.add(key(PoolKeys.PREFIX + "." + key, false)));
+            read.add(key(SWITCH, false));
+            KeyMetadata.loompoolKeys(UnknownKeys.class.getClassLoader())
+                    .forEach((name, type) -> read.add(key(name, isContainer(type))));
+            known = List.copyOf(read);
+            keys = known;
+        }
+        return known;
+    }
+
+    /** The valid keys' names, for tests. */
+    static Set<String> knownNames() {
+        Set<String> names = new TreeSet<>();
+        keys().forEach(key -> names.add(key.name()));
+        return names;
+    }
+
+    private static Key key(String name, boolean container) {
+        return new Key(name, elements(ConfigurationPropertyName.of(name)), container);
+    }
+
+    /** A map's or a list's key takes keys under it: loompool.data-source-properties.ssl, loompool.replicas[0]. */
+    private static boolean isContainer(String type) {
+        return type.startsWith("java.util.Map") || type.startsWith("java.util.List") || type.startsWith("java.util.Set")
+                || type.startsWith("java.util.Properties") || type.endsWith("[]");
+    }
+}
