@@ -256,6 +256,7 @@ public final class JdbcPool {
         if ((p.pinsTimed | p.pinsSeen) != 0) { // the per-statement pins end on the same coarse reading
             pinTimes.bindingEnded(p, p.pinsTimed != 0 ? clock.nanoTime() : now, now);
         }
+        p.forgetBindSite(); // after the pins' Flight Recorder events, which name it
         if (now - p.expiresAt >= 0) {
             throw new Retired("max lifetime reached");
         }
@@ -365,10 +366,7 @@ public final class JdbcPool {
         if (state == ConnectionState.LENDING_DRIVER_OBJECTS) {
             p.endLendingDriverObjects(); // its LOBs end with the handle
         }
-        if (leakThresholdNanos > 0) {
-            p.boundFrom = null;
-        }
-        putBack(p);
+        putBack(p); // its release check forgets the bind site, once the Pin events of the binding have read it
         return true;
     }
 

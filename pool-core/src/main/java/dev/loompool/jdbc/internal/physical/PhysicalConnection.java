@@ -172,7 +172,7 @@ public final class PhysicalConnection {
     @SuppressWarnings("unused") // accessed through HOLDER, and plainly by the binder
     private Object holder;
     /** Where it was bound, when leak detection is on (it costs nothing otherwise); else null. */
-    volatile Throwable boundFrom;
+    private volatile Throwable boundFrom;
     /** The leak of this binding was reported (reset at a bind with leak detection on). */
     private volatile boolean leakReported;
 
@@ -665,6 +665,16 @@ public final class PhysicalConnection {
     /** Where it was bound, when leak detection captured it; else null. */
     public Throwable boundFrom() {
         return boundFrom;
+    }
+
+    /**
+     * The binding ended and its pins' events have read where it was bound (PinEvent): the stack
+     * is not kept while the connection is idle. A plain read first, as most bindings have none.
+     */
+    void forgetBindSite() {
+        if (boundFrom != null) {
+            boundFrom = null;
+        }
     }
 
     /** Whether the leak of this binding was reported already. */
