@@ -92,6 +92,9 @@ class NativeHintsTest {
         // the binder reflects on the class that declares the setters, as Boot's hints do
         assertThat(reflection.onMethodInvocation(LoomPoolDataSource.class.getSuperclass(), "setMaxSize")).accepts(hints);
         assertThat(reflection.onMethodInvocation(PoolKeys.CircuitBreakerKeys.class, "setOpenDuration")).accepts(hints);
+        // the endpoint reads each setting by its getter (EndpointSettings)
+        assertThat(reflection.onMethodInvocation(LoomPoolDataSource.class.getSuperclass(), "getPinWarningThreshold")).accepts(hints);
+        assertThat(reflection.onMethodInvocation(LoomPoolDataSource.class, "getBindObserver")).accepts(hints);
         assertThat(reflection.onType(org.postgresql.Driver.class)).accepts(hints);
         assertThat(reflection.onType(TypeReference.of("com.sun.rowset.RowSetFactoryImpl"))).accepts(hints);
     }
