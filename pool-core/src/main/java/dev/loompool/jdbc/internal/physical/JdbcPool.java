@@ -223,13 +223,17 @@ public final class JdbcPool {
         ConnectEvent.ok(event, name);
         p.joinPool(this);
         connections.add(p);
-        lifecycle.added(p, clock.nanoTime() - began, pool == null ? null : pool.stats()); // null: the start's pre-warm
+        if (lifecycle.on()) { // no counts gathered for it otherwise; pool is null during the start's pre-warm
+            lifecycle.added(p, clock.nanoTime() - began, pool == null ? null : pool.stats());
+        }
         return p;
     }
 
     /** A failure to close is logged by the generic pool: masked here, as the factory masks its own. */
     private void destroy(PhysicalConnection p, DestroyReason reason) throws SQLException {
-        lifecycle.retired(p, reason, clock.nanoTime() - p.createdAt);
+        if (lifecycle.on()) { // no clock read for it otherwise
+            lifecycle.retired(p, reason, clock.nanoTime() - p.createdAt);
+        }
         connections.remove(p);
         pinTimes.fold(p);
         handles.fold(p);

@@ -40,7 +40,7 @@ final class LifecycleLog {
         }
         log.debug("pool '{}': added connection #{}, connected in {} ms ({})", pool, p.id,
                 TimeUnit.NANOSECONDS.toMillis(connectNanos),
-                stats == null ? "the pool is starting" : stats + ", the new one in use until it is put back or handed out");
+                stats == null ? "the pool is starting" : stats + "; the new one counts in use until handed out or idle");
     }
 
     /** {@code p} is closed for {@code reason}, {@code ageNanos} after it was made. */
