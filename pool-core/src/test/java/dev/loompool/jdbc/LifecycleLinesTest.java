@@ -107,6 +107,21 @@ class LifecycleLinesTest extends StubSupport {
     }
 
     @Test
+    void anIdleTimeoutIsARetiredLineThatSaysSo() throws Exception {
+        LoomPoolDataSource ds = pool("debug");
+        ds.setIdleTimeout(Duration.ofMinutes(10));
+        String log = SecretLeaks.logOf(() -> {
+            try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+                st.execute("SELECT 1");
+            }
+            clock.advance(Duration.ofMinutes(11));
+            eventually("the idle connection is closed", () -> stub(1).isClosed());
+        });
+        assertThat(linesOf(ds, log)).filteredOn(l -> l.contains("retired connection #")).singleElement().asString()
+                .contains(": idle timeout (HEALTHCHECK_FAILED)");
+    }
+
+    @Test
     void withDebugOffNoLifecycleLineIsWritten() throws Exception {
         LoomPoolDataSource ds = pool("info");
         ds.setMinSize(1);
