@@ -10,4 +10,12 @@ package dev.loompool;
 public interface ResourceDestructor<T> {
 
     void destroy(T resource) throws Exception;
+
+    /**
+     * Destroys {@code resource}, told why the pool dropped it (for a log line of its own); the pool
+     * calls this one. By default {@link #destroy(Object)}.
+     */
+    default void destroy(T resource, DestroyReason reason) throws Exception {
+        destroy(resource);
+    }
 }

@@ -93,6 +93,30 @@ class CallbackScenariosTest extends ScenarioSupport {
     }
 
     @Test
+    void aDestructorThatAsksIsToldWhyEachResourceGoes() throws Exception {
+        List<DestroyReason> told = new CopyOnWriteArrayList<>();
+        Pool<Res> pool = track(Pool.builder(factory).clock(clock).maxSize(2).beforeRelease(r -> r.healthy)
+                .destructor(new ResourceDestructor<Res>() {
+                    @Override
+                    public void destroy(Res r) {
+                        throw new AssertionError("the pool calls the one that takes the reason");
+                    }
+
+                    @Override
+                    public void destroy(Res r, DestroyReason reason) {
+                        told.add(reason);
+                    }
+                }).build());
+        Lease<Res> bad = pool.acquire();
+        Lease<Res> good = pool.acquire();
+        bad.resource().healthy = false;
+        bad.close();
+        good.close();
+        pool.close();
+        assertThat(told).containsExactly(DestroyReason.BEFORE_RELEASE_REJECTED, DestroyReason.POOL_CLOSED);
+    }
+
+    @Test
     void beforeReleaseThrowingRejectsTheResource() throws Exception {
         Pool<Res> pool = track(builder().maxSize(1).beforeRelease(r -> {
             throw new IllegalStateException("reset failed");

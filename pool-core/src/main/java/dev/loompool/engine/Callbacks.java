@@ -54,7 +54,7 @@ final class Callbacks<T> {
         Throwable failure = null;
         if (destructor != null) {
             try {
-                destructor.destroy(entry.resource);
+                destructor.destroy(entry.resource, reason);
             } catch (Exception | Error e) {
                 failure = e;
             }

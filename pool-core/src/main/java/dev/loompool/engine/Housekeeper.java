@@ -2,6 +2,7 @@ package dev.loompool.engine;
 
 import dev.loompool.CircuitBreakerState;
 import dev.loompool.DestroyReason;
+import dev.loompool.PoolStats;
 import dev.loompool.ResourceCheck;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
@@ -23,6 +24,12 @@ final class Housekeeper<T> {
     /** The longest wait between the attempts of a start that went on short (HikariCP's is 5 s too). */
     private static final long MAX_FILL_BACKOFF_NANOS = Duration.ofSeconds(5).toNanos();
 
+    /**
+     * The pool's lifecycle lines at DEBUG (the stats of each housekeeping run), under the name the
+     * JDBC pool's lines use too (physical/LifecycleLog): {@code dev.loompool.pool.<pool name>}, so
+     * that an operator turns them on for every pool or for one.
+     */
+    private final Logger lines;
     private final DefaultPool<T> pool;
     private final ResourceCheck<T> healthcheck;
     private final Duration interval;
@@ -34,6 +41,7 @@ final class Housekeeper<T> {
 
     Housekeeper(DefaultPool<T> pool, ResourceCheck<T> healthcheck, Duration interval) {
         this.pool = pool;
+        this.lines = LoggerFactory.getLogger("dev.loompool.pool." + pool.name());
         this.healthcheck = healthcheck;
         this.interval = interval;
         this.executor = new ScheduledThreadPoolExecutor(1, task -> {
@@ -158,8 +166,13 @@ final class Housekeeper<T> {
 
     private void tick() {
         try {
+            // Like HikariCP's "Before cleanup stats": an operator sees the pool breathe at DEBUG.
+            PoolStats before = lines.isDebugEnabled() ? pool.stats() : null;
             checkIdle();
             refill();
+            if (before != null) {
+                lines.debug("pool '{}': housekeeping ran; before ({}), after ({})", pool.name(), before, pool.stats());
+            }
         } catch (RuntimeException | Error e) {
             // An exception would cancel the periodic task for good; log it and keep checking.
             log.error("pool '{}': housekeeping failed", pool.name(), e);

@@ -155,6 +155,46 @@ class PinFactsTest extends StubSupport {
         }
     }
 
+    /** The Pin events {@code ds} commits while {@code block} runs, waited for until {@code expected} came. */
+    private static List<RecordedEvent> pinEvents(LoomPoolDataSource ds, int expected, SecretLeaks.ThrowingRunnable block)
+            throws Exception {
+        List<RecordedEvent> events = new CopyOnWriteArrayList<>();
+        try (RecordingStream stream = new RecordingStream()) {
+            stream.enable("dev.loompool.Pin").withThreshold(Duration.ZERO);
+            stream.onEvent("dev.loompool.Pin", e -> {
+                if (ds.getPoolName().equals(e.getString("poolName"))) {
+                    events.add(e);
+                }
+            });
+            stream.startAsync();
+            block.run();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (events.size() < expected && System.nanoTime() - deadline < 0) {
+                LockSupport.parkNanos(20_000_000);
+            }
+        }
+        return events;
+    }
+
+    @Test
+    void withLeakDetectionAPinEndedByTheHandlesCloseNamesTheBindSiteInItsEvent() throws Exception {
+        LoomPoolDataSource ds = timed();
+        ds.setLeakDetectionThreshold(Duration.ofMinutes(10));
+        String site = PinFactsTest.class.getName() + "."; // the statement's first frame of this class: run(…) or the lambda
+        List<RecordedEvent> events = pinEvents(ds, 2, () -> {
+            try (Connection c = ds.getConnection()) {
+                run(c, SECRET_SET); // session state: ends only with the handle
+            }
+            try (Connection c = ds.getConnection()) {
+                c.setAutoCommit(false);
+                run(c, "INSERT INTO t VALUES (1)"); // a transaction the close rolls back
+            }
+        });
+        assertThat(events).extracting(e -> e.getString("reason")).containsExactlyInAnyOrder("SESSION_STATE", "TRANSACTION");
+        assertThat(events).allSatisfy(e -> assertThat(e.getString("bindSite")).as("where the test bound it")
+                .startsWith(site).contains("(PinFactsTest.java:"));
+    }
+
     @Test
     void aSessionPinEndsInAFlightRecorderEventWithItsMaskedStatement() throws SQLException {
         LoomPoolDataSource ds = timed();

@@ -60,7 +60,7 @@ public class LoomPoolEndpoint {
             return null;
         }
         Map<String, Object> pool = summary(ds);
-        pool.put("settings", settings(ds));
+        pool.put("settings", EndpointSettings.of(ds)); // every effective setting, never a secret
         if (ds.isRunning()) {
             pool.put("pinned", ds.getPinnedConnections());
             pool.put("reclaimed", ds.getReclaimedConnections());
@@ -216,24 +216,5 @@ public class LoomPoolEndpoint {
             }
         }
         return pool;
-    }
-
-    /** What the pool was configured with: the password is never among them. */
-    private static Map<String, Object> settings(LoomPoolDataSource ds) {
-        Map<String, Object> s = new LinkedHashMap<>();
-        s.put("jdbcUrl", ds.getMaskedJdbcUrl());
-        s.put("username", ds.getUsername());
-        s.put("minSize", ds.getMinSize());
-        s.put("maxSize", ds.getMaxSize());
-        s.put("acquireTimeout", ds.getAcquireTimeout().toString());
-        s.put("idleTimeout", ds.getIdleTimeout().toString());
-        s.put("maxLifetime", ds.getMaxLifetime().toString());
-        s.put("releaseMode", ds.getReleaseMode().name());
-        s.put("serverPooler", ds.getServerPooler().name());
-        s.put("replicas", ds.getMaskedReplicaUrls());
-        s.put("reclaimOnOwnerExit", ds.isReclaimOnOwnerExit());
-        s.put("circuitBreakerFailureThreshold", ds.getCircuitBreakerFailureThreshold());
-        s.put("circuitBreakerOpenDuration", ds.getCircuitBreakerOpenDuration().toString());
-        return s;
     }
 }

@@ -12,7 +12,8 @@ import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegi
  * VarHandles, the drivers' own methods it reads the transaction state and resets sessions with
  * (looked up by name, so that the core depends on no driver), the driver classes a
  * {@code driver-class-name} may name, the bean properties {@code loompool.*} and
- * {@code spring.datasource.hikari.*} bind onto, and the configuration metadata the keys are checked against.
+ * {@code spring.datasource.hikari.*} bind onto and the endpoint reads, and the configuration
+ * metadata the keys are checked against.
  */
 final class LoomPoolRuntimeHints implements RuntimeHintsRegistrar {
 
@@ -63,6 +64,9 @@ final class LoomPoolRuntimeHints implements RuntimeHintsRegistrar {
         }
         hints.resources().registerResourceBundle("com.sun.rowset.RowSetResourceBundle");
         BindableRuntimeHintsRegistrar.forTypes(LoomPoolDataSource.class).registerHints(hints, classLoader);
+        // The endpoint reads every setting through its getter (EndpointSettings), found by introspection.
+        hints.reflection().registerType(LoomPoolDataSource.class, MemberCategory.INVOKE_PUBLIC_METHODS);
+        hints.reflection().registerType(LoomPoolDataSource.class.getSuperclass(), MemberCategory.INVOKE_PUBLIC_METHODS);
         // Bound as an instance, but its constructor would make Boot's registrar take it for a value object.
         hints.reflection().registerType(PoolKeys.CircuitBreakerKeys.class, MemberCategory.INVOKE_PUBLIC_METHODS);
         hints.reflection().registerType(HikariSettings.class, MemberCategory.INVOKE_PUBLIC_METHODS);

@@ -96,6 +96,9 @@ class NativeHintsTest {
         // UnknownKeys reads the valid keys from the configuration metadata
         assertThat(RuntimeHintsPredicates.resource().forResource("META-INF/spring-configuration-metadata.json"))
                 .accepts(hints);
+        // the endpoint reads each setting by its getter (EndpointSettings)
+        assertThat(reflection.onMethodInvocation(LoomPoolDataSource.class.getSuperclass(), "getPinWarningThreshold")).accepts(hints);
+        assertThat(reflection.onMethodInvocation(LoomPoolDataSource.class, "getBindObserver")).accepts(hints);
         assertThat(reflection.onType(org.postgresql.Driver.class)).accepts(hints);
         assertThat(reflection.onType(TypeReference.of("com.sun.rowset.RowSetFactoryImpl"))).accepts(hints);
     }

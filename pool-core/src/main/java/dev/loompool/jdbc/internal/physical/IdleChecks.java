@@ -24,6 +24,8 @@ final class IdleChecks {
     private static final long TRUST_IDLE_NANOS = 500_000_000L;
     /** The least a hand-out validation gets, whatever its caller has left: a round trip to a distant server. */
     static final long MIN_VALIDATION_NANOS = 250_000_000L;
+    /** The words of a "retired" line (LifecycleLog), as the release check's Retired says them. */
+    static final String MAX_LIFETIME = "max lifetime reached";
 
     private IdleChecks() {
     }
@@ -57,6 +59,7 @@ final class IdleChecks {
     static boolean validBeforeHandOut(JdbcPool pool, PhysicalConnection p, long now, long deadline) throws SQLException {
         p.handedOutAt = pool.clock.coarseNanoTime();
         if (now - p.expiresAt >= 0) {
+            p.noteRetirement(MAX_LIFETIME);
             return false;
         }
         // While the circuit is not ACTIVE, validate even a fresh one: the hand-out may be the probe.
@@ -69,11 +72,13 @@ final class IdleChecks {
                 try {
                     readFunctions(pool, p, now);
                 } catch (Retired broken) {
+                    p.noteRetirement(broken.getMessage());
                     return false;
                 }
             }
             return true;
         }
+        p.noteRetirement("failed validation before hand-out (isValid)");
         // The others idle as long may be as dead (the network forgot them all): validated at hand-out
         // now, whatever their idle time, and checked side by side in the background by the generic pool.
         pool.suspectSince = now;
@@ -96,14 +101,21 @@ final class IdleChecks {
     }
 
     static boolean healthyWhileIdle(JdbcPool pool, PhysicalConnection p) throws SQLException {
-        if (pool.clock.nanoTime() - p.expiresAt >= 0 || p.state() == ConnectionState.EVICTED) {
+        if (pool.clock.nanoTime() - p.expiresAt >= 0) {
+            p.noteRetirement(MAX_LIFETIME);
+            return false;
+        }
+        if (p.state() == ConnectionState.EVICTED) {
+            p.noteRetirement("evicted");
             return false;
         }
         if (pool.idleTimeoutNanos() > 0 && pool.clock.nanoTime() - p.lastReturnedAt > pool.idleTimeoutNanos()
                 && pool.pool.stats().total() > pool.minSize()) {
+            p.noteRetirement("idle timeout");
             return false;
         }
         if (!p.raw.isValid(pool.validationSeconds())) { // the keepalive
+            p.noteRetirement("failed validation while idle (isValid)");
             return false;
         }
         long now = pool.clock.nanoTime();
@@ -111,6 +123,7 @@ final class IdleChecks {
             try {
                 readFunctions(pool, p, now);
             } catch (Retired broken) {
+                p.noteRetirement(broken.getMessage());
                 return false;
             }
         }

@@ -4,12 +4,14 @@ import dev.loompool.jdbc.internal.sql.SqlClassifier;
 import dev.loompool.AcquireTimeoutException;
 import dev.loompool.CircuitBreakerState;
 import dev.loompool.CircuitBreakerStrategy;
+import dev.loompool.DestroyReason;
 import dev.loompool.Lease;
 import dev.loompool.Pool;
 import dev.loompool.PoolClock;
 import dev.loompool.PoolClosedException;
 import dev.loompool.PoolException;
 import dev.loompool.PoolListener;
+import dev.loompool.ResourceDestructor;
 import dev.loompool.ServiceUnavailableException;
 import dev.loompool.engine.CreateTimedOut;
 import dev.loompool.engine.DirectPool;
@@ -81,6 +83,8 @@ public final class JdbcPool {
     private volatile long idleTimeoutNanos;
     private volatile int minSize;
     private volatile String acquireTimeoutText;
+    /** Its DEBUG lines: a connection added, retired, reset. */
+    final LifecycleLog lifecycle;
     /** The factory the generic pool calls: the connect, counted, and the start's policy. */
     final Connector connector;
     /** The room above's watch over this pool's connections and their holders (the reclaimer). */
@@ -103,6 +107,7 @@ public final class JdbcPool {
     public JdbcPool(JdbcPoolSettings s, ConnectionFactory factory, PoolClock clock, List<PoolListener> listeners,
             JdbcPool primary, Function<JdbcPool, Watcher> watcher) throws SQLException {
         this.name = s.name();
+        this.lifecycle = new LifecycleLog(name);
         this.handles = primary == null ? new HandleCount() : primary.handles;
         this.pinTimes = primary == null ? new PinTimes() : primary.pinTimes;
         this.watches = primary == null ? new ConcurrentLinkedQueue<>() : primary.watches;
@@ -127,9 +132,19 @@ public final class JdbcPool {
                 .acquireTimeout(s.acquireTimeout())
                 .healthcheckInterval(s.healthcheckInterval())
                 .clock(clock)
-                .destructor(this::destroy)
+                .destructor(new ResourceDestructor<>() {
+                    @Override
+                    public void destroy(PhysicalConnection p) throws SQLException {
+                        JdbcPool.this.destroy(p, null);
+                    }
+
+                    @Override
+                    public void destroy(PhysicalConnection p, DestroyReason reason) throws SQLException {
+                        JdbcPool.this.destroy(p, reason);
+                    }
+                })
                 .beforeAcquire(IdleChecks.handOut(this))
-                .beforeRelease(this::reset)
+                .beforeRelease(this::releaseCheck)
                 .healthcheck(p -> IdleChecks.healthyWhileIdle(this, p));
         listeners.forEach(builder::listener);
         if (s.circuitBreakerFailureThreshold() > 0) {
@@ -198,6 +213,7 @@ public final class JdbcPool {
     PhysicalConnection connect() throws SQLException {
         ConnectEvent event = ConnectEvent.start(); // null unless a recording wants it
         PhysicalConnection p;
+        long began = clock.nanoTime();
         try {
             p = factory.create();
         } catch (SQLException | RuntimeException | Error e) {
@@ -207,11 +223,17 @@ public final class JdbcPool {
         ConnectEvent.ok(event, name);
         p.joinPool(this);
         connections.add(p);
+        if (lifecycle.on()) { // no counts gathered for it otherwise; pool is null during the start's pre-warm
+            lifecycle.added(p, clock.nanoTime() - began, pool == null ? null : pool.stats());
+        }
         return p;
     }
 
     /** A failure to close is logged by the generic pool: masked here, as the factory masks its own. */
-    private void destroy(PhysicalConnection p) throws SQLException {
+    private void destroy(PhysicalConnection p, DestroyReason reason) throws SQLException {
+        if (lifecycle.on()) { // no clock read for it otherwise
+            lifecycle.retired(p, reason, clock.nanoTime() - p.createdAt);
+        }
         connections.remove(p);
         pinTimes.fold(p);
         handles.fold(p);
@@ -223,6 +245,16 @@ public final class JdbcPool {
             p.raw.close();
         } catch (SQLException e) {
             throw factory.secrets().mask(e);
+        }
+    }
+
+    /** {@link #reset}, which notes why it refused a connection: the words of its "retired" line. */
+    private boolean releaseCheck(PhysicalConnection p) throws SQLException, Retired {
+        try {
+            return reset(p);
+        } catch (Retired r) {
+            p.noteRetirement(r.getMessage());
+            throw r;
         }
     }
 
@@ -256,8 +288,9 @@ public final class JdbcPool {
         if ((p.pinsTimed | p.pinsSeen) != 0) { // the per-statement pins end on the same coarse reading
             pinTimes.bindingEnded(p, p.pinsTimed != 0 ? clock.nanoTime() : now, now);
         }
+        p.forgetBindSite(); // after the pins' Flight Recorder events, which name it
         if (now - p.expiresAt >= 0) {
-            throw new Retired("max lifetime reached");
+            throw new Retired(IdleChecks.MAX_LIFETIME);
         }
         boolean ranDdl = p.ranDdl;
         p.ranDdl = false;
@@ -365,10 +398,7 @@ public final class JdbcPool {
         if (state == ConnectionState.LENDING_DRIVER_OBJECTS) {
             p.endLendingDriverObjects(); // its LOBs end with the handle
         }
-        if (leakThresholdNanos > 0) {
-            p.boundFrom = null;
-        }
-        putBack(p);
+        putBack(p); // its release check forgets the bind site, once the Pin events of the binding have read it
         return true;
     }
 

@@ -42,6 +42,8 @@ public final class PhysicalConnection {
     final WireState wire;
     /** {@code wire.readable()}, kept here: the release path asks it several times a cycle. */
     public final boolean wireReadable;
+    /** Its number, unique in the JVM: what the lifecycle lines call it ("connection #12"). */
+    final int id;
     final long createdAt;
     /** When max lifetime (with jitter) retires it; Long.MAX_VALUE never. */
     final long expiresAt;
@@ -171,8 +173,14 @@ public final class PhysicalConnection {
      */
     @SuppressWarnings("unused") // accessed through HOLDER, and plainly by the binder
     private Object holder;
+    /**
+     * Why the release check or an idle check refused it, in words (max lifetime, idle timeout, the
+     * reset's failure…): what its "retired" line says beside the generic pool's reason. Written
+     * only on the way out, by the thread that then destroys it.
+     */
+    private String retiredFor;
     /** Where it was bound, when leak detection is on (it costs nothing otherwise); else null. */
-    volatile Throwable boundFrom;
+    private volatile Throwable boundFrom;
     /** The leak of this binding was reported (reset at a bind with leak detection on). */
     private volatile boolean leakReported;
 
@@ -186,7 +194,8 @@ public final class PhysicalConnection {
         this.expiresAt = expiresAt;
         this.lastReturnedAt = createdAt;
         this.handedOutAt = createdAt;
-        this.bindings = (long) IDS.incrementAndGet() << 32;
+        this.id = IDS.incrementAndGet();
+        this.bindings = (long) id << 32;
     }
 
     /** Its holder's handle is used for the first time: it counts as open ({@link HandleCount}). Holder only. */
@@ -665,6 +674,26 @@ public final class PhysicalConnection {
     /** Where it was bound, when leak detection captured it; else null. */
     public Throwable boundFrom() {
         return boundFrom;
+    }
+
+    /**
+     * The binding ended and its pins' events have read where it was bound (PinEvent): the stack
+     * is not kept while the connection is idle. A plain read first, as most bindings have none.
+     */
+    void forgetBindSite() {
+        if (boundFrom != null) {
+            boundFrom = null;
+        }
+    }
+
+    /** A check refused it, for {@code why}: it is destroyed next, and its lifecycle line says why. */
+    void noteRetirement(String why) {
+        retiredFor = why;
+    }
+
+    /** Why a check refused it, or null (the pool dropped it for a reason of its own: closed, shrunk). */
+    String retirement() {
+        return retiredFor;
     }
 
     /** Whether the leak of this binding was reported already. */

@@ -79,7 +79,7 @@ final class PinEvent extends Event {
             e.poolName = pool.name;
             e.reason = PinReason.values()[i].name();
             e.statement = SqlMask.firstLine(p.pinStartedBy[i], pool.classifier.dialect());
-            e.bindSite = pool.leakThresholdNanos() > 0 ? BindSite.of(p.boundFrom) : null;
+            e.bindSite = pool.leakThresholdNanos() > 0 ? BindSite.of(p.boundFrom()) : null;
             e.commit();
         }
     }

@@ -55,6 +55,17 @@ final class ResetEvent extends Event {
         if (!TYPE.isEnabled()) {
             return null;
         }
+        ResetEvent event = new ResetEvent();
+        event.ran = plan(p, transaction, sessionReset);
+        event.begin();
+        return event;
+    }
+
+    /**
+     * What the undo of {@code p} sets out to do, in words (the event's {@code ran}, the "reset"
+     * line's): read before the undo, which clears what it undoes.
+     */
+    static String plan(PhysicalConnection p, boolean transaction, SessionReset sessionReset) {
         StringBuilder ran = new StringBuilder(transaction ? "rollback" : "");
         if (p.sessionDirty || p.current.marked.contains(SessionAttribute.SCHEMA) && sessionReset.ownsSchema()) {
             ran.append(ran.length() == 0 ? "" : "; ").append(sessionReset.describe());
@@ -62,10 +73,7 @@ final class ResetEvent extends Event {
             ran.append(ran.length() == 0 ? "settings: " : "; settings: ");
             ran.append(p.current.marked.toString().toLowerCase(Locale.ROOT).replaceAll("[\\[\\]]", ""));
         }
-        ResetEvent event = new ResetEvent();
-        event.ran = ran.toString();
-        event.begin();
-        return event;
+        return ran.toString();
     }
 
     /** Ends {@code event} (null: not recording); {@code retired} is why the connection was retired, or null if kept. */

@@ -29,11 +29,14 @@ final class ReturnUndo {
      */
     static void onReturn(JdbcPool pool, PhysicalConnection p) throws Retired {
         ResetEvent event = null; // a Flight Recorder event, only when there is something to undo and it is recorded
+        String undid = null; // what the undo undid, in words, only when there is something to undo and DEBUG is on
         p.forgetSavepoints(); // the last holder's end here with its transaction (rolled back below if open)
         try {
             boolean transaction = p.transactionMayBeOpen();
             if (transaction || p.sessionDirty || !p.current.marked.isEmpty()) { // else nothing to undo
                 event = ResetEvent.start(p, transaction, pool.factory.sessionReset());
+                // The DEBUG line's words, read before the undo clears them: one question to the logger here.
+                undid = pool.lifecycle.on() ? ResetEvent.plan(p, transaction, pool.factory.sessionReset()) : null;
                 // The reset runs on the releasing thread: a network that stopped answering must not
                 // hold it in a ROLLBACK for ever. Bounded by validationTimeout; a timeout loses the
                 // connection, and the server rolls back whatever was open when it goes. An undo that
@@ -73,6 +76,9 @@ final class ReturnUndo {
             throw retired;
         }
         ResetEvent.finish(event, pool.name, null);
+        if (undid != null) {
+            pool.lifecycle.reset(p, undid);
+        }
     }
 
     /** Undoes what the last holder left: its transaction, its settings, its session state. */
