@@ -211,4 +211,50 @@ class RuntimeLimitsBoundsTest extends StubSupport {
         }
         assertThat(List.of(ds.getMinSize(), ds.getMaxSize())).containsExactly(0, 10);
     }
+
+    private LoomPoolDataSource withReplica() {
+        LoomPoolDataSource ds = dataSource();
+        ds.setReplicas(List.of(dev.loompool.stub.StubDriver.database(db.name() + "-replica").url()));
+        return ds;
+    }
+
+    @Test
+    void aReplicaWithoutSizesOfItsOwnFollowsThePrimarysLimits() throws SQLException {
+        LoomPoolDataSource ds = withReplica();
+        ds.start();
+        ds.setMaxSize(7);
+        ds.setMinSize(1);
+        var replica = ds.getReplicaPools().get(0).stats();
+        assertThat(replica.maxSize()).isEqualTo(7);
+        assertThat(replica.minSize()).isEqualTo(1);
+        ds.setMaxSize(1);
+        assertThat(ds.getReplicaPools().get(0).stats().maxSize()).isEqualTo(1);
+        use(ds);
+    }
+
+    /** replicaMinSize fixed at 3: a maxSize of 2 would give the replica min 3 > max 2, so it is refused and changes nothing. */
+    @Test
+    void aMaxSizeBelowAFixedReplicaMinSizeIsRefusedAndChangesNeitherPool() throws SQLException {
+        LoomPoolDataSource ds = withReplica();
+        ds.setReplicaMinSize(3);
+        ds.start();
+        assertThatThrownBy(() -> ds.setMaxSize(2)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("replicaMinSize");
+        assertThat(ds.getMaxSize()).isEqualTo(4);
+        assertThat(ds.getPool().stats().maxSize()).isEqualTo(4);
+        assertThat(ds.getReplicaPools().get(0).stats().maxSize()).isEqualTo(4);
+        assertThat(ds.getReplicaPools().get(0).stats().minSize()).isEqualTo(3);
+    }
+
+    @Test
+    void aFixedReplicaMaxSizeStaysWhenThePrimarysChanges() throws SQLException {
+        LoomPoolDataSource ds = withReplica();
+        ds.setReplicaMaxSize(2);
+        ds.start();
+        ds.setMaxSize(9);
+        assertThat(ds.getPool().stats().maxSize()).isEqualTo(9);
+        assertThat(ds.getReplicaPools().get(0).stats().maxSize()).isEqualTo(2);
+        ds.setAcquireTimeout(Duration.ofMillis(100));
+        assertThat(ds.getAcquireTimeout()).isEqualTo(Duration.ofMillis(100));
+    }
 }

@@ -181,4 +181,61 @@ class LimitsEndpointTest {
         assertThat(operations("READ_ONLY")).doesNotContain("changeLimits", "setState", "evict");
         assertThat(operations("UNRESTRICTED")).contains("changeLimits", "setState", "evict");
     }
+
+    /** The replicas' sizes are part of the check: a maxSize a fixed replicaMinSize forbids is a 400, not a 500. */
+    @Test
+    @Disabled("BUG: with loompool.replica-min-size=3, POST limits {maxSize:2} fails with IllegalArgumentException "
+            + "'replicaMinSize must be <= replicaMaxSize' (a 500): the endpoint checks the primary's sizes only")
+    void aMaxSizeTheReplicasForbidIsA400() {
+        runner.withPropertyValues("loompool.replicas=" + LoomPoolAutoConfigurationTest.h2(), "loompool.replica-min-size=3")
+                .run(context -> {
+                    LoomPoolEndpoint endpoint = context.getBean(LoomPoolEndpoint.class);
+                    LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
+                    Throwable refusal = catchThrowable(() -> endpoint.changeLimits("orders", "limits", 1, 2, null, null));
+                    assertThat(ds.getMaxSize()).isEqualTo(4);
+                    assertThat(ds.getMinSize()).as("nothing applied").isEqualTo(2);
+                    assertThat(refusal).isInstanceOf(InvalidEndpointRequestException.class);
+                });
+    }
+
+    /**
+     * The endpoint and JMX (here the same setters JMX calls) change the sizes at once: a request the
+     * other change made impossible must be a 400, never a 500, and never leave min above max.
+     */
+    @Test
+    @Disabled("BUG: the endpoint checks the sizes against a snapshot, then calls the setters: a minSize JMX set in "
+            + "between makes ds.setMaxSize throw IllegalArgumentException, uncaught, a 500 (seen 6 times in 5000 requests)")
+    void concurrentChangesThroughTheEndpointAndJmxRefuseWithA400AndKeepMinAtMostMax() {
+        runner.run(context -> {
+            LoomPoolEndpoint endpoint = context.getBean(LoomPoolEndpoint.class);
+            LoomPoolDataSource ds = context.getBean(LoomPoolDataSource.class);
+            java.util.List<Throwable> other = new java.util.concurrent.CopyOnWriteArrayList<>();
+            java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+            Thread jmx = new Thread(() -> {
+                for (int i = 0; running.get(); i++) {
+                    try {
+                        ds.setMinSize(i % 2 == 0 ? 5 : 0);
+                    } catch (IllegalArgumentException refused) {
+                        // maxSize below 5 at that moment
+                    } catch (RuntimeException e) {
+                        other.add(e);
+                    }
+                }
+            });
+            jmx.start();
+            for (int i = 0; i < 5_000; i++) {
+                try {
+                    endpoint.changeLimits("orders", "limits", null, i % 2 == 0 ? 3 : 8, null, null);
+                } catch (InvalidEndpointRequestException refused) {
+                    // a 400
+                } catch (RuntimeException e) {
+                    other.add(e);
+                }
+                assertThat(ds.getPool().stats().minSize()).isLessThanOrEqualTo(ds.getPool().stats().maxSize());
+            }
+            running.set(false);
+            jmx.join();
+            assertThat(other).as("anything but a 400 is a 500 to the caller").isEmpty();
+        });
+    }
 }
