@@ -1,0 +1,176 @@
+package dev.loompool.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.loompool.jdbc.LoomPoolDataSource;
+import dev.loompool.jdbc.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * The session keys of {@code spring.datasource.hikari.*} (auto-commit, read-only, isolation,
+ * data-source-properties) on a real PostgreSQL: the same configuration is run once under HikariCP
+ * 7.1 (spring.datasource.type) and once under loompool, and what borrowers see and what ends up
+ * committed must be the same. Each scenario records its observations; the two lists are compared.
+ */
+class HikariSessionKeysOnPostgresTest {
+
+    private static final String URL = TestDatabase.POSTGRES.url();
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(LoomPoolWiringAutoConfiguration.class,
+                    LoomPoolAutoConfiguration.class, DataSourceAutoConfiguration.class))
+            .withPropertyValues("spring.datasource.url=" + URL, "spring.datasource.hikari.maximum-pool-size=1");
+
+    private interface Scenario {
+        void run(DataSource ds, String table, List<String> seen) throws SQLException;
+    }
+
+    /** The observations under HikariCP, then under loompool, each on a table of its own. */
+    private List<List<String>> underBoth(Scenario scenario, String... properties) {
+        List<List<String>> both = new ArrayList<>();
+        for (boolean hikari : new boolean[] {true, false}) {
+            List<String> seen = new ArrayList<>();
+            String table = "hk_" + UUID.randomUUID().toString().replace("-", "");
+            execRaw("CREATE TABLE " + table + " (id int)");
+            try {
+                ApplicationContextRunner r = runner.withPropertyValues(properties);
+                if (hikari) {
+                    r = r.withPropertyValues("spring.datasource.type=" + HikariDataSource.class.getName());
+                }
+                r.run(context -> {
+                    assertThat(context).hasNotFailed();
+                    DataSource ds = context.getBean(DataSource.class);
+                    assertThat(ds).isInstanceOf(hikari ? HikariDataSource.class : LoomPoolDataSource.class);
+                    scenario.run(ds, table, seen);
+                });
+                seen.add("committed rows: " + countRaw(table));
+            } finally {
+                execRaw("DROP TABLE " + table);
+            }
+            both.add(seen);
+        }
+        return both;
+    }
+
+    @Test
+    void autoCommitFalseAWriteNotCommittedIsRolledBackAndNeverSeenOrCommittedByTheNextBorrower() {
+        List<List<String>> both = underBoth((ds, table, seen) -> {
+            try (Connection a = ds.getConnection(); Statement s = a.createStatement()) {
+                seen.add("A autoCommit " + a.getAutoCommit());
+                s.executeUpdate("INSERT INTO " + table + " VALUES (1)");
+                // closed without commit()
+            }
+            try (Connection b = ds.getConnection(); Statement s = b.createStatement()) {
+                seen.add("B autoCommit " + b.getAutoCommit());
+                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
+                    rs.next();
+                    seen.add("B sees " + rs.getInt(1));
+                }
+                s.executeUpdate("INSERT INTO " + table + " VALUES (2)");
+                b.commit();
+            }
+        }, "spring.datasource.hikari.auto-commit=false");
+        assertThat(both.get(0)).as("HikariCP").containsExactly("A autoCommit false", "B autoCommit false", "B sees 0",
+                "committed rows: 1");
+        assertThat(both.get(1)).as("loompool").isEqualTo(both.get(0));
+    }
+
+    @Test
+    void autoCommitFalseACommittedWriteInSeveralStatementsIsKeptWhole() {
+        List<List<String>> both = underBoth((ds, table, seen) -> {
+            try (Connection a = ds.getConnection(); Statement s = a.createStatement()) {
+                s.executeUpdate("INSERT INTO " + table + " VALUES (1)");
+                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
+                    rs.next();
+                    seen.add("A sees its own " + rs.getInt(1));
+                }
+                s.executeUpdate("INSERT INTO " + table + " VALUES (2)");
+                a.rollback();
+                s.executeUpdate("INSERT INTO " + table + " VALUES (3)");
+                a.commit();
+            }
+        }, "spring.datasource.hikari.auto-commit=false");
+        assertThat(both.get(0)).as("HikariCP").containsExactly("A sees its own 1", "committed rows: 1");
+        assertThat(both.get(1)).as("loompool").isEqualTo(both.get(0));
+    }
+
+    @Test
+    void readOnlyWithAutoCommitFalseRefusesTheWriteAsUnderHikari() {
+        List<List<String>> both = underBoth((ds, table, seen) -> {
+            try (Connection a = ds.getConnection(); Statement s = a.createStatement()) {
+                seen.add("readOnly " + a.isReadOnly());
+                try {
+                    s.executeUpdate("INSERT INTO " + table + " VALUES (1)");
+                    a.commit();
+                    seen.add("write accepted");
+                } catch (SQLException e) {
+                    seen.add("write refused " + e.getSQLState());
+                    a.rollback();
+                }
+            }
+        }, "spring.datasource.hikari.auto-commit=false", "spring.datasource.hikari.read-only=true");
+        assertThat(both.get(0)).as("HikariCP").contains("readOnly true", "committed rows: 0");
+        assertThat(both.get(1)).as("loompool").isEqualTo(both.get(0));
+    }
+
+    @Test
+    void isolationAndDriverPropertiesReachTheSessionAndABorrowersChangeDoesNotReachTheNext() {
+        List<List<String>> both = underBoth((ds, table, seen) -> {
+            try (Connection a = ds.getConnection(); Statement s = a.createStatement()) {
+                seen.add(show(s, "transaction_isolation"));
+                seen.add(show(s, "application_name"));
+                seen.add(show(s, "statement_timeout"));
+                a.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+                a.setReadOnly(true);
+                seen.add(show(s, "transaction_isolation"));
+            }
+            try (Connection b = ds.getConnection(); Statement s = b.createStatement()) {
+                seen.add("B " + show(s, "transaction_isolation") + " readOnly " + b.isReadOnly());
+                s.executeUpdate("INSERT INTO " + table + " VALUES (1)");
+            }
+        }, "spring.datasource.hikari.transaction-isolation=TRANSACTION_REPEATABLE_READ",
+                "spring.datasource.hikari.data-source-properties.ApplicationName=orders-app",
+                "spring.datasource.hikari.data-source-properties.options=-c statement_timeout=4321");
+        assertThat(both.get(0)).as("HikariCP").containsExactly("repeatable read", "orders-app", "4321ms",
+                "serializable", "B repeatable read readOnly false", "committed rows: 1");
+        assertThat(both.get(1)).as("loompool").isEqualTo(both.get(0));
+    }
+
+    private static String show(Statement s, String setting) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SHOW " + setting)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    private static void execRaw(String sql) {
+        try (Connection c = DriverManager.getConnection(URL); Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static int countRaw(String table) {
+        try (Connection c = DriverManager.getConnection(URL); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
+            rs.next();
+            return rs.getInt(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
