@@ -109,6 +109,22 @@ class HikariKeysParityTest {
     }
 
     @Test
+    void aDeadDatabaseFailureNamesNoPasswordGivenThroughHikariKeys() {
+        runner.withPropertyValues("spring.datasource.url=jdbc:postgresql://127.0.0.1:1/test?user=app&password=hunter2url",
+                "spring.datasource.hikari.data-source-properties.password=hunter2prop",
+                "spring.datasource.hikari.initialization-fail-timeout=1").run(context -> {
+                    assertThat(context).hasFailed();
+                    java.io.StringWriter trace = new java.io.StringWriter();
+                    context.getStartupFailure().printStackTrace(new java.io.PrintWriter(trace));
+                    assertThat(trace.toString()).doesNotContain("hunter2");
+                    org.springframework.boot.diagnostics.FailureAnalysis analysis =
+                            new LoomPoolFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis).isNotNull();
+                    assertThat(analysis.getDescription() + analysis.getAction()).doesNotContain("hunter2");
+                });
+    }
+
+    @Test
     @Disabled("BUG: without hikari maximum-pool-size, HikariCP's unset minimum-idle is still its 10, loompool keeps min-size 2")
     void minimumIdleUnsetIsAFixedSizePoolEvenWhenMaximumPoolSizeIsUnset() {
         ApplicationContextRunner configured = runner.withPropertyValues("spring.datasource.hikari.connection-timeout=5000");

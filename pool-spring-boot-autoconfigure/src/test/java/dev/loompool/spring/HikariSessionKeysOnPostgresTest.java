@@ -149,6 +149,30 @@ class HikariSessionKeysOnPostgresTest {
         assertThat(both.get(1)).as("loompool").isEqualTo(both.get(0));
     }
 
+    @Test
+    void aBorrowerTurningAutoCommitOnOrReadOnlyOffDoesNotChangeTheNextBorrowersSession() {
+        List<List<String>> both = underBoth((ds, table, seen) -> {
+            try (Connection a = ds.getConnection(); Statement s = a.createStatement()) {
+                a.setAutoCommit(true);
+                a.setReadOnly(false);
+                s.executeUpdate("INSERT INTO " + table + " VALUES (1)");
+            }
+            try (Connection b = ds.getConnection(); Statement s = b.createStatement()) {
+                seen.add("B autoCommit " + b.getAutoCommit() + " readOnly " + b.isReadOnly());
+                try {
+                    s.executeUpdate("INSERT INTO " + table + " VALUES (2)");
+                    seen.add("B's write accepted");
+                } catch (SQLException e) {
+                    seen.add("B's write refused " + e.getSQLState());
+                }
+                b.rollback();
+            }
+        }, "spring.datasource.hikari.auto-commit=false", "spring.datasource.hikari.read-only=true");
+        assertThat(both.get(0)).as("HikariCP").containsExactly("B autoCommit false readOnly true",
+                "B's write refused 25006", "committed rows: 1");
+        assertThat(both.get(1)).as("loompool").isEqualTo(both.get(0));
+    }
+
     private static String show(Statement s, String setting) throws SQLException {
         try (ResultSet rs = s.executeQuery("SHOW " + setting)) {
             rs.next();
