@@ -25,6 +25,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * 7.1 (spring.datasource.type) and once under loompool, and what borrowers see and what ends up
  * committed must be the same. Each scenario records its observations; the two lists are compared.
  */
+@org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
 class HikariSessionKeysOnPostgresTest {
 
     private static final String URL = TestDatabase.POSTGRES.url();
@@ -171,6 +172,23 @@ class HikariSessionKeysOnPostgresTest {
         assertThat(both.get(0)).as("HikariCP").containsExactly("B autoCommit false readOnly true",
                 "B's write refused 25006", "committed rows: 1");
         assertThat(both.get(1)).as("loompool").isEqualTo(both.get(0));
+    }
+
+    @Test
+    void noPasswordFromTheUrlOrTheHikariDriverPropertiesIsLoggedWhenThePoolStartsAndStops(
+            org.springframework.boot.test.system.CapturedOutput output) {
+        runner.withPropertyValues("spring.datasource.url=" + URL + "&password=hunter2url",
+                "spring.datasource.hikari.data-source-properties.password=hunter2prop",
+                "spring.datasource.hikari.data-source-properties.ApplicationName=secretive",
+                "spring.datasource.hikari.pool-name=orders", "spring.datasource.hikari.allow-pool-suspension=true")
+                .run(context -> {
+                    if (context.getStartupFailure() == null) {
+                        try (Connection c = context.getBean(DataSource.class).getConnection(); Statement s = c.createStatement()) {
+                            assertThat(show(s, "application_name")).isEqualTo("secretive");
+                        }
+                    }
+                });
+        assertThat(output.getAll()).contains("loompool 'orders' takes these HikariCP settings").doesNotContain("hunter2");
     }
 
     private static String show(Statement s, String setting) throws SQLException {
