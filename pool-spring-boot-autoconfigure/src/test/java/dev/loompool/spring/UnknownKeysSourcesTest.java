@@ -78,6 +78,16 @@ class UnknownKeysSourcesTest {
     }
 
     @Test
+    void otherToolsLoompoolEnvironmentVariablesDoNotStopTheStartup() {
+        // Kubernetes service links for a service named loompool, an installer's, a CI's variables.
+        with(new SystemEnvironmentPropertySource("test-systemEnvironment", Map.of("LOOMPOOL_PORT", "tcp://10.0.0.7:5432",
+                "LOOMPOOL_SERVICE_HOST", "10.0.0.7", "LOOMPOOL_SERVICE_PORT", "5432",
+                "LOOMPOOL_PORT_5432_TCP_ADDR", "10.0.0.7", "LOOMPOOL_PORT_5432_TCP_PROTO", "tcp",
+                "LOOMPOOL_HOME", "/opt/loompool", "LOOMPOOL_VERSION", "1.4.0", "LOOMPOOL_LOG_LEVEL", "debug",
+                "LOOMPOOL_TEST_MARIADB_URL", "jdbc:mariadb://ci/test"))).run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void aRandomValueAndAConfigTreeStartAndAMisspellingInAConfigTreeFailsWithoutItsValue() throws IOException {
         Files.createDirectories(dir.resolve("loompool"));
         Files.writeString(dir.resolve("loompool/max-size"), "6");
