@@ -125,6 +125,18 @@ class HikariKeysParityTest {
     }
 
     @Test
+    @Disabled("BUG: HikariCP starts lazily under Boot, so its app comes up with the database down; loompool fails the startup")
+    void anApplicationThatStartedWithItsDatabaseDownUnderHikariStillStarts() {
+        ApplicationContextRunner configured = runner.withPropertyValues(
+                "spring.datasource.url=jdbc:postgresql://127.0.0.1:1/test", "spring.datasource.hikari.maximum-pool-size=5");
+        configured.withPropertyValues("spring.datasource.type=" + HikariDataSource.class.getName()).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(HikariDataSource.class).isRunning()).as("not started until first use").isFalse();
+        });
+        configured.run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     @Disabled("BUG: without hikari maximum-pool-size, HikariCP's unset minimum-idle is still its 10, loompool keeps min-size 2")
     void minimumIdleUnsetIsAFixedSizePoolEvenWhenMaximumPoolSizeIsUnset() {
         ApplicationContextRunner configured = runner.withPropertyValues("spring.datasource.hikari.connection-timeout=5000");
