@@ -179,6 +179,20 @@ class UnknownKeysSourcesTest {
     }
 
     @Test
+    void aKeyWithAStrayCharacterIsAppliedOrRefusedNeverIgnored() {
+        // a YAML key quoted with a trailing space, a key pasted with a non-breaking space
+        for (String key : new String[] {"loompool.max-size ", "loompool.max-size\u00a0", "loompool.max\u2010size"}) {
+            with(new MapPropertySource("application.yml", Map.of(key, "5"))).run(context -> {
+                if (context.getStartupFailure() == null) {
+                    assertThat(context.getBean(LoomPoolDataSource.class).getMaxSize()).as("[" + key + "]").isEqualTo(5);
+                } else {
+                    assertThat(description(context)).contains("loompool.max");
+                }
+            });
+        }
+    }
+
+    @Test
     void aMisspelledMetricsKeyFailsNamingTheKeyMeant() {
         runner.withPropertyValues("loompool.metric.hikari-compatible=true").run(context ->
                 assertThat(description(context)).contains("loompool.metric.hikari-compatible is not a loompool key")
