@@ -175,6 +175,28 @@ class HikariSessionKeysOnPostgresTest {
     }
 
     @Test
+    void withAutoCommitFalseTheInitSqlSurvivesTheBorrowersRollbacks() {
+        List<List<String>> both = underBoth((ds, table, seen) -> {
+            for (int i = 0; i < 2; i++) {
+                try (Connection a = ds.getConnection(); Statement s = a.createStatement()) {
+                    seen.add(show(s, "application_name") + " " + show(s, "lock_timeout"));
+                    s.executeUpdate("INSERT INTO " + table + " VALUES (" + i + ")");
+                    a.rollback();
+                    seen.add("after rollback " + show(s, "application_name") + " " + show(s, "lock_timeout"));
+                    a.commit();
+                }
+            }
+        }, "spring.datasource.hikari.auto-commit=false",
+                "spring.datasource.hikari.connection-init-sql=SET application_name = 'from-init'; SET lock_timeout = '1234ms'");
+        // HikariCP 7.1 leaves its init SQL in the first borrower's transaction: that borrower's rollback undoes it
+        // for good (isolate-internal-queries=false). loompool must do at least as well: every borrower gets it.
+        assertThat(both.get(0)).as("HikariCP").startsWith("from-init 1234ms").contains("committed rows: 0")
+                .doesNotContain("after rollback from-init 1234ms");
+        assertThat(both.get(1)).as("loompool").containsExactly("from-init 1234ms", "after rollback from-init 1234ms",
+                "from-init 1234ms", "after rollback from-init 1234ms", "committed rows: 0");
+    }
+
+    @Test
     void noPasswordFromTheUrlOrTheHikariDriverPropertiesIsLoggedWhenThePoolStartsAndStops(
             org.springframework.boot.test.system.CapturedOutput output) {
         runner.withPropertyValues("spring.datasource.url=" + URL + "&password=hunter2url",
