@@ -175,6 +175,30 @@ class HikariSessionKeysOnPostgresTest {
     }
 
     @Test
+    void withoutAnIsolationKeyABorrowersIsolationAndCatalogChangesDoNotReachTheNext() {
+        List<List<String>> both = underBoth((ds, table, seen) -> {
+            try (Connection a = ds.getConnection(); Statement s = a.createStatement()) {
+                seen.add("A " + show(s, "transaction_isolation"));
+                a.commit(); // the SHOW began a transaction: the level can change only between them
+                a.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+                a.setSchema("pg_catalog");
+                s.executeUpdate("INSERT INTO public." + table + " VALUES (1)");
+                a.commit();
+            }
+            try (Connection b = ds.getConnection(); Statement s = b.createStatement()) {
+                seen.add("B " + show(s, "transaction_isolation") + " schema " + b.getSchema());
+                b.rollback();
+            }
+        }, "spring.datasource.hikari.auto-commit=false");
+        // HikariCP 7.1 resets the isolation it saw changed, but not a schema it was not configured with:
+        // B inherits A's pg_catalog. loompool must do at least as well.
+        assertThat(both.get(0)).as("HikariCP").containsExactly("A read committed", "B read committed schema pg_catalog",
+                "committed rows: 1");
+        assertThat(both.get(1)).as("loompool").containsExactly("A read committed", "B read committed schema public",
+                "committed rows: 1");
+    }
+
+    @Test
     void withAutoCommitFalseTheInitSqlSurvivesTheBorrowersRollbacks() {
         List<List<String>> both = underBoth((ds, table, seen) -> {
             for (int i = 0; i < 2; i++) {
