@@ -161,8 +161,7 @@ public abstract class DataSourceSettings {
      */
     public void setMinSize(int minSize) {
         int value = check.range("minSize", 0, minSize);
-        check.live(value, l -> l.withSizes(value, l.maxSize()));
-        this.minSize = value;
+        check.live(value, l -> l.withSizes(value, l.maxSize()), v -> this.minSize = v);
     }
 
     public int getMinSize() {
@@ -176,9 +175,9 @@ public abstract class DataSourceSettings {
      */
     public void setMaxSize(int maxSize) {
         int value = check.range("maxSize", 1, maxSize);
-        int min = minSize != null ? minSize : Math.min(DEFAULT_MIN_SIZE, value);
-        check.live(value, l -> l.withSizes(min, value));
-        this.maxSize = value;
+        // minSize read inside the change, under its lock: a concurrent setMinSize is either before or after
+        check.live(value, l -> l.withSizes(minSize != null ? minSize : Math.min(DEFAULT_MIN_SIZE, value), value),
+                v -> this.maxSize = v);
     }
 
     public int getMaxSize() {
@@ -187,7 +186,8 @@ public abstract class DataSourceSettings {
 
     /** How long a statement waits for a physical connection. Default 30 s. Changes a running pool too. */
     public void setAcquireTimeout(Duration acquireTimeout) {
-        this.acquireTimeout = check.live(check.zeroOrMore("acquireTimeout", acquireTimeout), l -> l.withAcquireTimeout(acquireTimeout));
+        check.live(check.zeroOrMore("acquireTimeout", acquireTimeout), l -> l.withAcquireTimeout(acquireTimeout),
+                v -> this.acquireTimeout = v);
     }
 
     public Duration getAcquireTimeout() {
@@ -205,7 +205,7 @@ public abstract class DataSourceSettings {
 
     /** Idle connections above minSize are closed after this long. Default 10 min; 0 = never. Changes a running pool too. */
     public void setIdleTimeout(Duration idleTimeout) {
-        this.idleTimeout = check.live(check.zeroOrMore("idleTimeout", idleTimeout), l -> l.withIdleTimeout(idleTimeout));
+        check.live(check.zeroOrMore("idleTimeout", idleTimeout), l -> l.withIdleTimeout(idleTimeout), v -> this.idleTimeout = v);
     }
 
     public Duration getIdleTimeout() {
@@ -217,7 +217,7 @@ public abstract class DataSourceSettings {
      * Changed on a running pool, it applies to the connections opened from then on.
      */
     public void setMaxLifetime(Duration maxLifetime) {
-        this.maxLifetime = check.live(check.zeroOrMore("maxLifetime", maxLifetime), l -> l.withMaxLifetime(maxLifetime));
+        check.live(check.zeroOrMore("maxLifetime", maxLifetime), l -> l.withMaxLifetime(maxLifetime), v -> this.maxLifetime = v);
     }
 
     public Duration getMaxLifetime() {
@@ -226,8 +226,8 @@ public abstract class DataSourceSettings {
 
     /** The {@code isValid} timeout, in whole seconds (at least 1). Default 5 s. Changes a running pool too. */
     public void setValidationTimeout(Duration validationTimeout) {
-        this.validationTimeout = check.live(check.zeroOrMore("validationTimeout", validationTimeout),
-                l -> l.withValidationTimeout(validationTimeout));
+        check.live(check.zeroOrMore("validationTimeout", validationTimeout), l -> l.withValidationTimeout(validationTimeout),
+                v -> this.validationTimeout = v);
     }
 
     public Duration getValidationTimeout() {
@@ -239,8 +239,8 @@ public abstract class DataSourceSettings {
      * Default 0 = off. Changes a running pool too, for the bindings made from then on.
      */
     public void setLeakDetectionThreshold(Duration leakDetectionThreshold) {
-        this.leakDetectionThreshold = check.live(check.zeroOrMore("leakDetectionThreshold", leakDetectionThreshold),
-                l -> l.withLeakDetectionThreshold(leakDetectionThreshold));
+        check.live(check.zeroOrMore("leakDetectionThreshold", leakDetectionThreshold),
+                l -> l.withLeakDetectionThreshold(leakDetectionThreshold), v -> this.leakDetectionThreshold = v);
     }
 
     public Duration getLeakDetectionThreshold() {

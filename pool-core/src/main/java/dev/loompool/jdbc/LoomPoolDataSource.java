@@ -108,38 +108,49 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
                 throw new SQLException("LoomPoolDataSource '" + getPoolName() + "' is closed", "08003");
             }
             if (running == null) {
-                // Read once: the engine works from this record, never from this bean (STYLE.md).
-                PoolConfig config = frozen(hooks.bindObserver);
-                // Registered first, so that a start that fails takes it away again with what it opened.
-                mbean = isRegisterMbeans() ? PoolMBean.register(this) : null;
-                StartedPool started;
-                starting = Thread.currentThread();
+                check.startReading(); // a setter from now on would reach no pool: refused until the start ends
                 try {
-                    started = StartedPool.start(config, hooks.clock, hooks.primaryListeners,
-                            i -> hooks.replicaListeners(config.poolName(), i), this::isClosed);
-                } catch (SQLException | RuntimeException | Error e) {
-                    unregisterMBean();
-                    throw e;
+                    return startOnce();
                 } finally {
-                    starting = null;
+                    check.startEnded();
                 }
-                if (closed) { // closed while the last connect went through: nobody may get this pool
-                    started.close();
-                    unregisterMBean();
-                    throw new SQLException("LoomPoolDataSource '" + getPoolName() + "' was closed while starting",
-                            "08003");
-                }
-                freeze(started); // before the pool is published: nobody sees it running while settings still change
-                running = started;
-                log.info("loompool '{}' started: {}, min-size {}, max-size {}, release mode {}{}{}", getPoolName(),
-                        getMaskedJdbcUrl(), getMinSize(), getMaxSize(), getReleaseMode(),
-                        getServerPooler() == ServerPooler.NONE ? "" : ", server pooler " + getServerPooler(),
-                        getReplicas().isEmpty() ? "" : ", replicas " + getMaskedReplicaUrls());
             }
             return running;
         } finally {
             startLock.unlock();
         }
+    }
+
+    /** The start itself, under the start lock, on settings no setter changes meanwhile. */
+    private StartedPool startOnce() throws SQLException {
+        // Read once: the engine works from this record, never from this bean (STYLE.md).
+        PoolConfig config = frozen(hooks.bindObserver);
+        // Registered first, so that a start that fails takes it away again with what it opened.
+        mbean = isRegisterMbeans() ? PoolMBean.register(this) : null;
+        StartedPool started;
+        starting = Thread.currentThread();
+        try {
+            started = StartedPool.start(config, hooks.clock, hooks.primaryListeners,
+                    i -> hooks.replicaListeners(config.poolName(), i), this::isClosed);
+        } catch (SQLException | RuntimeException | Error e) {
+            unregisterMBean();
+            throw e;
+        } finally {
+            starting = null;
+        }
+        if (closed) { // closed while the last connect went through: nobody may get this pool
+            started.close();
+            unregisterMBean();
+            throw new SQLException("LoomPoolDataSource '" + getPoolName() + "' was closed while starting",
+                    "08003");
+        }
+        freeze(started); // before the pool is published: nobody sees it running while settings still change
+        running = started;
+        log.info("loompool '{}' started: {}, min-size {}, max-size {}, release mode {}{}{}", getPoolName(),
+                getMaskedJdbcUrl(), getMinSize(), getMaxSize(), getReleaseMode(),
+                getServerPooler() == ServerPooler.NONE ? "" : ", server pooler " + getServerPooler(),
+                getReplicas().isEmpty() ? "" : ", replicas " + getMaskedReplicaUrls());
+        return started;
     }
 
     @Override

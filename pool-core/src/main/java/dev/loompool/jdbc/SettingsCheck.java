@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
@@ -25,10 +26,24 @@ final class SettingsCheck {
     private volatile boolean frozen;
     /** The started pool, whose limits still change through it; null before the start and after the close. */
     private volatile StartedPool live;
+    /**
+     * Set while a start runs on the settings it has read: a value set then would reach neither the
+     * pool being built nor, later, the running one, so it is refused until the start ends.
+     */
+    private volatile boolean starting;
     private final ReentrantLock changes = new ReentrantLock();
 
     SettingsCheck(Supplier<String> poolName) {
         this.poolName = poolName;
+    }
+
+    /** Called before the start reads the settings; {@link #startEnded} after, whatever its outcome. */
+    void startReading() {
+        starting = true;
+    }
+
+    void startEnded() {
+        starting = false;
     }
 
     /** Freezes the settings; {@code running} (null at close) still takes changes of its limits. */
@@ -43,18 +58,19 @@ final class SettingsCheck {
      * to the running pool ({@link StartedPool#change}) before the setter stores the value, so that
      * a refused change leaves both as they were; once closed, refused as every setting is.
      */
-    <T> T live(T value, UnaryOperator<PoolConfig.Limits> change) {
+    <T> void live(T value, UnaryOperator<PoolConfig.Limits> change, Consumer<T> store) {
         StartedPool running = live;
         if (running == null) {
-            return beforeStart(value);
+            store.accept(beforeStart(value));
+            return;
         }
         changes.lock(); // JMX and the application may both set: one change at a time, each on the last
         try {
             running.change(change.apply(running.limits()));
+            store.accept(value); // under the lock too: the getter and the pool agree whichever change ran last
         } finally {
             changes.unlock();
         }
-        return value;
     }
 
     /** Any value, as long as the pool has not started. */
@@ -62,6 +78,10 @@ final class SettingsCheck {
         if (frozen) {
             throw new IllegalStateException("LoomPoolDataSource '" + poolName.get()
                     + "' has started: its configuration is frozen");
+        }
+        if (starting) {
+            throw new IllegalStateException("LoomPoolDataSource '" + poolName.get() + "' is starting on the settings"
+                    + " it has read: set them before the start, or, for the limits, once it runs");
         }
         return value;
     }

@@ -9,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 import javax.management.Attribute;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,8 +21,6 @@ class LimitsDuringStartTest extends StubSupport {
     private final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
 
     @Test
-    @Disabled("BUG: setMaxSize through JMX while the pool starts (MBean registered, config already frozen, not yet "
-            + "live) is stored in the bean only: getMaxSize()/the MXBean say 3, the running pool keeps maxSize 4")
     void aLimitSetThroughJmxWhileThePoolStartsReachesThePoolOrIsRefused() throws Exception {
         LoomPoolDataSource ds = dataSource();
         ds.setMinSize(1);

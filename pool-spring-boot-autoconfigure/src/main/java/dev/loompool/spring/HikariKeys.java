@@ -38,10 +38,17 @@ final class HikariKeys {
     /** HikariCP's key (Boot's canonical form) and loompool's key for the same job. */
     static final Map<String, String> EQUIVALENT = equivalents();
 
+    /**
+     * HikariCP's own connection keys, which under HikariCP win over {@code spring.datasource.*} and
+     * a {@code JdbcConnectionDetails} bean (Boot binds them onto the pool after it is built from
+     * those): taken the same way, over what they name.
+     */
+    static final Map<String, String> CONNECTION = Map.of("jdbc-url", "the connection's URL",
+            "username", "the connection's user", "password", "the connection's password",
+            "driver-class-name", "the driver class");
+
     /** HikariCP keys without an equivalent, where the ignoring needs a word: what to set instead. */
     private static final Map<String, String> INSTEAD = Map.of(
-            "jdbc-url", "set spring.datasource.url", "username", "set spring.datasource.username",
-            "password", "set spring.datasource.password", "driver-class-name", "set spring.datasource.driver-class-name",
             "connection-test-query", "loompool validates with Connection.isValid");
 
     private static Map<String, String> equivalents() {
@@ -78,9 +85,12 @@ final class HikariKeys {
         void log(String poolName) {
             if (!taken.isEmpty() || !overridden.isEmpty()) {
                 List<String> parts = new ArrayList<>();
-                taken.forEach(key -> parts.add(PREFIX + "." + key + " as " + EQUIVALENT.get(key)
+                taken.forEach(key -> parts.add(PREFIX + "." + key + " as " + EQUIVALENT.getOrDefault(key, CONNECTION.get(key))
                         + (minimumIdleIsMaximum && key.equals("maximum-pool-size")
                                 ? " (and loompool.min-size, as HikariCP's unset minimum-idle)" : "")));
+                if (minimumIdleIsMaximum && !taken.contains("maximum-pool-size")) {
+                    parts.add("loompool.min-size = max-size, as HikariCP's unset minimum-idle");
+                }
                 StringBuilder line = new StringBuilder(String.join(", ", parts));
                 if (!overridden.isEmpty()) {
                     List<String> lost = new ArrayList<>();
@@ -117,7 +127,9 @@ final class HikariKeys {
         Set<String> noEquivalent = new TreeSet<>();
         for (String key : present(environment)) {
             String loompoolKey = EQUIVALENT.get(key);
-            if (loompoolKey == null) {
+            if (CONNECTION.containsKey(key)) {
+                taken.add(key); // over spring.datasource.*, as under HikariCP; no loompool.* key names a connection
+            } else if (loompoolKey == null) {
                 noEquivalent.add(key);
             } else if (PoolKeys.isSet(ConfigurationPropertyName.of(loompoolKey), sources)) {
                 overridden.add(key);
@@ -140,15 +152,19 @@ final class HikariKeys {
 
     /**
      * After {@code loompool.*} is bound, HikariCP's two rules for its minimum-idle: unset, it is
-     * maximum-pool-size (a fixed-size pool), where loompool's min-size is 2; above
+     * maximum-pool-size (a fixed-size pool, set or default), where loompool's min-size is 2; above
      * maximum-pool-size, it is lowered to it, where loompool refuses the start. Applied only where
      * HikariCP's keys decide the sizes: a size set through a loompool key keeps loompool's rules.
      */
     static Applied applyMinimumIdleRules(Environment environment, Applied applied, LoomPoolDataSource ds) {
         boolean minFromLoompool = PoolKeys.isSet(ConfigurationPropertyName.of("loompool.min-size"),
                 ConfigurationPropertySources.get(environment));
-        if (applied.taken().contains("maximum-pool-size") && !applied.taken().contains("minimum-idle")
-                && !minFromLoompool) {
+        boolean maxFromLoompool = PoolKeys.isSet(ConfigurationPropertyName.of("loompool.max-size"),
+                ConfigurationPropertySources.get(environment));
+        // Any HikariCP key says the application was configured for HikariCP, whose pool is then 10/10
+        // even with maximum-pool-size unset: the sizes are HikariCP's unless a loompool key sets one.
+        if (!applied.taken().isEmpty() && !applied.taken().contains("minimum-idle") && !minFromLoompool
+                && !maxFromLoompool) {
             ds.setMinSize(ds.getMaxSize());
             return new Applied(applied.taken(), applied.overridden(), applied.noEquivalent(), true);
         }
@@ -184,6 +200,11 @@ final class HikariKeys {
                 }
             }
             for (String known : INSTEAD.keySet()) {
+                if (known.replace("-", "").equals(bare)) {
+                    return known;
+                }
+            }
+            for (String known : CONNECTION.keySet()) {
                 if (known.replace("-", "").equals(bare)) {
                     return known;
                 }

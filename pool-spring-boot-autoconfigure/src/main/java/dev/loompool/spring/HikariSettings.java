@@ -26,6 +26,24 @@ final class HikariSettings {
         this.ds = ds;
     }
 
+    // The connection: over spring.datasource.* and JdbcConnectionDetails, set on the pool before these.
+
+    public void setJdbcUrl(String jdbcUrl) {
+        ds.setJdbcUrl(jdbcUrl);
+    }
+
+    public void setUsername(String username) {
+        ds.setUsername(username);
+    }
+
+    public void setPassword(String password) {
+        ds.setPassword(password);
+    }
+
+    public void setDriverClassName(String driverClassName) {
+        ds.setDriverClassName(driverClassName);
+    }
+
     public void setMaximumPoolSize(int maximumPoolSize) {
         ds.setMaxSize(maximumPoolSize);
     }

@@ -88,15 +88,16 @@ public final class LoomPoolAutoConfiguration {
         JdbcConnectionDetails details = connectionDetails.getIfAvailable(() -> new FromProperties(dataSourceProperties));
         LoomPoolDataSource ds = new LoomPoolDataSource();
         ds.setPoolName(dataSourceProperties.getName());
-        // HikariCP's keys whose loompool key is unset, then loompool.*; HikariCP's minimum-idle rules need both.
-        HikariKeys.Applied fromHikari = HikariKeys.apply(environment, ds);
-        PoolKeys.bind(environment, ds);
-        fromHikari = HikariKeys.applyMinimumIdleRules(environment, fromHikari, ds);
-        UnknownKeys.check(environment);
         ds.setJdbcUrl(details.getJdbcUrl());
         ds.setUsername(details.getUsername());
         ds.setPassword(details.getPassword());
         ds.setDriverClassName(details.getDriverClassName());
+        // HikariCP's keys whose loompool key is unset (its connection keys over the details above, as
+        // under HikariCP), then loompool.*; HikariCP's minimum-idle rules need both.
+        HikariKeys.Applied fromHikari = HikariKeys.apply(environment, ds);
+        PoolKeys.bind(environment, ds);
+        fromHikari = HikariKeys.applyMinimumIdleRules(environment, fromHikari, ds);
+        UnknownKeys.check(environment);
         ds.setCredentialsSupplier(credentials.getIfUnique());
         poolListeners.orderedStream().forEach(ds::addPoolListener);
         wiring.wire(ds, "dataSource");

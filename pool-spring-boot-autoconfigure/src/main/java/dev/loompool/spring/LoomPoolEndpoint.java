@@ -135,33 +135,61 @@ public class LoomPoolEndpoint {
         if (ds == null || !ds.isRunning() || !"limits".equals(what)) {
             return null;
         }
-        int min = minSize != null ? minSize : ds.getMinSize();
-        int max = maxSize != null ? maxSize : ds.getMaxSize();
-        if (min < 0 || max < 1 || min > max) {
-            throw refused("sizes must be 0 <= minSize <= maxSize and maxSize >= 1, was minSize=" + min + ", maxSize=" + max);
+        if (minSize != null && maxSize != null && minSize > maxSize) {
+            throw refused("minSize must be <= maxSize, was minSize=" + minSize + ", maxSize=" + maxSize);
         }
         Duration timeout = duration("acquireTimeout", acquireTimeout);
         Duration leak = duration("leakDetectionThreshold", leakDetectionThreshold);
-        // One of the two orders keeps minSize <= maxSize after the first setter, whatever the change.
-        if (maxSize != null && min <= ds.getMaxSize() && ds.getMinSize() > max) {
-            ds.setMinSize(min);
-            ds.setMaxSize(max);
-        } else {
-            if (maxSize != null) {
-                ds.setMaxSize(max);
+        Map<String, Object> before = limits(ds);
+        Integer minBefore = ds.getMinSize();
+        int maxBefore = ds.getMaxSize();
+        Duration timeoutBefore = ds.getAcquireTimeout();
+        Duration leakBefore = ds.getLeakDetectionThreshold();
+        try {
+            sizes(ds, minSize, maxSize);
+            if (timeout != null) {
+                ds.setAcquireTimeout(timeout);
             }
-            if (minSize != null) {
-                ds.setMinSize(min);
+            if (leak != null) {
+                ds.setLeakDetectionThreshold(leak);
             }
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            // The pool refused one (a replica's sizes, a change made meanwhile through JMX): the ones
+            // already applied are put back, so the request changes nothing.
+            restore(ds, minSize != null ? minBefore : null, maxBefore, timeoutBefore, leakBefore);
+            throw refused(e.getMessage());
         }
-        if (timeout != null) {
-            ds.setAcquireTimeout(timeout);
-        }
-        if (leak != null) {
-            ds.setLeakDetectionThreshold(leak);
-        }
-        log.info("pool '{}': limits changed through the endpoint: {}", name, limits(ds));
+        log.info("pool '{}': limits changed through the endpoint from {} to {}", name, before, limits(ds));
         return limits(ds);
+    }
+
+    /**
+     * Sets the sizes given, in the order that keeps minSize <= maxSize after the first setter: max
+     * first when it grows or min shrinks below it, min first otherwise. A minSize never set is left
+     * unset, so it follows maxSize as the setter and JMX have it do.
+     */
+    private static void sizes(LoomPoolDataSource ds, @Nullable Integer min, @Nullable Integer max) {
+        if (min != null && max != null && min > ds.getMaxSize()) {
+            ds.setMaxSize(max);
+            ds.setMinSize(min);
+            return;
+        }
+        if (min != null) {
+            ds.setMinSize(min);
+        }
+        if (max != null) {
+            ds.setMaxSize(max);
+        }
+    }
+
+    private static void restore(LoomPoolDataSource ds, @Nullable Integer min, int max, Duration timeout, Duration leak) {
+        try {
+            sizes(ds, min, max);
+            ds.setAcquireTimeout(timeout);
+            ds.setLeakDetectionThreshold(leak);
+        } catch (RuntimeException e) {
+            log.warn("pool '{}': a refused limits change could not be fully undone: {}", ds.getPoolName(), e.getMessage());
+        }
     }
 
     private static Map<String, Object> limits(LoomPoolDataSource ds) {

@@ -137,7 +137,6 @@ class HikariKeysParityTest {
     }
 
     @Test
-    @Disabled("BUG: without hikari maximum-pool-size, HikariCP's unset minimum-idle is still its 10, loompool keeps min-size 2")
     void minimumIdleUnsetIsAFixedSizePoolEvenWhenMaximumPoolSizeIsUnset() {
         ApplicationContextRunner configured = runner.withPropertyValues("spring.datasource.hikari.connection-timeout=5000");
         HikariDataSource h = hikari(configured);
@@ -147,7 +146,6 @@ class HikariKeysParityTest {
     }
 
     @Test
-    @Disabled("BUG: spring.datasource.hikari.jdbc-url/username/password decide HikariCP's connection; loompool only WARNs and connects elsewhere")
     void hikarisOwnConnectionKeysDecideWhereThePoolConnects() {
         ApplicationContextRunner configured = runner.withPropertyValues(
                 "spring.datasource.hikari.jdbc-url=" + LoomPoolAutoConfigurationTest.h2(),

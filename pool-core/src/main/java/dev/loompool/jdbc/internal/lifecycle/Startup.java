@@ -118,7 +118,7 @@ final class Startup {
         }
         return new ConnectionFactory(config.poolName(), driver(config.driverClassName(), url), url, properties,
                 config.credentials(), configuredDefaults(config), config.connectionInitSql(),
-                config.limits().maxLifetime().toNanos(), clock, classifier,
+                JdbcPool.nanos(config.limits().maxLifetime()), clock, classifier,
                 config.serverPooler() == ServerPooler.PGBOUNCER_TRANSACTION);
     }
 

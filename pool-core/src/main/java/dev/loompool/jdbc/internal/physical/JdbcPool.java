@@ -120,7 +120,7 @@ public final class JdbcPool {
         this.clock = clock;
         this.factory = factory;
         this.classifier = factory.classifier();
-        this.pinWarnNanos = s.pinWarningThreshold().toNanos();
+        this.pinWarnNanos = nanos(s.pinWarningThreshold());
         this.reclaimOnOwnerExit = s.reclaimOnOwnerExit();
         setLimits(s.minSize(), s.acquireTimeout(), s.leakDetectionThreshold(), s.validationTimeout(), s.idleTimeout());
         this.suspectSince = clock.nanoTime() - 1; // before every connection this pool makes
@@ -165,11 +165,11 @@ public final class JdbcPool {
             Duration validationTimeout, Duration idleTimeout) {
         this.minSize = minSize;
         this.acquireTimeoutText = acquireTimeout.toMillis() + " ms";
-        this.acquireTimeoutNanos = acquireTimeout.toNanos();
-        this.leakThresholdNanos = leakDetectionThreshold.toNanos();
+        this.acquireTimeoutNanos = nanos(acquireTimeout);
+        this.leakThresholdNanos = nanos(leakDetectionThreshold);
         int seconds = (int) Math.max(1, validationTimeout.toSeconds());
         this.validationSeconds = seconds;
-        this.idleTimeoutNanos = idleTimeout.toNanos();
+        this.idleTimeoutNanos = nanos(idleTimeout);
     }
 
     /**
@@ -181,10 +181,20 @@ public final class JdbcPool {
     public void change(int minSize, int maxSize, Duration acquireTimeout, Duration leakDetectionThreshold,
             Duration validationTimeout, Duration idleTimeout, Duration maxLifetime) {
         setLimits(minSize, acquireTimeout, leakDetectionThreshold, validationTimeout, idleTimeout);
-        factory.maxLifetime(maxLifetime.toNanos());
+        factory.maxLifetime(nanos(maxLifetime));
         pool.acquireTimeout(acquireTimeout);
         pool.resize(minSize, maxSize);
     }
+
+    /**
+     * {@code d} in nanoseconds; a duration past what a long holds in them (292 years), which
+     * configuration may name to mean "never", saturates instead of overflowing, as the generic pool's do.
+     */
+    public static long nanos(Duration d) {
+        return d.compareTo(NEVER) > 0 ? Long.MAX_VALUE / 4 : d.toNanos();
+    }
+
+    private static final Duration NEVER = Duration.ofDays(10_000);
 
     /** leakDetectionThreshold in nanoseconds; 0 when leak detection is off. */
     public long leakThresholdNanos() {
