@@ -38,6 +38,15 @@ final class LoomPoolMeters implements PoolMeters, MeterBinder, DisposableBean {
     private LoomPoolMetrics add(LoomPoolMetrics metrics) {
         lock.lock();
         try {
+            // A pool made again under a closed one's name (a refresh-scoped bean): the closed one's
+            // meters go first, else the registry would hand the new pool the old ids, reading NaN.
+            pools.removeIf(old -> {
+                boolean replaced = old.ofAClosedPool() && old.meterPoolName().equals(metrics.meterPoolName());
+                if (replaced) {
+                    old.remove();
+                }
+                return replaced;
+            });
             pools.add(metrics);
             if (registry != null) {
                 metrics.bindTo(registry);

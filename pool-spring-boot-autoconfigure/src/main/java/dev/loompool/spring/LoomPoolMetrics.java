@@ -26,7 +26,8 @@ import java.util.function.ToDoubleFunction;
 /**
  * The pool's meters (DESIGN.md §5), named and described in {@link LoomPoolMeter}. Tag values are
  * lower case throughout. It listens to the pool from its start, and records
- * once a registry has bound it; the meters are removed when the pool closes.
+ * once a registry has bound it; the meters are removed when the context closes, or when a pool
+ * made again under this closed one's name takes them over.
  */
 final class LoomPoolMetrics implements PoolListener, MeterBinder {
 
@@ -230,6 +231,16 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
         if (r != null) {
             transitions(r, from, to).increment(); // registered at bind: this finds it
         }
+    }
+
+    /** The name the meters are tagged with: the pool's, or its replica's. */
+    String meterPoolName() {
+        return replica ? poolName : dataSource.getPoolName();
+    }
+
+    /** Whether these are the meters of a pool that has closed, whose gauges read NaN. */
+    boolean ofAClosedPool() {
+        return dataSource.isClosed();
     }
 
     /** Removes the meters: the context is closing its pools, and a dead pool's gauges must not linger. */

@@ -68,6 +68,10 @@ final class PoolWiring implements BeanPostProcessor {
                 ds.setPoolName(beanName);
             }
             LoomPoolDataSource namesake = wired.putIfAbsent(ds.getPoolName(), ds);
+            if (namesake != null && namesake.isClosed()) { // made again after a close (a refresh-scoped bean)
+                wired.put(ds.getPoolName(), ds);
+                namesake = null;
+            }
             bootMeterNames.putIfAbsent(bootMeterName(beanName), ds.getPoolName());
             if (namesake != null) {
                 throw new IllegalStateException("Two loompools are named '" + ds.getPoolName() + "' (the second is bean '"
