@@ -55,7 +55,7 @@ final class PoolKeys {
         Binder binder = Binder.get(environment);
         try {
             binder.bind(PREFIX, Bindable.ofInstance(ds), new OnlyPoolKeys());
-            binder.bind(PREFIX + ".circuit-breaker", Bindable.ofInstance(new CircuitBreakerKeys(ds)));
+            binder.bind(PREFIX + ".circuit-breaker", Bindable.ofInstance(new CircuitBreakerKeys(ds)), new EmptiedGroup());
         } catch (BindException e) {
             throw refused(e, "");
         }
@@ -145,6 +145,23 @@ final class PoolKeys {
             }
         }
         return false;
+    }
+
+    /**
+     * A group whose every key is commented out in YAML ({@code circuit-breaker:} with nothing under
+     * it) reads as an empty value, which no converter turns into the group's object: nothing is set.
+     */
+    private static final class EmptiedGroup extends AbstractBindHandler {
+
+        @Override
+        public Object onFailure(ConfigurationPropertyName name, Bindable<?> target, BindContext context, Exception error)
+                throws Exception {
+            if (context.getDepth() == 0 && context.getConfigurationProperty() != null
+                    && "".equals(context.getConfigurationProperty().getValue())) {
+                return null;
+            }
+            return super.onFailure(name, target, context, error);
+        }
     }
 
     /** {@code loompool.circuit-breaker.*}, the nested keys of the pool's two circuit-breaker setters. */

@@ -36,8 +36,12 @@ final class UnknownKeys {
     private static final Logger log = LoggerFactory.getLogger(UnknownKeys.class);
     private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of(PoolKeys.PREFIX);
 
-    /** A valid key: its name, its elements after {@code loompool.} in uniform form, and whether keys go under it. */
-    private record Key(String name, List<String> elements, boolean container) {
+    /**
+     * A valid key: its name, its elements after {@code loompool.} in uniform form, whether keys go
+     * under it, and whether those are a list's indexes ({@code replicas[0]}: {@code replicas.url}
+     * binds nothing, so it is no key).
+     */
+    private record Key(String name, List<String> elements, boolean container, boolean list) {
 
         String joined() {
             return String.join("", elements);
@@ -56,7 +60,8 @@ final class UnknownKeys {
             if (source instanceof IterableConfigurationPropertySource iterable) {
                 boolean environmentVariables = source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource;
                 iterable.filter(PREFIX::isAncestorOf).stream()
-                        .filter(name -> !valid(name, environmentVariables) && !unknown.containsKey(name.toString()))
+                        .filter(name -> !valid(name, environmentVariables) && !emptiedGroup(source, name)
+                                && !unknown.containsKey(name.toString()))
                         .forEach(name -> {
                             Key nearest = nearest(name, environmentVariables);
                             // The environment is shared with other tools (a CI's LOOMPOOL_TEST_POSTGRES_URL): there,
@@ -86,26 +91,45 @@ final class UnknownKeys {
         for (Key key : keys()) {
             if (environmentVariables) {
                 // LOOMPOOL_CIRCUIT_BREAKER_FAILURE_THRESHOLD splits where the words do, not where the keys do.
-                if (joined.equals(key.joined()) || key.container() && underContainer(elements, key.joined())) {
+                if (joined.equals(key.joined()) || key.container() && underContainer(elements, key)) {
                     return true;
                 }
             } else if (elements.equals(key.elements()) || key.container() && elements.size() > key.elements().size()
-                    && elements.subList(0, key.elements().size()).equals(key.elements())) {
+                    && elements.subList(0, key.elements().size()).equals(key.elements())
+                    && (!key.list() || isIndex(elements.get(key.elements().size())))) {
                 return true;
             }
         }
         return false;
     }
 
+    /**
+     * A group whose every key is commented out in YAML ({@code circuit-breaker:} with nothing under
+     * it), which Boot reads as an empty value: nothing is set, so nothing is wrong.
+     */
+    private static boolean emptiedGroup(ConfigurationPropertySource source, ConfigurationPropertyName name) {
+        ConfigurationProperty property = source.getConfigurationProperty(name);
+        if (property == null || !"".equals(property.getValue())) {
+            return false;
+        }
+        List<String> elements = elements(name);
+        return keys().stream().anyMatch(key -> key.elements().size() > elements.size()
+                && key.elements().subList(0, elements.size()).equals(elements));
+    }
+
     /** Whether some first elements, joined, are the container's key, and more follow (LOOMPOOL_DATASOURCEPROPERTIES_SSL). */
-    private static boolean underContainer(List<String> elements, String container) {
+    private static boolean underContainer(List<String> elements, Key container) {
         StringBuilder head = new StringBuilder();
         for (int i = 0; i < elements.size() - 1; i++) {
-            if (head.append(elements.get(i)).toString().equals(container)) {
-                return true;
+            if (head.append(elements.get(i)).toString().equals(container.joined())) {
+                return !container.list() || isIndex(elements.get(i + 1));
             }
         }
         return false;
+    }
+
+    private static boolean isIndex(String element) {
+        return !element.isEmpty() && element.chars().allMatch(Character::isDigit);
     }
 
     /** The valid key nearest to {@code name}, or null when none is near enough to be what was meant. */
@@ -157,10 +181,9 @@ final class UnknownKeys {
         List<Key> known = keys;
         if (known == null) {
             List<Key> read = new ArrayList<>();
-            PoolKeys.KEYS.forEach(key -> read.add(key(PoolKeys.PREFIX + "." + key, false)));
-            read.add(key(SWITCH, false));
-            KeyMetadata.loompoolKeys(UnknownKeys.class.getClassLoader())
-                    .forEach((name, type) -> read.add(key(name, isContainer(type))));
+            PoolKeys.KEYS.forEach(key -> read.add(key(PoolKeys.PREFIX + "." + key, null)));
+            read.add(key(SWITCH, null));
+            KeyMetadata.loompoolKeys(UnknownKeys.class.getClassLoader()).forEach((name, type) -> read.add(key(name, type)));
             known = List.copyOf(read);
             keys = known;
         }
@@ -174,13 +197,11 @@ final class UnknownKeys {
         return names;
     }
 
-    private static Key key(String name, boolean container) {
-        return new Key(name, elements(ConfigurationPropertyName.of(name)), container);
-    }
-
-    /** A map's or a list's key takes keys under it: loompool.data-source-properties.ssl, loompool.replicas[0]. */
-    private static boolean isContainer(String type) {
-        return type.startsWith("java.util.Map") || type.startsWith("java.util.List") || type.startsWith("java.util.Set")
-                || type.startsWith("java.util.Properties") || type.endsWith("[]");
+    /** A key of the metadata's {@code type} (null: a plain value). */
+    private static Key key(String name, String type) {
+        boolean list = type != null && (type.startsWith("java.util.List") || type.startsWith("java.util.Set")
+                || type.endsWith("[]"));
+        boolean map = type != null && (type.startsWith("java.util.Map") || type.startsWith("java.util.Properties"));
+        return new Key(name, elements(ConfigurationPropertyName.of(name)), list || map, list);
     }
 }

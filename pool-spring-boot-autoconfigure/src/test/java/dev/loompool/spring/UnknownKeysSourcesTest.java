@@ -120,7 +120,6 @@ class UnknownKeysSourcesTest {
     }
 
     @Test
-    @Disabled("BUG: an emptied YAML group (loompool.circuit-breaker: / loompool.metrics:) fails startup as an unknown key")
     void anEmptiedNestedGroupStarts() {
         String yaml = "loompool:\n  max-size: 4\n  circuit-breaker:\n#    failure-threshold: 5\n  metrics:\n"
                 + "#    hikari-compatible: true\n";
@@ -164,7 +163,6 @@ class UnknownKeysSourcesTest {
     }
 
     @Test
-    @Disabled("BUG: loompool.replicas.url=... passes the unknown-key check (replicas is a container) but binds nothing: no replica, no error")
     void aReplicaWrittenAsANamedEntryOfTheListIsAppliedOrRefusedNeverIgnored() {
         String replica = LoomPoolAutoConfigurationTest.h2();
         for (String key : new String[] {"loompool.replicas.url", "loompool.replicas.primary-reader"}) {
