@@ -15,6 +15,8 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
@@ -59,14 +61,18 @@ final class UnknownKeys {
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
             if (source instanceof IterableConfigurationPropertySource iterable) {
                 boolean environmentVariables = source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource;
+                // The JVM's system properties are shared too: tools put theirs under the same prefix
+                // (this build's -Dloompool.matrix.skip reaches the tests' JVMs).
+                boolean shared = environmentVariables || source.getUnderlyingSource() instanceof PropertySource<?> ps
+                        && StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(ps.getName());
                 iterable.filter(PREFIX::isAncestorOf).stream()
                         .filter(name -> !valid(name, environmentVariables) && !emptiedGroup(source, name)
                                 && !unknown.containsKey(name.toString()))
                         .forEach(name -> {
                             Key nearest = nearest(name, environmentVariables);
-                            // The environment is shared with other tools (a CI's LOOMPOOL_TEST_POSTGRES_URL): there,
-                            // only a near miss of a key is taken for a misspelling.
-                            if (!environmentVariables || nearest != null) {
+                            // The environment and the system properties are shared with other tools (a CI's
+                            // LOOMPOOL_TEST_POSTGRES_URL): there, only a near miss of a key is taken for a misspelling.
+                            if (!shared || nearest != null) {
                                 unknown.put(name.toString(), describe(source, name, nearest));
                             }
                         });

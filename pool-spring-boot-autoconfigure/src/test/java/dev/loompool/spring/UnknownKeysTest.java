@@ -36,6 +36,18 @@ class UnknownKeysTest {
         });
     }
 
+    /** JVM system properties are shared with tools (this build's -Dloompool.matrix.skip): only a near miss fails. */
+    @Test
+    void aSystemPropertyNearNoKeyIsAToolsAndANearMissAMisspelling() {
+        runner.withSystemProperties("loompool.matrix.skip=true", "loompool.fuzz.tries=20").run(context ->
+                assertThat(context).hasNotFailed());
+        runner.withSystemProperties("loompool.max-szie=4").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(new LoomPoolFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+                    .contains("did you mean loompool.max-size?");
+        });
+    }
+
     @Test
     void aMisspelledNestedKeyFailsStartupNamingTheNearestKey() {
         runner.withPropertyValues("loompool.circuit-breaker.failure-treshold=3").run(context -> {
