@@ -31,6 +31,13 @@ public interface PoolListener {
     default void onTimedOut(long waitNanos) {
     }
 
+    /**
+     * An acquire failed after waiting {@code waitNanos}: the resource created for it could not be
+     * made ({@code error}). {@link #onCreationFailed} reports the same create, whoever waited for it.
+     */
+    default void onAcquireFailed(long waitNanos, Throwable error) {
+    }
+
     /** The circuit breaker rejected an acquire. */
     default void onRejected(CircuitBreakerState state) {
     }

@@ -246,6 +246,30 @@ class CallbackScenariosTest extends ScenarioSupport {
     }
 
     @Test
+    void aCallersFailedCreateIsAFailedAcquireAndABackgroundRefillsIsNot() throws Exception {
+        List<String> events = new CopyOnWriteArrayList<>();
+        Pool<Res> pool = track(builder().minSize(1).maxSize(1).listener(new PoolListener() {
+            @Override
+            public void onCreationFailed(Throwable error) {
+                events.add("creation failed " + error.getMessage());
+            }
+
+            @Override
+            public void onAcquireFailed(long waitNanos, Throwable error) {
+                events.add("acquire failed " + error.getMessage());
+            }
+        }).build());
+        Lease<Res> lease = pool.acquire();
+        factory.failNext(new IllegalStateException("refill"));
+        lease.invalidate(); // the background refill fails: nobody waited for it
+        eventually("the refill ran", () -> !factory.failuresPending());
+        eventually("its slot is free again", () -> pool.stats().total() == 0);
+        factory.failNext(new IllegalStateException("caller"));
+        start(pool::acquire).failure();
+        assertThat(events).containsExactly("creation failed refill", "creation failed caller", "acquire failed caller");
+    }
+
+    @Test
     void aListenerThatThrowsDoesNotBreakThePool() throws Exception {
         Pool<Res> pool = track(builder().maxSize(1).listener(new PoolListener() {
             @Override

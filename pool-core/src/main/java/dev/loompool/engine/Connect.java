@@ -61,6 +61,7 @@ final class Connect<T> implements Runnable {
         } catch (Exception | Error e) {
             pool.outageLog.createFailed(e, false);
             failed(e);
+            pool.listener.onAcquireFailed(pool.clock.nanoTime() - start, e);
             if (e instanceof Error) {
                 throw (Error) e;
             }

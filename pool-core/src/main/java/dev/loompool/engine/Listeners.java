@@ -88,6 +88,17 @@ final class Listeners implements PoolListener {
     }
 
     @Override
+    public void onAcquireFailed(long waitNanos, Throwable error) {
+        for (PoolListener l : listeners) {
+            try {
+                l.onAcquireFailed(waitNanos, error);
+            } catch (RuntimeException e) {
+                failed(l, e);
+            }
+        }
+    }
+
+    @Override
     public void onRejected(CircuitBreakerState state) {
         each(PoolListener::onRejected, state);
     }

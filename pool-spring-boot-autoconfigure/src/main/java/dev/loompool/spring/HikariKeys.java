@@ -1,6 +1,7 @@
 package dev.loompool.spring;
 
 import dev.loompool.jdbc.LoomPoolDataSource;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -79,7 +80,7 @@ final class HikariKeys {
      * equivalent; {@code minimumIdleIsMaximum} when min-size was set to max-size by HikariCP's rule.
      */
     record Applied(List<String> taken, List<String> overridden, List<String> noEquivalent,
-            boolean minimumIdleIsMaximum) {
+            boolean minimumIdleIsMaximum, boolean startsWithoutDatabase) {
 
         /** The INFO line, and the WARN line for the keys without equivalent. */
         void log(String poolName) {
@@ -90,6 +91,10 @@ final class HikariKeys {
                                 ? " (and loompool.min-size, as HikariCP's unset minimum-idle)" : "")));
                 if (minimumIdleIsMaximum && !taken.contains("maximum-pool-size")) {
                     parts.add("loompool.min-size = max-size, as HikariCP's unset minimum-idle");
+                }
+                if (startsWithoutDatabase) {
+                    parts.add("loompool.initialization-fail-timeout = -1ms, as HikariCP under Spring Boot starts"
+                            + " at first use (set it to 0 to stop the start while the database is down)");
                 }
                 StringBuilder line = new StringBuilder(String.join(", ", parts));
                 if (!overridden.isEmpty()) {
@@ -147,31 +152,41 @@ final class HikariKeys {
                 throw PoolKeys.refused(e, loompoolKey == null ? "" : " (applied as " + loompoolKey + ")");
             }
         }
-        return new Applied(List.copyOf(taken), List.copyOf(overridden), List.copyOf(noEquivalent), false);
+        return new Applied(List.copyOf(taken), List.copyOf(overridden), List.copyOf(noEquivalent), false, false);
     }
 
     /**
-     * After {@code loompool.*} is bound, HikariCP's two rules for its minimum-idle: unset, it is
-     * maximum-pool-size (a fixed-size pool, set or default), where loompool's min-size is 2; above
-     * maximum-pool-size, it is lowered to it, where loompool refuses the start. Applied only where
-     * HikariCP's keys decide the sizes: a size set through a loompool key keeps loompool's rules.
+     * After {@code loompool.*} is bound, the rules of HikariCP that need both sides, applied only
+     * where HikariCP's keys decide (any of them taken says the application was configured for
+     * HikariCP; a setting made through a loompool key keeps loompool's rules):
+     * <ul>
+     * <li>its minimum-idle: unset, it is maximum-pool-size (a fixed-size pool, set or default, so
+     * 10/10 even with maximum-pool-size unset), where loompool's min-size is 2; above
+     * maximum-pool-size, it is lowered to it, where loompool refuses the start;</li>
+     * <li>its start: Boot builds HikariCP's pool unstarted and it starts at first use, so its
+     * application comes up with the database down; unset, loompool's initialization-fail-timeout
+     * is then -1ms (start, connect in the background) instead of 0.</li>
+     * </ul>
      */
-    static Applied applyMinimumIdleRules(Environment environment, Applied applied, LoomPoolDataSource ds) {
-        boolean minFromLoompool = PoolKeys.isSet(ConfigurationPropertyName.of("loompool.min-size"),
-                ConfigurationPropertySources.get(environment));
-        boolean maxFromLoompool = PoolKeys.isSet(ConfigurationPropertyName.of("loompool.max-size"),
-                ConfigurationPropertySources.get(environment));
-        // Any HikariCP key says the application was configured for HikariCP, whose pool is then 10/10
-        // even with maximum-pool-size unset: the sizes are HikariCP's unless a loompool key sets one.
-        if (!applied.taken().isEmpty() && !applied.taken().contains("minimum-idle") && !minFromLoompool
-                && !maxFromLoompool) {
+    static Applied applyHikariRules(Environment environment, Applied applied, LoomPoolDataSource ds) {
+        Iterable<ConfigurationPropertySource> sources = ConfigurationPropertySources.get(environment);
+        boolean minFromLoompool = PoolKeys.isSet(ConfigurationPropertyName.of("loompool.min-size"), sources);
+        boolean maxFromLoompool = PoolKeys.isSet(ConfigurationPropertyName.of("loompool.max-size"), sources);
+        boolean configuredForHikari = !applied.taken().isEmpty();
+        boolean fixedSize = configuredForHikari && !applied.taken().contains("minimum-idle") && !minFromLoompool
+                && !maxFromLoompool;
+        if (fixedSize) {
             ds.setMinSize(ds.getMaxSize());
-            return new Applied(applied.taken(), applied.overridden(), applied.noEquivalent(), true);
-        }
-        if (applied.taken().contains("minimum-idle") && ds.getMinSize() > ds.getMaxSize()) {
+        } else if (applied.taken().contains("minimum-idle") && ds.getMinSize() > ds.getMaxSize()) {
             ds.setMinSize(ds.getMaxSize());
         }
-        return applied;
+        boolean lazyStart = configuredForHikari && !applied.taken().contains("initialization-fail-timeout")
+                && !applied.overridden().contains("initialization-fail-timeout")
+                && !PoolKeys.isSet(ConfigurationPropertyName.of("loompool.initialization-fail-timeout"), sources);
+        if (lazyStart) {
+            ds.setInitializationFailTimeout(Duration.ofMillis(-1));
+        }
+        return new Applied(applied.taken(), applied.overridden(), applied.noEquivalent(), fixedSize, lazyStart);
     }
 
     /** The {@code spring.datasource.hikari.*} keys set, by their first element after the prefix. */

@@ -77,7 +77,12 @@ final class HikariMeters {
         usage.record(useNanos, TimeUnit.NANOSECONDS);
     }
 
-    /** HikariCP counts the timeout and also records the wait that timed out in its acquire timer. */
+    /**
+     * An acquire that failed. HikariCP has one outcome for every failed getConnection (a timeout,
+     * after connectionTimeout, whatever the cause); loompool fails sooner when the connect itself
+     * fails or its breaker is open. Counting those too keeps {@code rate(hikaricp_connections_timeout_total)}
+     * alerts firing when the database goes away. As HikariCP, it also records the wait in the acquire timer.
+     */
     void timedOut(long waitNanos) {
         timeout.increment();
         acquire.record(waitNanos, TimeUnit.NANOSECONDS);

@@ -131,17 +131,17 @@ final class HikariSettings {
     }
 
     /**
-     * HikariCP (milliseconds): 1, its default, fails the start at the first failed connect, which is
-     * loompool's 0; a larger value retries that long, as loompool's does; 0 starts the pool even
-     * when no connection can be had, and a negative value starts it without trying: both are
-     * loompool's negative value (one attempt, then the pool starts and connects in the background).
+     * HikariCP (milliseconds), whose pool Boot starts at first use, so that no value stops the
+     * application's start: 1 (its default) fails that first use at the first failed connect, 0
+     * starts the pool even when no connection can be had, a negative value starts it without
+     * trying; all three are loompool's negative value (one attempt, then the pool starts and
+     * connects in the background). A larger value makes the first use retry that long; loompool's
+     * start retries that long, as a database starting beside the application needs.
      */
     public void setInitializationFailTimeout(Duration initializationFailTimeout) {
         Duration mapped = initializationFailTimeout;
         if (initializationFailTimeout != null) {
-            if (initializationFailTimeout.equals(Duration.ofMillis(1))) {
-                mapped = Duration.ZERO;
-            } else if (initializationFailTimeout.isNegative() || initializationFailTimeout.isZero()) {
+            if (initializationFailTimeout.compareTo(Duration.ofMillis(1)) <= 0) {
                 mapped = Duration.ofMillis(-1);
             }
         }

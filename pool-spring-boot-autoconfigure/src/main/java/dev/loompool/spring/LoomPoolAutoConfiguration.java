@@ -93,10 +93,10 @@ public final class LoomPoolAutoConfiguration {
         ds.setPassword(details.getPassword());
         ds.setDriverClassName(details.getDriverClassName());
         // HikariCP's keys whose loompool key is unset (its connection keys over the details above, as
-        // under HikariCP), then loompool.*; HikariCP's minimum-idle rules need both.
+        // under HikariCP), then loompool.*; HikariCP's minimum-idle and start rules need both.
         HikariKeys.Applied fromHikari = HikariKeys.apply(environment, ds);
         PoolKeys.bind(environment, ds);
-        fromHikari = HikariKeys.applyMinimumIdleRules(environment, fromHikari, ds);
+        fromHikari = HikariKeys.applyHikariRules(environment, fromHikari, ds);
         UnknownKeys.check(environment);
         ds.setCredentialsSupplier(credentials.getIfUnique());
         poolListeners.orderedStream().forEach(ds::addPoolListener);

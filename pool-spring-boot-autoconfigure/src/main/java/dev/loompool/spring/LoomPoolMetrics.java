@@ -218,10 +218,22 @@ final class LoomPoolMetrics implements PoolListener, MeterBinder {
     }
 
     @Override
+    public void onAcquireFailed(long waitNanos, Throwable error) {
+        HikariMeters h = hikari;
+        if (h != null) {
+            h.timedOut(waitNanos);
+        }
+    }
+
+    @Override
     public void onRejected(CircuitBreakerState state) {
         Counter c = rejected;
         if (c != null) {
             c.increment();
+        }
+        HikariMeters h = hikari;
+        if (h != null) {
+            h.timedOut(0); // refused without waiting
         }
     }
 

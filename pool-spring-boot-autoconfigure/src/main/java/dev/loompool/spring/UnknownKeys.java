@@ -29,7 +29,7 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  * {@link PoolKeys}, with its own message. Names are compared in Boot's uniform form (lower case, no
  * dashes), so every relaxed spelling Boot binds ({@code maxSize}, {@code max_size},
  * {@code LOOMPOOL_MAXSIZE}) is valid. An environment variable under {@code LOOMPOOL_} counts only when
- * it is near a key: the environment also holds other tools' variables.
+ * it is near a key, or near HikariCP's name for one: the environment also holds other tools' variables.
  */
 final class UnknownKeys {
 
@@ -51,6 +51,16 @@ final class UnknownKeys {
     }
 
     private static volatile List<Key> keys;
+
+    /**
+     * HikariCP's names put under {@code loompool.} ({@code LOOMPOOL_MAXIMUM_POOL_SIZE}, and
+     * near them {@code LOOMPOOL_MAX_POOL_SIZE}): what a team moving from HikariCP writes. None is a
+     * key; each suggests loompool's key for the same job, even where the name is far from it.
+     */
+    private static final List<Key> HIKARI_NAMES = HikariKeys.EQUIVALENT.entrySet().stream()
+            .map(e -> new Key(e.getValue(), elements(ConfigurationPropertyName.of(PoolKeys.PREFIX + "." + e.getKey())),
+                    false, false))
+            .toList();
 
     private UnknownKeys() {
     }
@@ -158,7 +168,15 @@ final class UnknownKeys {
                 nearest = key;
             }
         }
-        return nearest != null && best <= Math.max(2, nearest.joined().length() / 3) ? nearest : null;
+        if (nearest != null && best <= Math.max(2, nearest.joined().length() / 3)) {
+            return nearest;
+        }
+        for (Key hikari : HIKARI_NAMES) {
+            if (EditDistance.between(written, hikari.joined()) <= Math.max(2, hikari.joined().length() / 3)) {
+                return hikari;
+            }
+        }
+        return null;
     }
 
     /** "loompool.max-szie is not a loompool key; did you mean loompool.max-size? (set in …)", without the value. */

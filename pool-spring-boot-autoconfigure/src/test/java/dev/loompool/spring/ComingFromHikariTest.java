@@ -141,13 +141,27 @@ class ComingFromHikariTest {
 
     @Test
     void hikariInitializationFailTimeoutIsMappedToLoompoolsMeaning() {
-        // HikariCP: 1 (its default) fails at once, 0 and below start without a connection.
-        runner.withPropertyValues("spring.datasource.hikari.initialization-fail-timeout=1").run(context ->
-                assertThat(context.getBean(LoomPoolDataSource.class).getInitializationFailTimeout()).isZero());
-        runner.withPropertyValues("spring.datasource.hikari.initialization-fail-timeout=0").run(context ->
-                assertThat(context.getBean(LoomPoolDataSource.class).getInitializationFailTimeout()).isNegative());
-        runner.withPropertyValues("spring.datasource.hikari.initialization-fail-timeout=-1").run(context ->
-                assertThat(context.getBean(LoomPoolDataSource.class).getInitializationFailTimeout()).isNegative());
+        // Under Boot HikariCP starts at first use: 1 (its default), 0 and below never stop the application's start.
+        for (String value : new String[] {"1", "0", "-1"}) {
+            runner.withPropertyValues("spring.datasource.hikari.initialization-fail-timeout=" + value).run(context ->
+                    assertThat(context.getBean(LoomPoolDataSource.class).getInitializationFailTimeout()).isNegative());
+        }
+        runner.withPropertyValues("spring.datasource.hikari.initialization-fail-timeout=2").run(context ->
+                assertThat(context.getBean(LoomPoolDataSource.class).getInitializationFailTimeout())
+                        .isEqualTo(Duration.ofMillis(2)));
+    }
+
+    @Test
+    void anApplicationConfiguredForHikariStartsWithoutTheDatabaseUnlessLoompoolSaysOtherwise(CapturedOutput output) {
+        runner.withPropertyValues("spring.datasource.hikari.maximum-pool-size=4").run(context -> {
+            assertThat(context.getBean(LoomPoolDataSource.class).getInitializationFailTimeout()).isNegative();
+            assertThat(hikariLine(output)).contains("loompool.initialization-fail-timeout = -1ms, as HikariCP under"
+                    + " Spring Boot starts at first use");
+        });
+        runner.withPropertyValues("spring.datasource.hikari.maximum-pool-size=4", "loompool.initialization-fail-timeout=0")
+                .run(context -> assertThat(context.getBean(LoomPoolDataSource.class).getInitializationFailTimeout()).isZero());
+        runner.run(context -> assertThat(context.getBean(LoomPoolDataSource.class).getInitializationFailTimeout())
+                .as("no HikariCP key: loompool's own default").isZero());
     }
 
     @Test
@@ -186,7 +200,9 @@ class ComingFromHikariTest {
                             + "spring.datasource.hikari.maximum-pool-size as loompool.max-size, "
                             + "spring.datasource.hikari.password as the connection's password, "
                             + "spring.datasource.hikari.pool-name as loompool.pool-name, "
-                            + "spring.datasource.hikari.register-mbeans as loompool.register-mbeans; "
+                            + "spring.datasource.hikari.register-mbeans as loompool.register-mbeans, "
+                            + "loompool.initialization-fail-timeout = -1ms, as HikariCP under Spring Boot starts at first use"
+                            + " (set it to 0 to stop the start while the database is down); "
                             + "overridden by loompool keys: spring.datasource.hikari.minimum-idle (loompool.min-size is set)");
                     String warn = lines.stream().filter(l -> l.contains(" WARN ")).findFirst().orElseThrow();
                     assertThat(warn).contains("loompool 'orders' ignores these HikariCP settings, which have no loompool "

@@ -19,7 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -193,8 +192,6 @@ class HikariMetersParityTest {
      * the database goes away: every getConnection waits connectionTimeout and counts a timeout.
      */
     @Test
-    @Disabled("BUG: with the database down, HikariCP counts every failed getConnection in hikaricp.connections.timeout "
-            + "(3 of 3); loompool fails them with the connect error or the open breaker and counts 0: the alert stays silent")
     void aDatabaseThatIsDownCountsInTheTimeoutCounterAsInHikariCp() {
         String dead = "jdbc:postgresql://127.0.0.1:1/test?user=postgres&connectTimeout=1";
         SimpleMeterRegistry hikariRegistry = new SimpleMeterRegistry();
