@@ -121,7 +121,8 @@ public final class DelegateGenerator {
                         + "            p.leave();\n            done();\n        }");
                 continue;
             }
-            String call = "bind()." + JdbcMethods.call(m);
+            boolean tracked = r == Statement.class || r == PreparedStatement.class || r == CallableStatement.class;
+            String call = (tracked ? "bindInRun()." : "bind().") + JdbcMethods.call(m);
             String sql = m.getParameterCount() > 0 && m.getParameterTypes()[0] == String.class
                     ? m.getParameters()[0].getName() : "null";
             if (r == Statement.class) {
@@ -139,7 +140,6 @@ public final class DelegateGenerator {
             }
             // A statement is tracked by its wrap hook and pins from then on: done() after it would
             // release nothing, and on the hot path (P1) it was an out-of-line call every prepare.
-            boolean tracked = r == Statement.class || r == PreparedStatement.class || r == CallableStatement.class;
             out.method(m, tracked ? JdbcMethods.boundTracked(call, r, "throw error(e);")
                     : JdbcMethods.bound(call, r, "throw error(e);"));
         }

@@ -123,12 +123,16 @@ public final class JdbcMethods {
     /**
      * {@link #bound} for a call whose result the handle tracks from then on (a statement, through
      * the wrap hook): the tracked result pins the connection, so {@code done()} after it would
-     * release nothing. Only a call that did not return it (it threw) reports done.
+     * release nothing. Only a call that did not return it (it threw) reports done. The call is a
+     * run of the handle, as a statement's execution is, and binds in it ({@code bindInRun()}): a
+     * statement of the same handle that ends on another thread meanwhile leaves its release to the
+     * run's end, which sees the new statement pin, instead of giving the connection back while the
+     * driver still makes a statement on it.
      */
     public static String boundTracked(String call, Class<?> r, String onError) {
-        return "boolean tracked = false;\n        try {\n            " + r.getName() + " result = " + call
+        return "boolean tracked = false;\n        runStarted();\n        try {\n            " + r.getName() + " result = " + call
                 + ";\n            tracked = true;\n            return result;\n        } catch (java.sql.SQLException e) {\n            "
-                + onError + "\n        } finally {\n            if (!tracked) {\n                done();\n            }\n        }";
+                + onError + "\n        } finally {\n            runEnded();\n            if (!tracked) {\n                done();\n            }\n        }";
     }
 
     /** Public instance methods, inherited ones included, in a stable order. */

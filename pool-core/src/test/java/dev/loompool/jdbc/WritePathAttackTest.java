@@ -496,7 +496,6 @@ class WritePathAttackTest extends HostileSupport {
      * lets the connection go (nothing pins it): the handle was never closed, and the plain driver's
      * shared connection makes the statement. Held at the driver's prepareStatement, after the bind.
      */
-    @Disabled("BUG: prepareStatement on one thread fails with HY010 'handle was closed' when the handle's statement on another thread ends meanwhile")
     @Test
     void aStatementMadeOnOneThreadSurvivesAStatementOfTheSameHandleEndingOnAnother() throws Exception {
         pgObjects();
