@@ -151,9 +151,6 @@ class HikariMigrationStartAndFailTest {
         });
     }
 
-    @org.junit.jupiter.api.Disabled("BUG: with the starter instead of spring-boot-starter-jdbc (no HikariCP), an"
-            + " application whose own data sources are built by DataSourceBuilder without a type (Boot's documented"
-            + " two-data-source setup) no longer starts: 'No supported DataSource type found', nothing says what to do")
     @Test
     void twoDataSourcesOfTheApplicationOnceHikariIsGoneFailNamingTheWayOut() {
         runner(PG).withClassLoader(new FilteredClassLoader("com.zaxxer.hikari")).withUserConfiguration(TwoDataSources.class)
