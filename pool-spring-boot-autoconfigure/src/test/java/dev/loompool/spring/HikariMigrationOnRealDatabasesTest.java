@@ -213,6 +213,37 @@ class HikariMigrationOnRealDatabasesTest {
     }
 
     @Test
+    void mariadbReadOnlyPoolTakesBackItsReadOnlyAndIsolationAfterABorrowerWroteAndChangedIsolationBySql()
+            throws Exception {
+        exec(MARIADB, "DROP TABLE IF EXISTS wt40a_ro", "CREATE TABLE wt40a_ro (id int) ENGINE=InnoDB");
+        try {
+            List<List<String>> both = underBoth(runner(MARIADB).withPropertyValues(
+                    "spring.datasource.hikari.maximum-pool-size=1", "spring.datasource.hikari.read-only=true",
+                    "spring.datasource.hikari.transaction-isolation=TRANSACTION_READ_COMMITTED"), (ds, seen) -> {
+                        try (Connection a = ds.getConnection(); Statement s = a.createStatement()) {
+                            a.setReadOnly(false);
+                            s.executeUpdate("INSERT INTO wt40a_ro VALUES (1)");
+                            s.execute("SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE");
+                        }
+                        try (Connection b = ds.getConnection(); Statement s = b.createStatement()) {
+                            seen.add("B readOnly " + b.isReadOnly() + " " + one(s, "SELECT @@session.tx_isolation"));
+                            try {
+                                s.executeUpdate("INSERT INTO wt40a_ro VALUES (2)");
+                                seen.add("B's write accepted");
+                            } catch (SQLException e) {
+                                seen.add("B's write refused");
+                            }
+                        }
+                    });
+            // HikariCP puts back the read-only A changed through JDBC, not the isolation A changed through SQL.
+            assertThat(both.get(0)).as("HikariCP").containsExactly("B readOnly true SERIALIZABLE", "B's write refused");
+            assertThat(both.get(1)).as("loompool").containsExactly("B readOnly true READ-COMMITTED", "B's write refused");
+        } finally {
+            exec(MARIADB, "DROP TABLE IF EXISTS wt40a_ro");
+        }
+    }
+
+    @Test
     void aWrongPasswordOrDeadDatabaseGivenThroughHikariKeysIsNeverPrinted(CapturedOutput output) {
         ApplicationContextRunner configured = runner(PG).withPropertyValues(
                 "spring.datasource.hikari.jdbc-url=jdbc:postgresql://127.0.0.1:1/test?user=app&password=hunter2url",
