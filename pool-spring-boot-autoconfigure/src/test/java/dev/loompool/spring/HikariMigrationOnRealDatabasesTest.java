@@ -244,6 +244,34 @@ class HikariMigrationOnRealDatabasesTest {
     }
 
     @Test
+    void mariadbCatalogKeyIsEveryBorrowersDatabaseAfterABorrowerMovedAwayByJdbcOrSql() throws Exception {
+        exec(MARIADB, "DROP DATABASE IF EXISTS wt40a_db", "CREATE DATABASE wt40a_db",
+                "CREATE TABLE wt40a_db.wt40a_c (id int)", "INSERT INTO wt40a_db.wt40a_c VALUES (1), (2)");
+        try {
+            List<List<String>> both = underBoth(runner(MARIADB).withPropertyValues(
+                    "spring.datasource.hikari.maximum-pool-size=1", "spring.datasource.hikari.catalog=wt40a_db"),
+                    (ds, seen) -> {
+                        try (Connection a = ds.getConnection(); Statement s = a.createStatement()) {
+                            seen.add("A " + one(s, "SELECT DATABASE()") + " " + one(s, "SELECT count(*) FROM wt40a_c"));
+                            a.setCatalog("test");
+                        }
+                        try (Connection b = ds.getConnection(); Statement s = b.createStatement()) {
+                            seen.add("B " + one(s, "SELECT DATABASE()") + " " + one(s, "SELECT count(*) FROM wt40a_c"));
+                            s.execute("USE test");
+                        }
+                        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                            seen.add("C " + one(s, "SELECT DATABASE()"));
+                        }
+                    });
+            // HikariCP puts back the catalog changed through JDBC, not the one changed by USE.
+            assertThat(both.get(0)).as("HikariCP").containsExactly("A wt40a_db 2", "B wt40a_db 2", "C test");
+            assertThat(both.get(1)).as("loompool").containsExactly("A wt40a_db 2", "B wt40a_db 2", "C wt40a_db");
+        } finally {
+            exec(MARIADB, "DROP DATABASE IF EXISTS wt40a_db");
+        }
+    }
+
+    @Test
     void aWrongPasswordOrDeadDatabaseGivenThroughHikariKeysIsNeverPrinted(CapturedOutput output) {
         ApplicationContextRunner configured = runner(PG).withPropertyValues(
                 "spring.datasource.hikari.jdbc-url=jdbc:postgresql://127.0.0.1:1/test?user=app&password=hunter2url",
