@@ -272,6 +272,33 @@ class HikariMigrationOnRealDatabasesTest {
     }
 
     @Test
+    void postgresASearchPathSetBySqlStaysWithItsHandleWhileAnotherBorrowsAndNeverReachesIt() throws Exception {
+        exec(PG, "DROP SCHEMA IF EXISTS wt40a_u CASCADE", "CREATE SCHEMA wt40a_u",
+                "CREATE TABLE wt40a_u.wt40a_only_here (id int)", "INSERT INTO wt40a_u.wt40a_only_here VALUES (1), (2)");
+        try {
+            List<List<String>> both = underBoth(runner(PG).withPropertyValues("spring.datasource.hikari.maximum-pool-size=2"),
+                    (ds, seen) -> {
+                        for (String set : new String[] {"SET search_path TO wt40a_u",
+                            "SELECT set_config('search_path', 'wt40a_u', false)"}) {
+                            try (Connection a = ds.getConnection(); Statement sa = a.createStatement()) {
+                                sa.execute(set);
+                                try (Connection b = ds.getConnection(); Statement sb = b.createStatement()) {
+                                    seen.add("B " + one(sb, "SHOW search_path"));
+                                    seen.add("A " + one(sa, "SELECT count(*) FROM wt40a_only_here"));
+                                    seen.add("B again " + one(sb, "SHOW search_path"));
+                                }
+                            }
+                        }
+                    });
+            assertThat(both.get(0)).as("HikariCP").containsExactly("B \"$user\", public", "A 2",
+                    "B again \"$user\", public", "B \"$user\", public", "A 2", "B again \"$user\", public");
+            assertThat(both.get(1)).as("loompool").isEqualTo(both.get(0));
+        } finally {
+            exec(PG, "DROP SCHEMA IF EXISTS wt40a_u CASCADE");
+        }
+    }
+
+    @Test
     void aWrongPasswordOrDeadDatabaseGivenThroughHikariKeysIsNeverPrinted(CapturedOutput output) {
         ApplicationContextRunner configured = runner(PG).withPropertyValues(
                 "spring.datasource.hikari.jdbc-url=jdbc:postgresql://127.0.0.1:1/test?user=app&password=hunter2url",
