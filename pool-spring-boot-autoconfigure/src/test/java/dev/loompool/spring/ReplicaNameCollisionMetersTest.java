@@ -7,7 +7,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.List;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -66,9 +65,6 @@ class ReplicaNameCollisionMetersTest {
         }
     }
 
-    @Disabled("BUG: an application pool named like another pool's replica (orders-replica-1) starts, and both "
-            + "publish hikaricp.* and db.client.connection.* under the same pool tag: one series for two pools, the "
-            + "replica's numbers nowhere; two data sources named alike are refused, this is not")
     @Test
     void theClashIsRefusedWhicheverPoolIsWiredFirst() {
         new ApplicationContextRunner()
@@ -105,9 +101,6 @@ class ReplicaNameCollisionMetersTest {
             .withPropertyValues("loompool.metrics.hikari-compatible=true")
             .withUserConfiguration(APoolNamedLikeAnotherOnesReplica.class);
 
-    @Disabled("BUG: an application pool named like another pool's replica (orders-replica-1) starts, and both "
-            + "publish hikaricp.* and db.client.connection.* under the same pool tag: one series for two pools, the "
-            + "replica's numbers nowhere; two data sources named alike are refused, this is not")
     @Test
     void aPoolNamedLikeAnotherPoolsReplicaIsRefusedAtStartup() {
         runner.run(context -> {
