@@ -3,9 +3,11 @@ package dev.loompool.spring;
 import dev.loompool.jdbc.BindObserver;
 import dev.loompool.jdbc.LoomPoolDataSource;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
@@ -67,16 +69,20 @@ final class PoolWiring implements BeanPostProcessor {
             if (!started && DEFAULT_NAME.equals(ds.getPoolName()) && !"dataSource".equals(beanName)) {
                 ds.setPoolName(beanName);
             }
-            LoomPoolDataSource namesake = wired.putIfAbsent(ds.getPoolName(), ds);
+            LoomPoolDataSource namesake = wired.get(ds.getPoolName());
             if (namesake != null && namesake.isClosed()) { // made again after a close (a refresh-scoped bean)
-                wired.put(ds.getPoolName(), ds);
                 namesake = null;
             }
+            String sharedName = namesake != null ? ds.getPoolName() : sharedWithAReplica(ds);
+            if (sharedName == null) {
+                wired.put(ds.getPoolName(), ds);
+            }
             bootMeterNames.putIfAbsent(bootMeterName(beanName), ds.getPoolName());
-            if (namesake != null) {
-                throw new IllegalStateException("Two loompools are named '" + ds.getPoolName() + "' (the second is bean '"
-                        + beanName + "'): their meters, health and endpoint entries would mix. Give each its own"
-                        + " name (loompool.pool-name, or setPoolName on the bean).");
+            if (sharedName != null) {
+                throw new IllegalStateException("Two loompools are named '" + sharedName + "' (the second is bean '"
+                        + beanName + "'" + (sharedName.equals(ds.getPoolName()) && namesake != null ? ""
+                                : "; a replica's pool is named <pool-name>-replica-N") + "): their meters, health and"
+                        + " endpoint entries would mix. Give each its own name (loompool.pool-name, or setPoolName on the bean).");
             }
         } finally {
             lock.unlock();
@@ -101,6 +107,36 @@ final class PoolWiring implements BeanPostProcessor {
             ds.addPoolListener(m.add(ds));
             ds.addReplicaPoolListeners(replicaName -> m.addReplica(ds, replicaName));
         });
+    }
+
+    /** The names {@code ds}'s meters are tagged with: its own and its replicas' ({@code <name>-replica-N}). */
+    private static Set<String> meterNames(LoomPoolDataSource ds) {
+        Set<String> names = new HashSet<>();
+        names.add(ds.getPoolName());
+        for (int i = 1; i <= ds.getReplicas().size(); i++) {
+            names.add(ds.getPoolName() + "-replica-" + i);
+        }
+        return names;
+    }
+
+    /**
+     * A name {@code ds} or one of its replicas would share with a running pool wired before, or
+     * with one of its replicas (an application pool named {@code orders-replica-1} beside the
+     * replica of {@code orders}); null if none. Under the lock.
+     */
+    private String sharedWithAReplica(LoomPoolDataSource ds) {
+        Set<String> mine = meterNames(ds);
+        for (LoomPoolDataSource other : wired.values()) {
+            if (other == ds || other.isClosed()) {
+                continue;
+            }
+            for (String name : meterNames(other)) {
+                if (mine.contains(name)) {
+                    return name;
+                }
+            }
+        }
+        return null;
     }
 
     /**
