@@ -149,7 +149,8 @@ final class PoolKeys {
 
     /**
      * A group whose every key is commented out in YAML ({@code circuit-breaker:} with nothing under
-     * it) reads as an empty value, which no converter turns into the group's object: nothing is set.
+     * it) reads as an empty value, and an empty JSON object as an empty map, which no converter turns
+     * into the group's object: nothing is set.
      */
     private static final class EmptiedGroup extends AbstractBindHandler {
 
@@ -157,11 +158,20 @@ final class PoolKeys {
         public Object onFailure(ConfigurationPropertyName name, Bindable<?> target, BindContext context, Exception error)
                 throws Exception {
             if (context.getDepth() == 0 && context.getConfigurationProperty() != null
-                    && "".equals(context.getConfigurationProperty().getValue())) {
+                    && emptied(context.getConfigurationProperty().getValue())) {
                 return null;
             }
             return super.onFailure(name, target, context, error);
         }
+    }
+
+    /**
+     * The value of a group with nothing in it: YAML's {@code ""}, or the empty object or list
+     * SPRING_APPLICATION_JSON keeps as it is (a Helm chart's {@code toJson} of its values).
+     */
+    static boolean emptied(Object value) {
+        return "".equals(value) || value instanceof java.util.Map<?, ?> map && map.isEmpty()
+                || value instanceof java.util.Collection<?> collection && collection.isEmpty();
     }
 
     /** {@code loompool.circuit-breaker.*}, the nested keys of the pool's two circuit-breaker setters. */

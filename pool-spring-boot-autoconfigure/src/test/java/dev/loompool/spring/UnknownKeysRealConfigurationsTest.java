@@ -190,13 +190,15 @@ class UnknownKeysRealConfigurationsTest {
 
     /** A Helm chart's toJson of its values: the groups it has no entries for are empty objects and lists. */
     @Test
-    @Disabled("BUG: SPRING_APPLICATION_JSON from a Helm chart with an empty group ({\"circuit-breaker\": {}}) fails the start")
     void springApplicationJsonWithEmptyGroupsStarts() {
         Settings settings = started(start(Map.of("SPRING_APPLICATION_JSON", """
                 {"loompool": {"max-size": 4, "replicas": [], "data-source-properties": {},
                  "circuit-breaker": {}, "metrics": {}}}
                 """)));
         assertThat(settings.maxSize()).isEqualTo(4);
+        assertThat(settings.failureThreshold()).isEqualTo(5);
+        assertThat(settings.replicas()).isEmpty();
+        assertThat(check(Map.of("loompool.circuit-braker", Map.of()), false)).contains("loompool.circuit-braker");
     }
 
     @Test
