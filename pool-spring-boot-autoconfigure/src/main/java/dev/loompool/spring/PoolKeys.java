@@ -108,9 +108,10 @@ final class PoolKeys {
     /**
      * Binds the keys only: a getter-only property ({@code connection}, {@code pool}) must never be
      * bound into (the binder would call the getter), and a property that is not a key, set under
-     * {@code loompool.}, fails instead of being ignored.
+     * {@code loompool.}, fails instead of being ignored. A {@code loompool:} block whose every key is
+     * commented out is an emptied group too.
      */
-    private static final class OnlyPoolKeys extends AbstractBindHandler {
+    private static final class OnlyPoolKeys extends EmptiedGroup {
 
         @Override
         public <T> Bindable<T> onStart(ConfigurationPropertyName name, Bindable<T> target, BindContext context) {
@@ -152,16 +153,27 @@ final class PoolKeys {
      * it) reads as an empty value, and an empty JSON object as an empty map, which no converter turns
      * into the group's object: nothing is set.
      */
-    private static final class EmptiedGroup extends AbstractBindHandler {
+    private static class EmptiedGroup extends AbstractBindHandler {
 
         @Override
         public Object onFailure(ConfigurationPropertyName name, Bindable<?> target, BindContext context, Exception error)
                 throws Exception {
-            if (context.getDepth() == 0 && context.getConfigurationProperty() != null
-                    && emptied(context.getConfigurationProperty().getValue())) {
+            if (context.getDepth() == 0 && emptied(valueOf(name, context))) {
                 return null;
             }
             return super.onFailure(name, target, context, error);
+        }
+
+        /** The group's own value, looked up again: binding its bean properties cleared the context's. */
+        private static Object valueOf(ConfigurationPropertyName name, BindContext context) {
+            for (ConfigurationPropertySource source : context.getSources()) {
+                org.springframework.boot.context.properties.source.ConfigurationProperty property =
+                        source.getConfigurationProperty(name);
+                if (property != null) {
+                    return property.getValue();
+                }
+            }
+            return null;
         }
     }
 

@@ -201,6 +201,40 @@ class UnknownKeysRealConfigurationsTest {
         assertThat(check(Map.of("loompool.circuit-braker", Map.of()), false)).contains("loompool.circuit-braker");
     }
 
+    /** Every loompool setting commented out, the block's head kept: Boot reads loompool itself as "". */
+    @Test
+    void aLoompoolBlockWhoseEveryKeyIsCommentedOutStarts() throws IOException {
+        write("application.yml", """
+                loompool:
+                #  max-size: 5
+                #  circuit-breaker:
+                #    failure-threshold: 3
+                spring:
+                  main:
+                    banner-mode: off
+                """);
+        assertThat(started(start(Map.of(), "--spring.config.location=file:" + dir + "/")).maxSize()).isEqualTo(10);
+        assertThat(started(start(Map.of("SPRING_APPLICATION_JSON", "{\"loompool\": {}}"))).maxSize()).isEqualTo(10);
+    }
+
+    /** A key quoted in brackets in YAML ("[max-size]"), which Boot binds as the key. */
+    @Test
+    void aKeyInBracketsIsAppliedOrRefusedNeverIgnored() throws IOException {
+        write("application.yml", """
+                loompool:
+                  "[max-size]": 3
+                  circuit-breaker:
+                    "[failure-threshold]": 2
+                """);
+        Object result = start(Map.of(), "--spring.config.location=file:" + dir + "/");
+        if (result instanceof Settings settings) {
+            assertThat(settings.maxSize()).isEqualTo(3);
+            assertThat(settings.failureThreshold()).isEqualTo(2);
+        } else {
+            assertThat((String) result).contains("[max-size]");
+        }
+    }
+
     @Test
     void everyKeyInEveryRelaxedFormPassesTheCheck() {
         Map<String, Object> file = new LinkedHashMap<>();
@@ -259,6 +293,20 @@ class UnknownKeysRealConfigurationsTest {
                 "LOOMPOOL_DB_HOST", "LOOMPOOL_DB_NAME", "LOOMPOOL_DB_USER", "LOOMPOOL_HEALTHCHECK_PORT")) {
             if (check(Map.of(variable, "x"), true) != null) {
                 failing.add(variable);
+            }
+        }
+        // This build's own -D flags, which reach the tests' JVMs.
+        for (String property : List.of("loompool.test.mariadb-scheme", "loompool.test.mariadb-options",
+                "loompool.matrix.driver", "loompool.matrix.database", "loompool.matrix.transaction-state",
+                "loompool.fuzz.targets", "loompool.fuzz.pool.targets", "loompool.fuzz.pool.known",
+                "loompool.fuzz.pool.tries", "loompool.fuzz.shrunk", "loompool.bench.app")) {
+            StandardEnvironment environment = new StandardEnvironment();
+            environment.getPropertySources().replace(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
+                    new MapPropertySource(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME, Map.of(property, "x")));
+            try {
+                UnknownKeys.check(environment);
+            } catch (LoomPoolStartupException e) {
+                failing.add(property);
             }
         }
         assertThat(failing).isEmpty();
