@@ -176,6 +176,18 @@ class UnknownKeysRealConfigurationsTest {
         assertThat(settings.failureThreshold()).isEqualTo(4);
     }
 
+    /** A Kubernetes secret's keys cannot hold brackets: a replica's index is a file name. */
+    @Test
+    void aConfigTreeReplicaIndexAndDriverPropertyAreApplied() throws IOException {
+        String replica = LoomPoolAutoConfigurationTest.h2();
+        write("loompool/replicas/0", replica);
+        write("loompool/min-size", "0");
+        write("loompool/data-source-properties/ssl.mode", "disable");
+        Settings settings = started(start(Map.of(), "--spring.config.import=configtree:" + dir + "/"));
+        assertThat(settings.replicas()).containsExactly(replica);
+        assertThat(settings.driver()).containsEntry("ssl.mode", "disable");
+    }
+
     @Test
     void springApplicationJsonFromTheEnvironmentStarts() {
         Settings settings = started(start(Map.of("SPRING_APPLICATION_JSON", """
