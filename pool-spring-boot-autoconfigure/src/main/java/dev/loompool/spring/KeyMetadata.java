@@ -25,6 +25,12 @@ final class KeyMetadata {
     private static final String STRING = "\"(?:[^\"\\\\]|\\\\.)*\"";
     /** An object with no object inside it: a property, a group or a hint value. */
     private static final Pattern FLAT_OBJECT = Pattern.compile("\\{(?:[^{}\"]|" + STRING + ")*}");
+    /**
+     * A deprecated key's {@code "deprecation": {"level": …, "replacement": …}}, the one object the
+     * configuration processor writes inside a property: taken out, the property is flat again (a
+     * deprecated key is still bound, so still a key).
+     */
+    private static final Pattern DEPRECATION = Pattern.compile("\"deprecation\"\\s*:\\s*\\{(?:[^{}\"]|" + STRING + ")*}");
     private static final Pattern NAME = Pattern.compile("\"name\"\\s*:\\s*\"(" + PoolKeys.PREFIX + "\\.[^\"]+)\"");
     private static final Pattern TYPE = Pattern.compile("\"type\"\\s*:\\s*\"([^\"]+)\"");
 
@@ -54,7 +60,7 @@ final class KeyMetadata {
     }
 
     private static void read(String json, Map<String, String> keys) {
-        Matcher object = FLAT_OBJECT.matcher(json);
+        Matcher object = FLAT_OBJECT.matcher(DEPRECATION.matcher(json).replaceAll("\"deprecation\": null"));
         while (object.find()) {
             Matcher name = NAME.matcher(object.group());
             Matcher type = TYPE.matcher(object.group());

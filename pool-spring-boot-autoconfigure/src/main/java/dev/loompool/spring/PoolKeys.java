@@ -108,9 +108,10 @@ final class PoolKeys {
     /**
      * Binds the keys only: a getter-only property ({@code connection}, {@code pool}) must never be
      * bound into (the binder would call the getter), and a property that is not a key, set under
-     * {@code loompool.}, fails instead of being ignored.
+     * {@code loompool.}, fails instead of being ignored. A {@code loompool:} block whose every key is
+     * commented out is an emptied group too.
      */
-    private static final class OnlyPoolKeys extends AbstractBindHandler {
+    private static final class OnlyPoolKeys extends EmptiedGroup {
 
         @Override
         public <T> Bindable<T> onStart(ConfigurationPropertyName name, Bindable<T> target, BindContext context) {
@@ -149,19 +150,40 @@ final class PoolKeys {
 
     /**
      * A group whose every key is commented out in YAML ({@code circuit-breaker:} with nothing under
-     * it) reads as an empty value, which no converter turns into the group's object: nothing is set.
+     * it) reads as an empty value, and an empty JSON object as an empty map, which no converter turns
+     * into the group's object: nothing is set.
      */
-    private static final class EmptiedGroup extends AbstractBindHandler {
+    private static class EmptiedGroup extends AbstractBindHandler {
 
         @Override
         public Object onFailure(ConfigurationPropertyName name, Bindable<?> target, BindContext context, Exception error)
                 throws Exception {
-            if (context.getDepth() == 0 && context.getConfigurationProperty() != null
-                    && "".equals(context.getConfigurationProperty().getValue())) {
+            if (context.getDepth() == 0 && emptied(valueOf(name, context))) {
                 return null;
             }
             return super.onFailure(name, target, context, error);
         }
+
+        /** The group's own value, looked up again: binding its bean properties cleared the context's. */
+        private static Object valueOf(ConfigurationPropertyName name, BindContext context) {
+            for (ConfigurationPropertySource source : context.getSources()) {
+                org.springframework.boot.context.properties.source.ConfigurationProperty property =
+                        source.getConfigurationProperty(name);
+                if (property != null) {
+                    return property.getValue();
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * The value of a group with nothing in it: YAML's {@code ""}, or the empty object or list
+     * SPRING_APPLICATION_JSON keeps as it is (a Helm chart's {@code toJson} of its values).
+     */
+    static boolean emptied(Object value) {
+        return "".equals(value) || value instanceof java.util.Map<?, ?> map && map.isEmpty()
+                || value instanceof java.util.Collection<?> collection && collection.isEmpty();
     }
 
     /** {@code loompool.circuit-breaker.*}, the nested keys of the pool's two circuit-breaker setters. */

@@ -121,11 +121,12 @@ final class UnknownKeys {
 
     /**
      * A group whose every key is commented out in YAML ({@code circuit-breaker:} with nothing under
-     * it), which Boot reads as an empty value: nothing is set, so nothing is wrong.
+     * it), which Boot reads as an empty value, or an empty object in SPRING_APPLICATION_JSON: nothing
+     * is set, so nothing is wrong.
      */
     private static boolean emptiedGroup(ConfigurationPropertySource source, ConfigurationPropertyName name) {
         ConfigurationProperty property = source.getConfigurationProperty(name);
-        if (property == null || !"".equals(property.getValue())) {
+        if (property == null || !PoolKeys.emptied(property.getValue())) {
             return false;
         }
         List<String> elements = elements(name);
