@@ -53,14 +53,14 @@ final class UnknownKeys {
     private static volatile List<Key> keys;
 
     /**
-     * HikariCP's names put under {@code loompool.} ({@code LOOMPOOL_MAXIMUM_POOL_SIZE}, and
-     * near them {@code LOOMPOOL_MAX_POOL_SIZE}): what a team moving from HikariCP writes. None is a
-     * key; each suggests loompool's key for the same job, even where the name is far from it.
+     * Where loompool's keys are not, but a team writes them: beside HikariCP's
+     * ({@code spring.datasource.hikari.*}), or with Spring's prefix ({@code SPRING_LOOMPOOL_MAX_SIZE}).
+     * Nothing reads them, in any source.
      */
-    private static final List<Key> HIKARI_NAMES = HikariKeys.EQUIVALENT.entrySet().stream()
-            .map(e -> new Key(e.getValue(), elements(ConfigurationPropertyName.of(PoolKeys.PREFIX + "." + e.getKey())),
-                    false, false))
-            .toList();
+    private static final List<ConfigurationPropertyName> MISPLACED = List.of(
+            ConfigurationPropertyName.of("spring.datasource.loompool"), ConfigurationPropertyName.of("spring.loompool"));
+
+    private static final ConfigurationPropertyName DRIVER_PROPERTIES = PREFIX.append("data-source-properties");
 
     private UnknownKeys() {
     }
@@ -81,11 +81,20 @@ final class UnknownKeys {
                         .forEach(name -> {
                             Key nearest = nearest(name, environmentVariables);
                             // The environment and the system properties are shared with other tools (a CI's
-                            // LOOMPOOL_TEST_POSTGRES_URL): there, only a near miss of a key is taken for a misspelling.
-                            if (!shared || nearest != null) {
+                            // LOOMPOOL_TEST_POSTGRES_URL, a Kubernetes service's LOOMPOOL_REPLICA_SERVICE_HOST):
+                            // there, only a near miss of a key is taken for a misspelling.
+                            if (!shared || nearest != null && !anotherToolsName(elements(name), nearest)) {
                                 unknown.put(name.toString(), describe(source, name, nearest));
                             }
                         });
+                iterable.filter(DRIVER_PROPERTIES::isAncestorOf).stream()
+                        .filter(name -> indentedPoolKey(name) != null && !unknown.containsKey(name.toString()))
+                        .forEach(name -> unknown.put(name.toString(), origin(new StringBuilder(name.toString())
+                                .append(" is a pool key indented into the driver's properties, where no driver reads it;")
+                                .append(" did you mean ").append(indentedPoolKey(name)).append('?'), source, name)));
+                iterable.filter(name -> MISPLACED.stream().anyMatch(p -> p.isAncestorOf(name))).stream()
+                        .filter(name -> !unknown.containsKey(name.toString()))
+                        .forEach(name -> unknown.put(name.toString(), misplaced(source, name)));
             }
         }
         if (unknown.isEmpty()) {
@@ -162,7 +171,11 @@ final class UnknownKeys {
                 String head = environmentVariables
                         ? written.substring(0, Math.min(written.length(), key.joined().length()))
                         : String.join("", elements.subList(0, key.elements().size()));
-                distance = Math.min(distance, EditDistance.between(head, key.joined()));
+                String rest = environmentVariables ? written.substring(head.length())
+                        : elements.get(key.elements().size());
+                // a list is followed by an index: LOOMPOOL_REPLICAS_MAX_SIZE is a key misspelled, not an entry
+                int notAnEntry = key.list() && (rest.isEmpty() || !Character.isDigit(rest.charAt(0))) ? 2 : 0;
+                distance = Math.min(distance, EditDistance.between(head, key.joined()) + notAnEntry);
             }
             if (distance < best) {
                 best = distance;
@@ -172,12 +185,70 @@ final class UnknownKeys {
         if (nearest != null && best <= Math.max(2, nearest.joined().length() / 3)) {
             return nearest;
         }
-        for (Key hikari : HIKARI_NAMES) {
-            if (EditDistance.between(written, hikari.joined()) <= Math.max(2, hikari.joined().length() / 3)) {
-                return hikari;
+        String meant = OtherPoolNames.keyFor(written);
+        return meant == null ? null : key(meant, null);
+    }
+
+    /**
+     * Whether a name under {@code LOOMPOOL_} in a shared source, near {@code nearest}, is rather
+     * another tool's: a Kubernetes or Docker service link of a service named loompool-something
+     * ({@code LOOMPOOL_REPLICA_SERVICE_HOST}, {@code LOOMPOOL_REPLICA_PORT_5432_TCP_ADDR}), or a key
+     * with a word added ({@code LOOMPOOL_DB_SCHEMA}): a typo changes letters, not whole words.
+     */
+    private static boolean anotherToolsName(List<String> words, Key nearest) {
+        int n = words.size();
+        String last = words.get(n - 1);
+        boolean serviceLink = n >= 2 && words.get(n - 2).equals("service") && (last.equals("host") || last.equals("port"))
+                || n >= 3 && words.get(n - 3).equals("service") && words.get(n - 2).equals("port")
+                || last.equals("port") || words.contains("port") && words.stream().anyMatch(
+                        w -> w.equals("tcp") || w.equals("udp") || w.equals("sctp"));
+        if (serviceLink) {
+            return true;
+        }
+        String key = nearest.joined();
+        for (int from = 0; from < n; from++) {
+            StringBuilder run = new StringBuilder();
+            for (int to = from; to < n; to++) {
+                run.append(words.get(to));
+                if (run.toString().equals(key) && to - from + 1 < n) {
+                    return true; // the key whole, with words around it
+                }
             }
         }
-        return null;
+        return false;
+    }
+
+    /**
+     * A YAML key indented one level too deep, into the driver's properties, the last group of the
+     * block ({@code data-source-properties:\n  sslmode: …\n  max-size: 3}): a dashed name that is a
+     * pool key. Drivers name their properties in camel case ({@code readOnly}, {@code sslmode}), so a
+     * dashed one is no driver's. Returns the key meant, or null.
+     */
+    private static String indentedPoolKey(ConfigurationPropertyName name) {
+        if (name.getNumberOfElements() != DRIVER_PROPERTIES.getNumberOfElements() + 1) {
+            return null;
+        }
+        String written = name.getLastElement(ConfigurationPropertyName.Form.ORIGINAL);
+        if (written.indexOf('-') < 0 || !ConfigurationPropertyName.isValid(PoolKeys.PREFIX + "." + written)) {
+            return null;
+        }
+        ConfigurationPropertyName asKey = ConfigurationPropertyName.of(PoolKeys.PREFIX + "." + written);
+        return keys().stream().anyMatch(k -> !k.container() && k.elements().equals(elements(asKey))) ? asKey.toString() : null;
+    }
+
+    /** "spring.datasource.loompool.max-size is not read: loompool's keys are under loompool.; did you mean loompool.max-size?" */
+    private static String misplaced(ConfigurationPropertySource source, ConfigurationPropertyName name) {
+        ConfigurationPropertyName prefix = MISPLACED.stream().filter(p -> p.isAncestorOf(name)).findFirst().orElseThrow();
+        ConfigurationPropertyName asKey = PREFIX;
+        for (int i = prefix.getNumberOfElements(); i < name.getNumberOfElements(); i++) {
+            asKey = asKey.append(name.getElement(i, ConfigurationPropertyName.Form.ORIGINAL));
+        }
+        Key meant = valid(asKey, false) ? key(asKey.toString(), null) : nearest(asKey, false);
+        StringBuilder text = new StringBuilder(name.toString()).append(" is not read: loompool's keys are under loompool.");
+        if (meant != null) {
+            text.append("; did you mean ").append(meant.name()).append('?');
+        }
+        return origin(text, source, name);
     }
 
     /** "loompool.max-szie is not a loompool key; did you mean loompool.max-size? (set in …)", without the value. */
@@ -186,6 +257,10 @@ final class UnknownKeys {
         if (nearest != null) {
             text.append("; did you mean ").append(nearest.name()).append('?');
         }
+        return origin(text, source, name);
+    }
+
+    private static String origin(StringBuilder text, ConfigurationPropertySource source, ConfigurationPropertyName name) {
         ConfigurationProperty property = source.getConfigurationProperty(name);
         if (property != null && property.getOrigin() != null) {
             text.append(" (set in ").append(property.getOrigin()).append(')');

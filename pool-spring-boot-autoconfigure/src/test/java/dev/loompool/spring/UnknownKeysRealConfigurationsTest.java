@@ -16,7 +16,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.Banner;
@@ -344,7 +343,6 @@ class UnknownKeysRealConfigurationsTest {
 
     /** Where HikariCP's keys go (spring.datasource.hikari.*), a team moving from it writes loompool's. */
     @Test
-    @Disabled("BUG: spring.datasource.loompool.max-size=3 (loompool's key where HikariCP's go) starts silently with max-size 10")
     void aLoompoolKeyUnderSpringDatasourceFails() {
         assertThat(failed(start(Map.of(), "--spring.datasource.loompool.max-size=3")))
                 .contains("did you mean loompool.max-size?");
@@ -353,7 +351,6 @@ class UnknownKeysRealConfigurationsTest {
 
     /** A YAML key indented one level too deep under data-source-properties, the last group of the block. */
     @Test
-    @Disabled("BUG: loompool.data-source-properties.max-size (a pool key indented into the driver's map) starts silently with max-size 10")
     void aPoolKeyIndentedIntoTheDriversPropertiesFails() throws IOException {
         write("application.yml", """
                 loompool:

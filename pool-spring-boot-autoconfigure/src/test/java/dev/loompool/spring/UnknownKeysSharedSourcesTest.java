@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
@@ -67,7 +66,6 @@ class UnknownKeysSharedSourcesTest {
 
     /** A Kubernetes service named loompool-replica, or a team's own variables: near the replicas list only by prefix. */
     @Test
-    @Disabled("BUG: LOOMPOOL_REPLICA_SERVICE_HOST (Kubernetes service loompool-replica) fails the start: did you mean loompool.replicas? (and LOOMPOOL_DB_SCHEMA: did you mean loompool.schema?)")
     void aServiceNamedLoompoolReplicaDoesNotFailTheStart() {
         List<String> failing = new ArrayList<>();
         for (String variable : List.of("LOOMPOOL_REPLICA_SERVICE_HOST", "LOOMPOOL_REPLICA_SERVICE_PORT",
@@ -81,7 +79,6 @@ class UnknownKeysSharedSourcesTest {
 
     /** Other pools' names (Tomcat JDBC, DBCP2, c3p0) written as environment variables. */
     @Test
-    @Disabled("BUG: LOOMPOOL_MIN_IDLE / LOOMPOOL_MAX_ACTIVE / LOOMPOOL_POOL_SIZE start silently with the defaults")
     void anotherPoolsNameAsAnEnvironmentVariableFails() {
         List<String> silent = new ArrayList<>();
         for (String variable : List.of("LOOMPOOL_MIN_IDLE", "LOOMPOOL_MAX_ACTIVE", "LOOMPOOL_MAX_TOTAL",
@@ -96,7 +93,6 @@ class UnknownKeysSharedSourcesTest {
 
     /** A key misspelled by a letter next to the list's name names the key, not the list. */
     @Test
-    @Disabled("BUG: LOOMPOOL_REPLICAS_MAX_SIZE fails with 'did you mean loompool.replicas?' instead of loompool.replica-max-size")
     void aMisspellingNextToTheListNamesTheKeyMeant() {
         assertThat(check(Map.of("LOOMPOOL_REPLICAS_MAX_SIZE", "3"))).contains("did you mean loompool.replica-max-size?");
     }
