@@ -380,6 +380,15 @@ public class LoomPoolDataSource extends DataSourceSettings implements DataSource
         return masked(getJdbcUrl());
     }
 
+    /**
+     * {@code connectionInitSql} with its literals hidden, as the pinning statement is shown
+     * ({@code SET app.api_key = '…'} shows as {@code SET app.api_key = ?}), its lines joined: what
+     * to show in endpoints. The dialect is the URL's subprotocol's; null if no SQL is set.
+     */
+    public String getMaskedConnectionInitSql() {
+        return StartedPool.maskedSql(getConnectionInitSql(), getJdbcUrl());
+    }
+
     /** The replicas' URLs, masked as {@link #getMaskedJdbcUrl()}. */
     public List<String> getMaskedReplicaUrls() {
         return getReplicas().stream().map(this::masked).toList();

@@ -28,6 +28,8 @@ final class EndpointSettings {
     private static final Map<String, Function<LoomPoolDataSource, Object>> SHOWN_OTHERWISE = Map.of(
             "jdbcUrl", LoomPoolDataSource::getMaskedJdbcUrl,
             "replicas", LoomPoolDataSource::getMaskedReplicaUrls,
+            // its literals hidden: SET app.api_key = '…' carries a key
+            "connectionInitSql", LoomPoolDataSource::getMaskedConnectionInitSql,
             // the names only: a driver property's value may be a password or a key
             "dataSourceProperties", ds -> new TreeSet<>(ds.getDataSourceProperties().stringPropertyNames()),
             "bindObserver", ds -> ds.getBindObserver() == null ? null : ds.getBindObserver().getClass().getName());

@@ -7,7 +7,6 @@ import dev.loompool.jdbc.LoomPoolDataSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -94,8 +93,6 @@ class EndpointSettingsSecretsAttackTest {
      * HikariCP masks only "password" keys in the URL it logs; loompool's README promises the URL
      * "masked", and its endpoint lists what it shows to whoever can read the actuator.
      */
-    @Disabled("BUG: GET /actuator/loompool/{name} shows jdbcUrl with a bearer token or key-store secret in clear "
-            + "(;accessToken=…, ;keyStoreSecret=…, ?token=…): only keys named like a password are masked (pool-core JdbcUrls)")
     @ParameterizedTest
     @ValueSource(strings = {
             "jdbc:sqlserver://127.0.0.1:1433;accessToken=" + SECRET + ";encrypt=true",
@@ -111,8 +108,6 @@ class EndpointSettingsSecretsAttackTest {
      * {@code SET ROLE … } with a key, pgcrypto's key. loompool hides SQL literals everywhere else it
      * shows SQL (pinStatement masked, the health detail's quotes hidden); the settings show it raw.
      */
-    @Disabled("BUG: GET /actuator/loompool/{name} shows connectionInitSql verbatim, so a key in "
-            + "connection-init-sql=SET app.api_key = '<secret>' is readable by anyone who can read the actuator")
     @Test
     void aLiteralInTheConnectionInitSqlIsNotShown() {
         LoomPoolDataSource ds = pool("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");

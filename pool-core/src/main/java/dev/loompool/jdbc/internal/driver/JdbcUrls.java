@@ -14,12 +14,16 @@ import java.util.regex.Pattern;
 public final class JdbcUrls {
 
     /**
-     * A password parameter, in the spellings of pgjdbc, MariaDB and MySQL Connector/J: {@code password=},
-     * {@code pwd=}, {@code passwd=}, and any key ending so ({@code sslpassword}, {@code keyStorePassword},
-     * MySQL's {@code password1}…), in any case. The value runs to the next {@code &} or {@code ;}.
+     * The end of a parameter's name that holds a credential: a password, in the spellings of pgjdbc,
+     * MariaDB and MySQL Connector/J ({@code password}, {@code pwd}, {@code passwd}, {@code sslpassword},
+     * {@code keyStorePassword}, MySQL's {@code password1}…), or a token or secret under another name
+     * (SQL Server's {@code accessToken} and {@code keyStoreSecret}, Snowflake's {@code token}, an
+     * {@code apiKey}), in any case.
      */
+    static final String CREDENTIAL_NAME_END = "(?:(?:password|passwd|pwd)\\d?|token|secret|api_?key|credentials?)";
+    /** A credential parameter ({@link #CREDENTIAL_NAME_END}); its value runs to the next {@code &} or {@code ;}. */
     private static final Pattern PASSWORD_PARAMETER = Pattern.compile(
-            "(?i)((?:password|passwd|pwd)\\d?\\s*=\\s*)([^&;]*)");
+            "(?i)(" + CREDENTIAL_NAME_END + "\\s*=\\s*)([^&;]*)");
     /** Oracle's {@code jdbc:oracle:thin:user/password@host…}. */
     private static final Pattern ORACLE_CREDENTIALS = Pattern.compile("(?i)^(jdbc:oracle:[^:/@]+:[^/@:]*/)([^@]*)(@)");
 

@@ -42,7 +42,7 @@ public final class Secrets {
     private static final String DELIMITERS = "/?#@:;&,";
     /** Beyond this many pieces, only the pieces, the prefixes and the suffixes: all runs would be quadratically many. */
     private static final int MAX_PIECES_FOR_ALL_RUNS = 32;
-    private static final Pattern PASSWORD_KEY = Pattern.compile("(?i).*(?:password|passwd|pwd)\\d?");
+    private static final Pattern PASSWORD_KEY = Pattern.compile("(?i).*" + JdbcUrls.CREDENTIAL_NAME_END);
 
     private final Set<String> literals;
     /** All the literals, longest first, so that a secret inside another one is not half masked; null if none. */

@@ -7,6 +7,8 @@ import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import dev.loompool.jdbc.internal.physical.ReadOnlyPool;
 import dev.loompool.jdbc.internal.driver.JdbcUrls;
 import dev.loompool.jdbc.internal.driver.Secrets;
+import dev.loompool.jdbc.internal.sql.SqlDialect;
+import dev.loompool.jdbc.internal.sql.SqlMask;
 import dev.loompool.Pool;
 import dev.loompool.PoolClock;
 import dev.loompool.PoolListener;
@@ -70,6 +72,18 @@ public final class StartedPool {
     public static String maskedUrl(String url, String primaryUrl, List<String> replicas, Properties properties,
             String password) {
         return Secrets.of(primaryUrl, properties, password, replicas).mask(JdbcUrls.redact(url));
+    }
+
+    /**
+     * {@code sql} (a connectionInitSql) with its literals hidden, as a pinning statement is shown,
+     * its lines joined, read by the rules of {@code url}'s subprotocol; null for null.
+     */
+    public static String maskedSql(String sql, String url) {
+        if (sql == null) {
+            return null;
+        }
+        String[] parts = url == null ? new String[0] : url.split(":", 3);
+        return SqlMask.firstLine(sql.replace('\r', ' ').replace('\n', ' '), SqlDialect.of(parts.length > 1 ? parts[1] : null));
     }
 
     /** The settings the pool started with; {@link #limits()} has the limits in force now. */
