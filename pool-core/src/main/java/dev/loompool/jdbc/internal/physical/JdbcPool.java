@@ -419,7 +419,8 @@ public final class JdbcPool {
 
     /**
      * Closes the connections idle now. They are marked first, then borrowed as any caller would
-     * (never ahead of a waiter) and retired on their way back, which is no breaker failure. A
+     * (never ahead of a waiter) and retired on their way back, which is no breaker failure; while
+     * the circuit is not active, at the next idle check instead. A
      * connection made since (the refill) is held aside until the end, so that it cannot come back
      * in front of the marked ones. The pool refills to minSize.
      *
@@ -432,6 +433,11 @@ public final class JdbcPool {
                 p.markEvicted();
                 marked++;
             }
+        }
+        if (pool.state() != CircuitBreakerState.ACTIVE) {
+            // A borrow now would be refused, and counted as an application's failed borrow: the
+            // marked ones go at the idle check, which an open circuit brings forward.
+            return marked;
         }
         List<Lease<PhysicalConnection>> asideFromEviction = new ArrayList<>();
         try {
