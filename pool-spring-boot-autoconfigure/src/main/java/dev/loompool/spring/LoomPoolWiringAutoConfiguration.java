@@ -35,6 +35,13 @@ public final class LoomPoolWiringAutoConfiguration {
         return new PoolWiring(bindObserver, meters);
     }
 
+    /** An own pool bound from a HikariCP group: its HikariCP names would bind nothing ({@link OwnBeanHikariNames}). */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static OwnBeanHikariNames loomPoolOwnBeanHikariNames() {
+        return new OwnBeanHikariNames();
+    }
+
     @Bean
     DataSourcePoolMetadataProvider loomPoolDataSourcePoolMetadataProvider() {
         return dataSource -> {
