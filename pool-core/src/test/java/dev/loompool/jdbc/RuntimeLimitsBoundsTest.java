@@ -252,10 +252,10 @@ class RuntimeLimitsBoundsTest extends StubSupport {
         assertThat(ds.getAcquireTimeout()).isEqualTo(Duration.ofMillis(100));
     }
 
-    /** README.md says four MXBean attributes are writable; README-jmx.md must not tell operators the opposite. */
+    /** Four MXBean attributes are writable; the JMX section (docs/operations.md) must not tell operators the opposite. */
     @Test
     void theJmxReadmeDoesNotSayTheLimitsAreFrozen() throws Exception {
-        String jmx = java.nio.file.Files.readString(java.nio.file.Path.of("..", "README-jmx.md"));
+        String jmx = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "operations.md"));
         assertThat(jmx).doesNotContain("has no counterpart");
     }
 }

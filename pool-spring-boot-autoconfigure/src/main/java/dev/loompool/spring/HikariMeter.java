@@ -2,7 +2,7 @@ package dev.loompool.spring;
 
 /**
  * HikariCP's Micrometer meters, which a pool also publishes when {@code loompool.metrics.hikari-compatible}
- * is on (README "Metrics"), so that dashboards and alerts built on HikariCP keep working. Names and
+ * is on (docs/operations.md, "Metrics"), so that dashboards and alerts built on HikariCP keep working. Names and
  * descriptions are HikariCP 7's own (its {@code MicrometerMetricsTracker}), and so is the meaning;
  * no base unit, as there: a unit would change the names a registry exports (Prometheus).
  */

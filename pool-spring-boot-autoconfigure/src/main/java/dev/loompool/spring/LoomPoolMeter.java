@@ -1,7 +1,7 @@
 package dev.loompool.spring;
 
 /**
- * Every meter a loompool publishes (DESIGN.md §5, README "Metrics"), with its description: the
+ * Every meter a loompool publishes (DESIGN.md §5, docs/operations.md, "Metrics"), with its description: the
  * OpenTelemetry database-client names first, then loompool's own. All carry the tag
  * {@code db.client.connection.pool.name}.
  */

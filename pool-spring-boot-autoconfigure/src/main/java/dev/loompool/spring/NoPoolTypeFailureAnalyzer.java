@@ -24,7 +24,7 @@ class NoPoolTypeFailureAnalyzer implements FailureAnalyzer {
                         "Name the pool where the data source is built: DataSourceBuilder.create()"
                                 + ".type(LoomPoolDataSource.class), or DataSourceProperties.initializeDataSourceBuilder()"
                                 + ".type(LoomPoolDataSource.class), and write its settings under loompool's names"
-                                + " (max-size, min-size, acquire-timeout: the loompool README lists HikariCP's name for"
+                                + " (max-size, min-size, acquire-timeout: loompool's docs/spring-boot.md lists HikariCP's name for"
                                 + " each), or keep HikariCP for it (add com.zaxxer:HikariCP).", t);
             }
         }

@@ -82,8 +82,8 @@ final class PoolKeys {
         Class<?> type = e.getTarget().getType().resolve();
         String allowed = type != null && type.isEnum() ? "; allowed: " + allowed(type) : "";
         return new LoomPoolStartupException("Invalid loompool configuration: " + key + origin + appliedAs + ": "
-                + reason.getMessage() + allowed, "Change " + key + " in your configuration (the loompool README lists"
-                + " every key and its allowed values).", e);
+                + reason.getMessage() + allowed, "Change " + key + " in your configuration (docs/configuration.md in the loompool"
+                + " repository lists every key and its allowed values).", e);
     }
 
     private static String allowed(Class<?> enumType) {

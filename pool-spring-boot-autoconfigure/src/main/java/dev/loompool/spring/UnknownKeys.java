@@ -106,7 +106,7 @@ final class UnknownKeys {
             return;
         }
         throw new LoomPoolStartupException("Invalid loompool configuration: " + problems,
-                "Correct the key (the loompool README lists every key), or set " + SWITCH
+                "Correct the key (docs/configuration.md in the loompool repository lists every key), or set " + SWITCH
                         + "=false to start anyway with one warning.", null);
     }
 

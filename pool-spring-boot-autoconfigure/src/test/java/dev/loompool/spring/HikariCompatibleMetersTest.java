@@ -112,7 +112,7 @@ class HikariCompatibleMetersTest {
     /** The README maps each HikariCP meter to its OpenTelemetry one, in a row of its own. */
     @Test
     void theReadmeMapsEveryHikariMeterToItsOpenTelemetryOne() throws Exception {
-        List<String> rows = Files.readAllLines(Path.of("..", "README.md"));
+        List<String> rows = Files.readAllLines(Path.of("..", "docs", "operations.md"));
         assertThat(Arrays.stream(HikariMeter.values()).map(HikariMeter::meterName)).containsExactlyInAnyOrderElementsOf(
                 HIKARI_METERS.keySet());
         for (String name : HIKARI_METERS.keySet()) {

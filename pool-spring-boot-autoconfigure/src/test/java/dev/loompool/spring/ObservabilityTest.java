@@ -50,7 +50,7 @@ class ObservabilityTest {
     /** One list of meters: what a pool registers is exactly LoomPoolMeter, and the README lists each. */
     @Test
     void everyMeterAPoolRegistersIsListedInTheMeterEnumAndTheReadme() throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"));
+        String readme = Files.readString(Path.of("..", "docs", "operations.md"));
         runner.run(context -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             Set<String> registered = registry.getMeters().stream()
