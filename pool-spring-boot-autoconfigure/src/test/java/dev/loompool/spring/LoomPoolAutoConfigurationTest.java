@@ -168,6 +168,27 @@ class LoomPoolAutoConfigurationTest {
         });
     }
 
+    /** What the user sees is the first analysis of Boot's failure analyzers (spring.factories, in their order). */
+    @Test
+    void theReportOfARefusedValueIsLoompoolsNotBootsBindReport() {
+        runner.withPropertyValues("loompool.max-size=0").run(context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis first = null;
+            for (org.springframework.boot.diagnostics.FailureAnalyzer analyzer : org.springframework.core.io.support
+                    .SpringFactoriesLoader.forDefaultResourceLocation().load(
+                            org.springframework.boot.diagnostics.FailureAnalyzer.class,
+                            org.springframework.core.io.support.SpringFactoriesLoader.ArgumentResolver.none(),
+                            (type, name, error) -> { })) {
+                first = analyzer.analyze(context.getStartupFailure());
+                if (first != null) {
+                    break;
+                }
+            }
+            assertThat(first).isNotNull();
+            assertThat(first.getDescription()).startsWith("Invalid loompool configuration: loompool.max-size");
+        });
+    }
+
     @Test
     void anInvalidSettingFailsStartupNamingTheKey() {
         runner.withPropertyValues("loompool.max-size=0").run(context -> {
