@@ -13,12 +13,12 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * Attack on the masked pin statement through {@code GET /actuator/loompool/{name}} and the health
+ * The masked pin statement through {@code GET /actuator/loompool/{name}} and the health
  * detail, on H2 (the OTHER dialect, a real server): each test asserts the SAFE behaviour, that the
  * secret shows in neither; a failing test marks a leak. Each first checks that H2 read the secret
  * as a value.
  */
-class MaskingEndpointAttackTest {
+class EndpointPinStatementMaskingTest {
 
     private static final String SECRET = "S3cretTok9";
 

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * operator pastes this JSON into tickets and chat, so no secret may be in it, however it was
  * configured. Each test asserts the SAFE behaviour; a disabled one marks a leak.
  */
-class EndpointSettingsSecretsAttackTest {
+class EndpointSettingsSecretsTest {
 
     private static final String SECRET = "Zq7SecretVal";
 
