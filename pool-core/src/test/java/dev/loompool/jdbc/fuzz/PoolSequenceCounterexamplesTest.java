@@ -271,40 +271,6 @@ class PoolSequenceCounterexamplesTest {
         return ds;
     }
 
-    /**
-     * Found on pgjdbc (session 43's long run, seed 4311): pgjdbc's {@code setSchema} inside a
-     * transaction is a {@code SET} the rollback undoes; the plain driver's getter and its next
-     * statement are then in {@code public}, the handle's getter still answers the schema set.
-     */
-    @org.junit.jupiter.api.Disabled("BUG: setAutoCommit(false), setSchema(x), rollback(): the handle's getSchema() says x"
-            + " where pgjdbc says public; whether its next statement runs in x is unchecked")
-    @ParameterizedTest
-    @EnumSource(value = SeqTarget.class, names = "PGJDBC")
-    void aSchemaSetInARolledBackTransactionIsGoneAsOnThePlainDriver(SeqTarget target) throws SQLException {
-        String other = "wt43_cx_other";
-        adminRun(target, "CREATE SCHEMA IF NOT EXISTS " + other);
-        adminAfter.add("DROP SCHEMA IF EXISTS " + other);
-        String plainSchema;
-        String plainPath;
-        try (Connection plain = target.plain()) {
-            plain.setAutoCommit(false);
-            plain.setSchema(other);
-            plain.rollback();
-            plainSchema = plain.getSchema();
-            plainPath = searchPath(plain, target);
-            plain.rollback();
-        }
-        LoomPoolDataSource ds = pool(target);
-        try (Connection a = ds.getConnection()) {
-            a.setAutoCommit(false);
-            a.setSchema(other);
-            a.rollback();
-            assertThat(a.getSchema()).as("getSchema() after the rollback").isEqualTo(plainSchema);
-            assertThat(searchPath(a, target)).as("the search path the next statement runs in").isEqualTo(plainPath);
-            a.rollback();
-        }
-    }
-
     private void makeTable(SeqTarget target) throws SQLException {
         made = target;
         try (Connection c = target.database.admin(); Statement s = c.createStatement()) {

@@ -190,7 +190,7 @@ final class HandleSettings {
         h.ensureOpen();
         PhysicalConnection p = h.physical;
         if (p != null) {
-            return p.sessionDirty() ? askDriver(h, p, a) : p.current();
+            return p.sessionDirty() || a == SessionAttribute.SCHEMA && p.schemaUncertain() ? askDriver(h, p, a) : p.current();
         }
         if (h.own != null && h.own.marked.contains(a)) {
             return h.own;
@@ -206,10 +206,29 @@ final class HandleSettings {
      */
     private static Settings askDriver(LogicalConnection h, PhysicalConnection p, SessionAttribute a) throws SQLException {
         try {
-            p.current().readFrom(p.raw, a);
+            return driverSays(h, p, a);
         } catch (SQLException e) {
             throw h.error(e);
         }
+    }
+
+    /**
+     * After a rollback, whole or to a savepoint, or SQL that ended the transaction: a schema set
+     * inside it (where the driver sends {@code setSchema} as SQL, pgjdbc) may have been undone, as
+     * it is without the pool; the handle then has what the driver says, so that its getter and
+     * every later binding agree with the session the plain driver would have. A commit keeps what
+     * was set, unless a savepoint was rolled back to by SQL the pool did not read. The driver's
+     * error is thrown as it came, for the caller's {@code error()}.
+     */
+    static void settleSchema(LogicalConnection h, PhysicalConnection p, boolean ended, boolean committed) throws SQLException {
+        if (!committed || p.savepointsSet()) {
+            driverSays(h, p, SessionAttribute.SCHEMA);
+        }
+        p.schemaSettled(ended);
+    }
+
+    private static Settings driverSays(LogicalConnection h, PhysicalConnection p, SessionAttribute a) throws SQLException {
+        p.current().readFrom(p.raw, a);
         if (!p.current().same(p.defaults(), a)) {
             p.current().marked.add(a);
         }

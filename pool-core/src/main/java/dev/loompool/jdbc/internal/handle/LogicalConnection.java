@@ -103,15 +103,32 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         return p.raw;
     }
 
+    /**
+     * The schema the handle chose, first: before its autocommit off, and committed where the
+     * connection's autocommit is off already (the pool's default), so that it is not a SET inside
+     * the handle's next transaction, which its rollback would undo (pgjdbc) although the handle
+     * chose it before that transaction began.
+     */
+    private void replaySchema(PhysicalConnection p) throws SQLException {
+        p.apply(own, SessionAttribute.SCHEMA);
+        if (p.schemaUncertain()) {
+            p.raw.commit(); // nothing of the handle's has run on this binding yet: only the SET is committed
+            p.schemaSettled(true);
+        }
+    }
+
     /** The handle's own settings, replayed on {@code p} before it is bound; on failure it goes back, unbound. */
     private void replaySettings(PhysicalConnection p) throws SQLException {
         if (own == null) {
             return;
         }
         try {
+            if (own.marked.contains(SessionAttribute.SCHEMA)) {
+                replaySchema(p);
+            }
             for (SessionAttribute a : own.marked) {
-                if (a != SessionAttribute.ISOLATION || !pool.transactionPooler) { // else sent per transaction: TransactionIsolation
-                    p.apply(own, a);
+                if (a != SessionAttribute.SCHEMA && (a != SessionAttribute.ISOLATION || !pool.transactionPooler)) {
+                    p.apply(own, a); // isolation behind a pooler is sent per transaction: TransactionIsolation
                 }
             }
         } catch (SQLException e) {
@@ -217,9 +234,12 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         }
     }
 
-    void afterSql(SqlEffect e) {
+    void afterSql(SqlEffect e) throws SQLException {
         PhysicalConnection p = physical;
         if (p != null) {
+            if (e.tx == SqlEffect.Tx.ENDED && p.schemaUncertain()) {
+                HandleSettings.settleSchema(this, p, true, false); // SQL COMMIT or ROLLBACK: which one is not read
+            }
             Pins.afterSql(this, p, e);
         }
     }
@@ -321,6 +341,23 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     @Override
     public final void rollback() throws SQLException {
         TransactionCalls.rollback(this);
+    }
+
+    /** A session call ({@link #enterCall}); it may undo a schema set since the savepoint (HandleSettings.settleSchema). */
+    @Override
+    public final void rollback(java.sql.Savepoint savepoint) throws SQLException {
+        PhysicalConnection p = enterCall();
+        try {
+            p.raw.rollback(savepoint);
+            if (p.schemaUncertain()) {
+                HandleSettings.settleSchema(this, p, false, false);
+            }
+        } catch (SQLException e) {
+            throw error(e);
+        } finally {
+            p.leave();
+            done();
+        }
     }
 
     @Override

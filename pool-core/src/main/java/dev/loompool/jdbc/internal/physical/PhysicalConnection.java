@@ -109,6 +109,13 @@ public final class PhysicalConnection {
      */
     boolean searchPathChanged;
     /**
+     * The holder's {@code setSchema} ran inside a transaction. Where the driver sends it as SQL
+     * (pgjdbc's {@code SET SESSION search_path}), a rollback, whole or to a savepoint, undoes it, so
+     * until the transaction ended and the driver was asked ({@link #schemaSettled}), what
+     * {@link #current} says of the schema may not be what the session has. Holder only.
+     */
+    boolean schemaInTransaction;
+    /**
      * The driver's reading of the transaction state may not be current: a driver error since the
      * last confirmation, where an error leaves it stale ({@link WireState#staleAfterErrors()}).
      * Unknown means kept, until a round trip that reports the status confirms it
@@ -293,13 +300,16 @@ public final class PhysicalConnection {
      * pool last set may no longer be what the server has: set it anyway, and keep it marked.
      */
     public void apply(Settings wanted, SessionAttribute a) throws SQLException {
-        if (sessionDirty || !current.same(wanted, a)) {
+        if (sessionDirty || a == SessionAttribute.SCHEMA && schemaInTransaction || !current.same(wanted, a)) {
             wanted.applyTo(raw, a);
             current.copyFrom(wanted, a);
             if (a == SessionAttribute.SCHEMA) {
                 // a schema set and set back still leaves the driver's type names as the other path found them
                 searchPathChanged = true;
                 current.marked.add(a);
+                if (!current.autoCommit() || serverTransactionOpen()) {
+                    schemaInTransaction = true;
+                }
             } else if (sessionDirty || !current.same(defaults, a)) {
                 current.marked.add(a);
             } else { // Spring puts autoCommit back after each transaction: nothing is left to reset
@@ -529,6 +539,21 @@ public final class PhysicalConnection {
      */
     public boolean savepointsSet() {
         return savepointsSet;
+    }
+
+    /** Whether a {@code setSchema} ran inside its transaction that may be rolled back: see {@link #schemaInTransaction}. */
+    public boolean schemaUncertain() {
+        return schemaInTransaction;
+    }
+
+    /**
+     * The driver was asked for the schema after a commit or rollback: {@link #current} has it.
+     * After a rollback to a savepoint the transaction goes on, and so does the doubt.
+     */
+    public void schemaSettled(boolean transactionEnded) {
+        if (transactionEnded) {
+            schemaInTransaction = false;
+        }
     }
 
     /** SQL that may change the search path ran on it (and left session state): see {@link #searchPathChanged}. */

@@ -31,6 +31,7 @@ final class ReturnUndo {
         ResetEvent event = null; // a Flight Recorder event, only when there is something to undo and it is recorded
         String undid = null; // what the undo undid, in words, only when there is something to undo and DEBUG is on
         p.forgetSavepoints(); // the last holder's end here with its transaction (rolled back below if open)
+        p.schemaInTransaction = false; // its schema, set or not, is put back below (marked)
         try {
             boolean transaction = p.transactionMayBeOpen();
             if (transaction || p.sessionDirty || !p.current.marked.isEmpty()) { // else nothing to undo
