@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * while some of their statements still run. Borrower B, next on the pool's only connection, must
  * find a clean session, and none of A's uncommitted rows may be committed.
  */
-class CrossThreadAttack2VirtualTest extends HostileSupport {
+class CrossThreadAttack2VirtualTest extends BorrowerScenarios {
 
     private static final int WRITERS = 20;
 

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the subtasks are done and their statements closed, the connection goes back: B, on a pool of
  * one, gets it.
  */
-class VirtualThreadHandOffTest extends HostileSupport {
+class VirtualThreadHandOffTest extends BorrowerScenarios {
 
     private LoomPoolDataSource one(TestDatabase db) {
         LoomPoolDataSource ds = pool(db, 1, null, null);

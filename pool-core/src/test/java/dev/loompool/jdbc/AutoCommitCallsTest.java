@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * MySQL Connector/J), or accepts the call (MariaDB Connector/J). What A inserted is committed either
  * way, and B sees it.
  */
-class AutoCommitCallsTest extends HostileSupport {
+class AutoCommitCallsTest extends BorrowerScenarios {
 
     /** What {@code call} does on {@code c} after an insert in autocommit mode: "ok" or the SQLState. */
     private String outcome(Connection c, boolean commit, String insert) throws SQLException {

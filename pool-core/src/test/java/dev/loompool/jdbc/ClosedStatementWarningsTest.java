@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * closed statement no longer pins, so the pool has lent its connection to B meanwhile: A's call
  * runs on B's connection and reads B's warnings, or clears them.
  */
-class ClosedStatementWarningsTest extends HostileSupport {
+class ClosedStatementWarningsTest extends BorrowerScenarios {
 
     private static String text(SQLWarning w) {
         StringBuilder out = new StringBuilder();

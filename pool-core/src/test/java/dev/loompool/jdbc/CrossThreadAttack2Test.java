@@ -46,7 +46,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <p>The two bugs this class found (a savepoint call and a cancel, each overtaken by a close on
  * another thread, that reached the next borrower) are fixed; their tests run.
  */
-class CrossThreadAttack2Test extends HostileSupport {
+class CrossThreadAttack2Test extends BorrowerScenarios {
 
     private final List<AutoCloseable> extras = new ArrayList<>();
 
@@ -388,7 +388,7 @@ class CrossThreadAttack2Test extends HostileSupport {
      * loompool, where the statement's close lets go of the connection); else A closes its handle only
      * after W's cancel returned, and B borrows then (HikariCP: the handle holds the connection).
      */
-    private String cancelInFlight(DataSource ds, HostileSupport.Use warm, boolean bBeforeCancelEnds) throws Exception {
+    private String cancelInFlight(DataSource ds, BorrowerScenarios.Use warm, boolean bBeforeCancelEnds) throws Exception {
         try (Connection c = ds.getConnection()) {
             warm.on(c);
             run(c, "SELECT 1"); // the pool's one connection exists, through the proxy

@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * A's committed work exactly, no lending while A's call is still on the connection, and no
  * exception but SQLException. The plain driver (a connection of its own) is the reference.
  */
-class CrossThreadAttackTest extends HostileSupport {
+class CrossThreadAttackTest extends BorrowerScenarios {
 
     private static Thread other(String name, HandleAcrossThreadsTest.ThrowingRunnable r, AtomicReference<Throwable> failure) {
         Thread t = new Thread(() -> {

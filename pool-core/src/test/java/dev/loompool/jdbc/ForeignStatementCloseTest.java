@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * the statement being closed: closing an idle, unrelated statement while the user runs a query
  * longer than validationTimeout kills that query and the user's transaction.
  */
-class ForeignStatementCloseTest extends HostileSupport {
+class ForeignStatementCloseTest extends BorrowerScenarios {
 
     /**
      * A, autocommit off, inserts its row and keeps an idle statement; its worker runs a 3 s report
@@ -41,7 +41,7 @@ class ForeignStatementCloseTest extends HostileSupport {
             }
         }, "worker-A");
         worker.start();
-        HostileSupport.eventually("A's report runs", () -> running.test(marker + "_" + tag));
+        BorrowerScenarios.eventually("A's report runs", () -> running.test(marker + "_" + tag));
         idle.close(); // another thread closes a statement that runs nothing
         worker.join(15_000);
         a.close();

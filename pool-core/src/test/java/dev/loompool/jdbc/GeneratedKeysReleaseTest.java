@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@code @SelectKey(order = AFTER)}) reads the handle's own id under any load. In the form
  * "borrower A did this; what does B get, and what did A commit?".
  */
-class GeneratedKeysReleaseTest extends HostileSupport {
+class GeneratedKeysReleaseTest extends BorrowerScenarios {
 
     /** One way of asking for the key of an INSERT into {@code table}; returns the key. */
     interface KeyedInsert {

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * servers, and code that decides on their answer (commit if autocommit is off, raise the isolation
  * if it is too low, Spring's "set it if it differs") does what it does on the plain driver.
  */
-class GettersTellTheTruthTest extends HostileSupport {
+class GettersTellTheTruthTest extends BorrowerScenarios {
 
     @FunctionalInterface
     interface Getter {

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * happens-before) before the close, now retire the physical connection at every close: one
  * reconnect per request. The plain driver, and the pool before, keep the connection.
  */
-class HandOffReuseTest extends HostileSupport {
+class HandOffReuseTest extends BorrowerScenarios {
 
     private final ExecutorService worker = Executors.newSingleThreadExecutor();
 
@@ -60,7 +60,7 @@ class HandOffReuseTest extends HostileSupport {
     @Test
     void aTransactionRunOnAWorkerAndJoinedBeforeTheCloseDoesNotCostTheConnection() throws Exception {
         pgTableForChurn();
-        assertATransactionJoinedFromTheWorkerKeepsTheBackend(pg(1), HostileSupport::pgPidUnpinned, "SET search_path TO public");
+        assertATransactionJoinedFromTheWorkerKeepsTheBackend(pg(1), BorrowerScenarios::pgPidUnpinned, "SET search_path TO public");
     }
 
     /**
@@ -81,7 +81,7 @@ class HandOffReuseTest extends HostileSupport {
             a.close();
             return null;
         }).get(10, TimeUnit.SECONDS);
-        assertThat(nextBorrowersBackend(ds, HostileSupport::pgPidUnpinned))
+        assertThat(nextBorrowersBackend(ds, BorrowerScenarios::pgPidUnpinned))
                 .as("the next borrower gets the same backend: a close on a cleanup thread retired it").isEqualTo(first);
     }
 
@@ -89,7 +89,7 @@ class HandOffReuseTest extends HostileSupport {
     @Test
     void mariaDbATransactionRunOnAWorkerAndJoinedBeforeTheCloseDoesNotCostTheConnection() throws Exception {
         mariaTable();
-        assertATransactionJoinedFromTheWorkerKeepsTheBackend(maria(1), HostileSupport::myIdUnpinned, "SET @tenant = 5");
+        assertATransactionJoinedFromTheWorkerKeepsTheBackend(maria(1), BorrowerScenarios::myIdUnpinned, "SET @tenant = 5");
     }
 
     /** Control: the same session SQL and transaction, closed on the thread that ran them, keeps the backend. */
@@ -105,7 +105,7 @@ class HandOffReuseTest extends HostileSupport {
             run(a, "INSERT INTO " + table + " (v) VALUES (1)");
             a.commit();
         }
-        assertThat(nextBorrowersBackend(ds, HostileSupport::pgPidUnpinned)).isEqualTo(first);
+        assertThat(nextBorrowersBackend(ds, BorrowerScenarios::pgPidUnpinned)).isEqualTo(first);
     }
 
     private void pgTableForChurn() throws Exception {

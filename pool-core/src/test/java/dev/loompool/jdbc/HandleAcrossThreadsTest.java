@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * invariant checked wherever a handle is seen: bound means a pin reason is shown (or a statement
  * runs).
  */
-class HandleAcrossThreadsTest extends HostileSupport {
+class HandleAcrossThreadsTest extends BorrowerScenarios {
 
     private LoomPoolDataSource one(TestDatabase db) {
         LoomPoolDataSource ds = pool(db, 1, db == TestDatabase.MARIADB ? "&allowMultiQueries=true" : null, null);

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
  * lands in B's transaction. {@link GateDriver} holds A's thread at the entry of the
  * driver's commit()/rollback() (before the driver's lock) so that the close comes in between.
  */
-class LateConnectionCallTest extends HostileSupport {
+class LateConnectionCallTest extends BorrowerScenarios {
 
     private String insert(int v) {
         return "INSERT INTO " + table + " (v) VALUES (" + v + ")";

@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * does, the owner-exit reclaim racing a live thread, and a backend killed under a statement. Each
  * is compared with what the plain driver does on the same URL.
  */
-class LifecycleAttackTest extends HostileSupport {
+class LifecycleAttackTest extends BorrowerScenarios {
 
     private final List<AutoCloseable> toClose = new ArrayList<>();
 

@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (seen from an independent session), must be what a fresh plain driver connection gives. Each
  * text is sent as one statement (Statement.execute), as the compound statements need.
  */
-class MariaDbAllowlistTest extends HostileSupport {
+class MariaDbAllowlistTest extends BorrowerScenarios {
 
     /**
      * Runs {@code sql}; a block that ends with SIGNAL SQLSTATE '45000' (a top-level LOOP takes no

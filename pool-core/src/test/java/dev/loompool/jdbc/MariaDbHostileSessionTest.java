@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * (checked from an independent admin connection)? The disabled ones are known limits or belong to
  * a later issue, and say which. The transaction probes are in {@link MariaDbHostileTest}.
  */
-class MariaDbHostileSessionTest extends HostileSupport {
+class MariaDbHostileSessionTest extends BorrowerScenarios {
 
     /** LAST_INSERT_ID() is per physical connection: A's insert keeps A's connection for A's next statement (issue 26). */
     @Test

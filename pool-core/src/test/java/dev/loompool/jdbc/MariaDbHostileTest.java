@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * (checked from an independent admin connection)? The disabled ones are known limits or belong to
  * a later issue, and say which. The session-state and reset probes are in {@link MariaDbHostileSessionTest}.
  */
-class MariaDbHostileTest extends HostileSupport {
+class MariaDbHostileTest extends BorrowerScenarios {
 
     /** Killed inside A's transaction, then setAutoCommit(true): plain driver throws, the pool claims success. */
     @Test

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * {@code toString()} is the text, {@code equals} compares the bytes); the wrappers are not, so a
  * correct plain-driver program that compares or prints them gets another answer.
  */
-class MariaDbLentLobsTest extends HostileSupport {
+class MariaDbLentLobsTest extends BorrowerScenarios {
 
     /** clob.toString(), and whether two reads of the same blob are equal: "text|true". */
     private String readLobs(Connection c) throws SQLException {

@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code FOUND_ROWS()} after {@code SQL_CALC_FOUND_ROWS}, {@code SHOW WARNINGS}, and
  * {@code CONNECTION_ID()} with {@code KILL QUERY}.
  */
-class MariaDbStatementValuesTest extends HostileSupport {
+class MariaDbStatementValuesTest extends BorrowerScenarios {
 
     private void seqTable() throws SQLException {
         mariaAdmin("CREATE TABLE " + table + "_seq (id bigint NOT NULL) ENGINE=InnoDB");

@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * session; what does B see, what does A's next call get, and what did A commit? Each beside the
  * plain driver, a connection of its own from open to close.
  */
-class MysqlConnectorSessionTest extends HostileSupport {
+class MysqlConnectorSessionTest extends BorrowerScenarios {
 
     /** How A chooses the other database. */
     enum Choice {

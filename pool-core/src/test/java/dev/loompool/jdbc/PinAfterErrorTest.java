@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * connection? The server reports no transaction, so B (maxSize 1) should get it, as after a
  * successful commit.
  */
-class PinAfterErrorTest extends HostileSupport {
+class PinAfterErrorTest extends BorrowerScenarios {
 
     private LoomPoolDataSource one(LoomPoolDataSource ds) {
         ds.setAcquireTimeout(Duration.ofSeconds(2));

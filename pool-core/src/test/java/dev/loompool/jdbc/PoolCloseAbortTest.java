@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
  * {@code close()} of the pool (issue 26, item 7): a connection still bound to a handle, dropped or
  * not, is aborted, so nothing stays open on the server, and A's uncommitted work is gone.
  */
-class PoolCloseAbortTest extends HostileSupport {
+class PoolCloseAbortTest extends BorrowerScenarios {
 
     private static long sessions(long pid) throws SQLException {
         try (Connection c = TestDatabase.POSTGRES.admin()) {
@@ -35,7 +35,7 @@ class PoolCloseAbortTest extends HostileSupport {
         long pid = pgPid(a);
         try {
             ds.close();
-            HostileSupport.eventually("A's backend ended", () -> {
+            BorrowerScenarios.eventually("A's backend ended", () -> {
                 try {
                     return sessions(pid) == 0;
                 } catch (SQLException e) {
@@ -60,7 +60,7 @@ class PoolCloseAbortTest extends HostileSupport {
         long id = myId(a);
         try {
             ds.close();
-            HostileSupport.eventually("A's connection ended", () -> {
+            BorrowerScenarios.eventually("A's connection ended", () -> {
                 try {
                     return mariaSessions(id) == 0;
                 } catch (SQLException e) {
@@ -90,7 +90,7 @@ class PoolCloseAbortTest extends HostileSupport {
             }
         });
         owner.start();
-        HostileSupport.eventually("A sleeps", () -> {
+        BorrowerScenarios.eventually("A sleeps", () -> {
             try (Connection c = TestDatabase.POSTGRES.admin()) {
                 return num(c, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND pid = " + pid) == 1;
             } catch (SQLException e) {
@@ -101,7 +101,7 @@ class PoolCloseAbortTest extends HostileSupport {
             ds.close();
             owner.join(10_000);
             assertThat(pgRows()).as("A's autocommit insert finished within the grace").isEqualTo(1);
-            HostileSupport.eventually("A's backend ended", () -> {
+            BorrowerScenarios.eventually("A's backend ended", () -> {
                 try {
                     return sessions(pid) == 0;
                 } catch (SQLException e) {

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * connection (maxSize 1). What B sees, and what B really commits (seen from an independent
  * session), must be what a fresh plain driver connection gives.
  */
-class PostgresAllowlistTest extends HostileSupport {
+class PostgresAllowlistTest extends BorrowerScenarios {
 
     private static final String FRESH_SEARCH_PATH = "\"$user\", public";
 

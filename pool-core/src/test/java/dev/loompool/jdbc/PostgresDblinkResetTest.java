@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * authenticated remote session, and A's remote transaction. The plain driver's fresh session has
  * none. Runs in a database of its own, so that the extension is not installed in {@code test}.
  */
-class PostgresDblinkResetTest extends HostileSupport {
+class PostgresDblinkResetTest extends BorrowerScenarios {
 
     @Test
     void aDblinkConnectionTheLastBorrowerOpenedIsNotTheNextBorrowers() throws SQLException {

@@ -22,7 +22,7 @@ import org.postgresql.util.PGobject;
  * and not A's (a domain {@code numeric(12,0)} in A's schema and {@code numeric(12,2)} in B's
  * stored B's 12.34 as 12, with no error).
  */
-class PostgresDriverCacheTest extends HostileSupport {
+class PostgresDriverCacheTest extends BorrowerScenarios {
 
     private final String schemaA = "wt38b_" + tag + "_a";
     private final String schemaB = "wt38b_" + tag + "_b";

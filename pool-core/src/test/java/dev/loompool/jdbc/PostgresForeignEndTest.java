@@ -1,6 +1,6 @@
 package dev.loompool.jdbc;
 
-import static dev.loompool.jdbc.HostileSupport.eventually;
+import static dev.loompool.jdbc.BorrowerScenarios.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -105,7 +105,7 @@ class PostgresForeignEndTest {
         }, "owner");
         owner.start();
         started.await();
-        eventually("owner in pg_sleep", () -> HostileSupport.sleeping(TestDatabase.POSTGRES, pid.get()));
+        eventually("owner in pg_sleep", () -> BorrowerScenarios.sleeping(TestDatabase.POSTGRES, pid.get()));
         c.abort(exec);
         owner.join(20_000);
         assertThat(owner.isAlive()).as("the abort ended the owner's 30 s query").isFalse();

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
  * keeps the connection, even where the SQL text names no function the pool was told of. A did
  * this; which search_path does B get?
  */
-class PostgresFunctionTableTest extends HostileSupport {
+class PostgresFunctionTableTest extends BorrowerScenarios {
 
     private final String schema = "loompool_ft_" + tag;
 

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * a later issue, and say which. The transaction, unwrap and reclaim probes are in
  * {@link PostgresHostileTest}.
  */
-class PostgresHostileSessionTest extends HostileSupport {
+class PostgresHostileSessionTest extends BorrowerScenarios {
 
     /** Sequence state (currval/lastval) is session state; no pin, no reset: B sees A's value. */
     @Test

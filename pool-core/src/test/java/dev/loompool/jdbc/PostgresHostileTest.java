@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * a later issue, and say which. The session-state and reset probes are in
  * {@link PostgresHostileSessionTest}.
  */
-class PostgresHostileTest extends HostileSupport {
+class PostgresHostileTest extends BorrowerScenarios {
 
     /** Exotic spellings of transaction control and SET. */
     @Test

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * session"): B must be refused too, never given A's value, as for a direct {@code currval}.
  */
 @Timeout(120) // the manual clock never ends an acquire
-class PostgresKeptValuesTest extends HostileSupport {
+class PostgresKeptValuesTest extends BorrowerScenarios {
 
     private final String schema = "wt38b_kv_" + tag;
     private final String sq = schema + ".sq";

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * a row, then changed DateStyle. What does A's next call get, what did A commit, what does B see?
  * Beside the plain driver, a connection of its own from open to close.
  */
-class PostgresSessionEndedTest extends HostileSupport {
+class PostgresSessionEndedTest extends BorrowerScenarios {
 
     @Test
     void aSessionPgjdbcClosedForDateStyleIsNotContinuedOnAFreshConnection() throws SQLException {

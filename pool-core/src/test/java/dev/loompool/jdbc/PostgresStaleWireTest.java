@@ -1,6 +1,6 @@
 package dev.loompool.jdbc;
 
-import static dev.loompool.jdbc.HostileSupport.*;
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import java.sql.Connection;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

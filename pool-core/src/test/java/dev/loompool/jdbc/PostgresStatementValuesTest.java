@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * works on the same pool in between. A must read its own id, as on the plain driver, and B must
  * never read A's.
  */
-class PostgresStatementValuesTest extends HostileSupport {
+class PostgresStatementValuesTest extends BorrowerScenarios {
 
     private void serialTable() throws SQLException {
         pgAdmin("CREATE TABLE " + table + " (id serial PRIMARY KEY, v int)");

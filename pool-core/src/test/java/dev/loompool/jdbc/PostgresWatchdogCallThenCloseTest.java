@@ -7,7 +7,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** WatchdogCallThenCloseTest on PostgreSQL: the watchdog's rollback() makes it the runner. */
-class PostgresWatchdogCallThenCloseTest extends HostileSupport {
+class PostgresWatchdogCallThenCloseTest extends BorrowerScenarios {
 
     @AfterEach
     void disarm() {
@@ -17,7 +17,7 @@ class PostgresWatchdogCallThenCloseTest extends HostileSupport {
     @Test
     void postgresAWatchdogRollbackThenCloseLetsAsCommitCommitTheNextBorrowersTransaction() throws Exception {
         pgTable();
-        GateDriver.Held commit = commitOvertakenBy(gated(pg(1)), "id", HostileSupport::rollbackThenClose); // the watchdog's cleanup, on another thread
+        GateDriver.Held commit = commitOvertakenBy(gated(pg(1)), "id", BorrowerScenarios::rollbackThenClose); // the watchdog's cleanup, on another thread
         String committed;
         try (Connection admin = TestDatabase.POSTGRES.admin()) {
             committed = str(admin, "SELECT coalesce(string_agg(id::text, ',' ORDER BY id), 'none') FROM " + table);

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * A calls it in its transaction, then commits: what does A commit, what does the getter say, and
  * what does B see?
  */
-class ReadOnlyCallsTest extends HostileSupport {
+class ReadOnlyCallsTest extends BorrowerScenarios {
 
     /** Where A stands when it calls setReadOnly. */
     enum Where {

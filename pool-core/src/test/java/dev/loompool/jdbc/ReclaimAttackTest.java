@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * the same physical connection, see, what did A really commit, and does the open-handle count
  * stay exact?
  */
-class ReclaimAttackTest extends HostileSupport {
+class ReclaimAttackTest extends BorrowerScenarios {
 
     /**
      * A, on a thread that then ends, opens a transaction with session state (search_path, a GUC,

@@ -1,6 +1,6 @@
 package dev.loompool.jdbc;
 
-import static dev.loompool.jdbc.HostileSupport.*;
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 abstract class StaleWireSupport {
 
     /** The hostile probes' pools, tables and queries, held rather than inherited (two levels at most). */
-    final HostileSupport hostile = new HostileSupport() { };
+    final BorrowerScenarios hostile = new BorrowerScenarios() { };
     private final TestDatabase db;
 
     StaleWireSupport(TestDatabase db) {

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * State that no reset removes (issue 26, item 4): the connection must be retired, not lent to B.
  * A did this; what does B see?
  */
-class UnresettableSessionTest extends HostileSupport {
+class UnresettableSessionTest extends BorrowerScenarios {
 
     /** The statements B can read back from the profiling history of its session. */
     static List<String> profiles(Connection c) throws SQLException {

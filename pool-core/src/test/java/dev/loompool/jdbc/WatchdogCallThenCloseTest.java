@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
  * {@code close()}, becomes the runner with its rollback(), so its close is treated as the user's
  * own: no wait, no retirement, while A's commit() is on its way to the driver ({@link GateDriver}).
  */
-class WatchdogCallThenCloseTest extends HostileSupport {
+class WatchdogCallThenCloseTest extends BorrowerScenarios {
 
     @AfterEach
     void disarm() {
@@ -32,7 +32,7 @@ class WatchdogCallThenCloseTest extends HostileSupport {
      */
     @Test
     void aWatchdogRollbackThenCloseLetsAsCommitCommitTheNextBorrowersTransaction() throws Exception {
-        assertBsRollbackHolds(HostileSupport::rollbackThenClose); // the watchdog's cleanup, on another thread
+        assertBsRollbackHolds(BorrowerScenarios::rollbackThenClose); // the watchdog's cleanup, on another thread
     }
 
     /**

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * {@code c.close()} — becomes the user, and its close no longer waits: the state is read while
  * A's statement still runs. Driven by SLEEP / pg_sleep and the server's process list.
  */
-class WatchdogCloseTest extends HostileSupport {
+class WatchdogCloseTest extends BorrowerScenarios {
 
     private LoomPoolDataSource one(LoomPoolDataSource ds) {
         ds.setAcquireTimeout(Duration.ofSeconds(10));
@@ -68,7 +68,7 @@ class WatchdogCloseTest extends HostileSupport {
         String marker = "wd1_" + tag;
         Thread t = owner(a, "INSERT INTO " + table + " (v) SELECT 1 FROM (SELECT SLEEP(2) AS " + marker + ") s",
                 new AtomicReference<>());
-        HostileSupport.eventually("A's insert sleeps", () -> mariaRunning(marker));
+        BorrowerScenarios.eventually("A's insert sleeps", () -> mariaRunning(marker));
         if (!a.isClosed()) { // the watchdog
             a.close();
         }
@@ -88,7 +88,7 @@ class WatchdogCloseTest extends HostileSupport {
         String marker = "wd1p_" + tag;
         Thread t = owner(a, "INSERT INTO " + table + " (v) SELECT 1 FROM (SELECT SLEEP(2) AS " + marker + ") s",
                 new AtomicReference<>());
-        HostileSupport.eventually("A's insert sleeps", () -> mariaRunning(marker));
+        BorrowerScenarios.eventually("A's insert sleeps", () -> mariaRunning(marker));
         if (!a.isClosed()) {
             a.close();
         }
@@ -108,7 +108,7 @@ class WatchdogCloseTest extends HostileSupport {
         Connection a = ds.getConnection();
         String marker = "wd3_" + tag;
         Thread t = owner(a, "SELECT SLEEP(2) AS " + marker + "; START TRANSACTION", new AtomicReference<>());
-        HostileSupport.eventually("A sleeps", () -> mariaRunning(marker));
+        BorrowerScenarios.eventually("A sleeps", () -> mariaRunning(marker));
         if (!a.isClosed()) { // the watchdog
             a.close();
         }
@@ -137,7 +137,7 @@ class WatchdogCloseTest extends HostileSupport {
             }
         }, "owner-A");
         t.start();
-        HostileSupport.eventually("A sleeps", () -> mariaRunning(marker));
+        BorrowerScenarios.eventually("A sleeps", () -> mariaRunning(marker));
         if (!st.isClosed()) { // another thread
             st.close();
         }

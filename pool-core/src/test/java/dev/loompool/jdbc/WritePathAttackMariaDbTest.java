@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * or another sequence's {@code NEXT VALUE FOR}, opens the session's value to B's read; a column
  * default or a trigger reads it inside B's INSERT, and B's row is committed with A's id.
  */
-class WritePathAttackMariaDbTest extends HostileSupport {
+class WritePathAttackMariaDbTest extends BorrowerScenarios {
 
     /** Ids for explicit-id INSERTs: negative, so that no serial or AUTO_INCREMENT of these tests reaches them or moves past them. */
     final java.util.concurrent.atomic.AtomicLong explicitIds = new java.util.concurrent.atomic.AtomicLong();

@@ -42,7 +42,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * reads lastval() by dynamic SQL) and a spurious HY010 on a handle shared by two threads. The
  * MariaDB attacks are in {@link WritePathAttackMariaDbTest}.
  */
-class WritePathAttackTest extends HostileSupport {
+class WritePathAttackTest extends BorrowerScenarios {
 
     /** Ids for explicit-id INSERTs: negative, so that no serial or AUTO_INCREMENT of these tests reaches them or moves past them. */
     final java.util.concurrent.atomic.AtomicLong explicitIds = new java.util.concurrent.atomic.AtomicLong();

@@ -29,193 +29,12 @@ import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.provider.Arguments;
 
-/** What the hostile probes share: pools, tables and plain queries on the real databases, cleaned up after each test. */
-abstract class HostileSupport {
-
-    final String tag = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-    final String table = "loompool_atk_" + tag;
-    final List<LoomPoolDataSource> dataSources = new ArrayList<>();
-    final List<String> pgCleanup = new ArrayList<>();
-    final List<String> mariaCleanup = new ArrayList<>();
-
-    @AfterEach
-    void cleanup() throws SQLException {
-        dataSources.forEach(LoomPoolDataSource::close);
-        if (!pgCleanup.isEmpty()) {
-            try (Connection c = TestDatabase.POSTGRES.admin(); Statement st = c.createStatement()) {
-                for (String sql : pgCleanup) {
-                    st.execute(sql);
-                }
-            }
-        }
-        if (!mariaCleanup.isEmpty()) {
-            try (Connection c = TestDatabase.MARIADB.admin(); Statement st = c.createStatement()) {
-                for (String sql : mariaCleanup) {
-                    st.execute(sql);
-                }
-            }
-        }
-    }
-
-    /** Every text in turn, through each Connector/J. */
-    static Stream<Arguments> each(String... texts) {
-        List<Arguments> all = new ArrayList<>();
-        for (Connector connector : Connector.values()) {
-            for (String text : texts) {
-                all.add(Arguments.of(connector, text));
-            }
-        }
-        return all.stream();
-    }
-
-    // ---- helpers --------------------------------------------------------------------------------
-
-    LoomPoolDataSource pool(TestDatabase db, int maxSize, String urlSuffix, String initSql) {
-        LoomPoolDataSource ds = new LoomPoolDataSource();
-        ds.setJdbcUrl(db.url() + (urlSuffix == null ? "" : urlSuffix));
-        ds.setPoolName("hostile-" + db.name().toLowerCase());
-        ds.setMinSize(0);
-        ds.setMaxSize(maxSize);
-        ds.setAcquireTimeout(java.time.Duration.ofSeconds(5));
-        if (initSql != null) {
-            ds.setConnectionInitSql(initSql);
-        }
-        dataSources.add(ds);
-        return ds;
-    }
-
-    /** The two Connector/Js that speak to the MariaDB server: each reads the wire its own way. */
-    enum Connector {
-        MARIADB_CONNECTOR_J("jdbc:mariadb:"),
-        MYSQL_CONNECTOR_J("jdbc:mysql:");
-
-        private final String scheme;
-
-        Connector(String scheme) {
-            this.scheme = scheme;
-        }
-
-        /** The MariaDB server's URL for this driver, with driver options added ("a=1&b=2"), or none. */
-        String url(String options) {
-            String url = TestDatabase.MARIADB.url().replace("jdbc:mariadb:", scheme);
-            return options == null ? url : url + (url.contains("?") ? "&" : "?") + options;
-        }
-    }
-
-    /** A pool on the MariaDB server through {@code connector}; a plain connection of the same URL is its reference. */
-    LoomPoolDataSource maria(Connector connector, int maxSize, String options) {
-        LoomPoolDataSource ds = pool(TestDatabase.MARIADB, maxSize, null, null);
-        ds.setJdbcUrl(connector.url(options));
-        return ds;
-    }
-
-    LoomPoolDataSource pg(int maxSize) {
-        return pool(TestDatabase.POSTGRES, maxSize, null, null);
-    }
-
-    LoomPoolDataSource maria(int maxSize) {
-        return pool(TestDatabase.MARIADB, maxSize, "&allowMultiQueries=true", null);
-    }
-
-    static String str(Connection c, String sql) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getString(1);
-        }
-    }
-
-    static long num(Connection c, String sql) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    static void run(Connection c, String sql) throws SQLException {
-        try (Statement st = c.createStatement()) {
-            st.execute(sql);
-        }
-    }
-
-    void pgAdmin(String sql) throws SQLException {
-        try (Connection c = TestDatabase.POSTGRES.admin()) {
-            run(c, sql);
-        }
-    }
-
-    void mariaAdmin(String sql) throws SQLException {
-        try (Connection c = TestDatabase.MARIADB.admin()) {
-            run(c, sql);
-        }
-    }
-
-    long pgRows() throws SQLException {
-        try (Connection c = TestDatabase.POSTGRES.admin()) {
-            return num(c, "SELECT count(*) FROM " + table);
-        }
-    }
-
-    /** The ids committed in the test table, as an independent session sees them: "1,3,6". */
-    String pgIds() throws SQLException {
-        try (Connection admin = TestDatabase.POSTGRES.admin()) {
-            return str(admin, "SELECT string_agg(id::text, ',' ORDER BY id) FROM " + table);
-        }
-    }
-
-    /** The v values committed in the MariaDB test table, as an independent session sees them: "2,3", or "none". */
-    String mariaValues() throws SQLException {
-        try (Connection admin = TestDatabase.MARIADB.admin()) {
-            return str(admin, "SELECT coalesce(group_concat(v ORDER BY v), 'none') FROM " + table);
-        }
-    }
-
-    /** The id of the MariaDB test table's row whose v is {@code v}, as an independent session sees it. */
-    long idWithV(int v) throws SQLException {
-        try (Connection admin = TestDatabase.MARIADB.admin()) {
-            return num(admin, "SELECT id FROM " + table + " WHERE v = " + v);
-        }
-    }
-
-    long mariaRows() throws SQLException {
-        try (Connection c = TestDatabase.MARIADB.admin()) {
-            return num(c, "SELECT count(*) FROM " + table);
-        }
-    }
-
-    void pgTable() throws SQLException {
-        pgAdmin("CREATE TABLE " + table + " (id int PRIMARY KEY)");
-        pgCleanup.add("DROP TABLE IF EXISTS " + table);
-    }
-
-    void mariaTable() throws SQLException {
-        mariaAdmin("CREATE TABLE " + table + " (id int AUTO_INCREMENT PRIMARY KEY, v int) ENGINE=InnoDB");
-        mariaCleanup.add("DROP TABLE IF EXISTS " + table);
-    }
-
-    /** The insert of {@code v} into the test table of {@code db}: its id ({@link #pgTable}) or its v ({@link #mariaTable}). */
-    String insertOf(TestDatabase db, int v) {
-        return "INSERT INTO " + table + (db == TestDatabase.POSTGRES ? "" : " (v)") + " VALUES (" + v + ")";
-    }
-
-    static long pgPid(Connection c) throws SQLException {
-        return num(c, "SELECT pg_backend_pid()");
-    }
-
-    static long myId(Connection c) throws SQLException {
-        return num(c, "SELECT CONNECTION_ID()");
-    }
-
-    /**
-     * The backend's id, read without pg_backend_pid() or CONNECTION_ID(), which pin the handle until
-     * it closes (an identity read): for tests whose point is whether the handle stays bound.
-     */
-    static long pgPidUnpinned(Connection c) throws SQLException {
-        return num(c, PostgresPinSemanticsTest.BACKEND_PID);
-    }
-
-    static long myIdUnpinned(Connection c) throws SQLException {
-        return num(c, MariaDbPinSemanticsTest.connectionId());
-    }
+/**
+ * The borrower scenarios of the pin-semantics form on the real databases: borrower A does something,
+ * borrower B on the same physical connection looks; a watchdog that cleans up A's stuck handle; many
+ * borrowers at once.
+ */
+abstract class BorrowerScenarios extends OnRealDatabases {
 
     // ---- a watchdog's cleanup while A's call is on its way to the driver ---------------------------
 
@@ -288,12 +107,12 @@ abstract class HostileSupport {
      * however the pool classifies that read, A's handle starts clean and lets go by A's SQL alone.
      */
     static Seen pgAfterA(LoomPoolDataSource ds, Use a, Look b) throws SQLException {
-        return afterA(ds, HostileSupport::pgPidUnpinned, a, b);
+        return afterA(ds, BorrowerScenarios::pgPidUnpinned, a, b);
     }
 
     /** {@link #pgAfterA} on MariaDB, with either Connector/J. */
     static Seen mariaAfterA(LoomPoolDataSource ds, Use a, Look b) throws SQLException {
-        return afterA(ds, HostileSupport::myIdUnpinned, a, b);
+        return afterA(ds, BorrowerScenarios::myIdUnpinned, a, b);
     }
 
     private static Seen afterA(LoomPoolDataSource ds, Backend backend, Use a, Look b) throws SQLException {
@@ -322,22 +141,22 @@ abstract class HostileSupport {
      * own handle: B's look is the point, not whether A's handle lets go.
      */
     static void pgAThenB(LoomPoolDataSource ds, Use a, Use b) throws SQLException {
-        aThenB(ds, HostileSupport::pgPid, null, a, b);
+        aThenB(ds, BorrowerScenarios::pgPid, null, a, b);
     }
 
     /** {@link #pgAThenB} on MariaDB, with CONNECTION_ID(). */
     static void mariaAThenB(LoomPoolDataSource ds, Use a, Use b) throws SQLException {
-        aThenB(ds, HostileSupport::myId, null, a, b);
+        aThenB(ds, BorrowerScenarios::myId, null, a, b);
     }
 
     /** {@link #pgAThenB}, but B must be on a new backend: the pool closed A's, for {@code why}. */
     static void pgAThenNewB(LoomPoolDataSource ds, String why, Use a, Use b) throws SQLException {
-        aThenB(ds, HostileSupport::pgPid, why, a, b);
+        aThenB(ds, BorrowerScenarios::pgPid, why, a, b);
     }
 
     /** {@link #pgAThenNewB} on MariaDB. */
     static void mariaAThenNewB(LoomPoolDataSource ds, String why, Use a, Use b) throws SQLException {
-        aThenB(ds, HostileSupport::myId, why, a, b);
+        aThenB(ds, BorrowerScenarios::myId, why, a, b);
     }
 
     /** B on A's backend, or on a new one for {@code whyNew} unless that is null. */
@@ -401,7 +220,7 @@ abstract class HostileSupport {
             run(plain, initSql);
             fresh = str(plain, probe);
         }
-        aThenB(ds, db == TestDatabase.POSTGRES ? HostileSupport::pgPid : HostileSupport::myId, null, a -> {
+        aThenB(ds, db == TestDatabase.POSTGRES ? BorrowerScenarios::pgPid : BorrowerScenarios::myId, null, a -> {
             assertThat(str(a, probe)).isEqualTo(fresh);
             change.on(a);
         }, b -> assertThat(str(b, probe)).isEqualTo(fresh));
