@@ -259,7 +259,7 @@ class ArchitectureTest {
 
     /**
      * At most two levels of hand-written classes in any hierarchy; the generated leaves of the JDBC
-     * wrappers (Delegating*, codegen/DelegateGenerator.java) are final and do not count.
+     * wrappers (Delegating*, the codegen module's DelegateGenerator) are final and do not count.
      */
     @Test
     void noHierarchyIsDeeperThanTwoHandWrittenLevels() {

@@ -177,4 +177,20 @@ class DocumentationTest {
                     .as("drafts at the root").isEmpty();
         }
     }
+
+    /** The README's Modules table names every folder at the root, and only those. */
+    @Test
+    void theModulesTableListsEveryFolder() throws IOException {
+        String readme = Files.readString(ROOT.resolve("README.md"));
+        int start = readme.indexOf("## Modules");
+        String table = readme.substring(start, readme.indexOf("\n## ", start + 1));
+        Set<String> listed = found(Pattern.compile("(?m)^\\| `([\\w.-]+)`"), table, 1);
+        Set<String> folders;
+        try (Stream<Path> root = Files.list(ROOT)) {
+            folders = root.filter(Files::isDirectory).map(p -> p.getFileName().toString())
+                    .filter(n -> !n.startsWith(".") && !n.equals("target"))
+                    .collect(Collectors.toCollection(TreeSet::new));
+        }
+        assertThat(listed).isEqualTo(folders);
+    }
 }

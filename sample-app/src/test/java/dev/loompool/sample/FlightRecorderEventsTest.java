@@ -26,7 +26,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 
 /**
  * The issue's acceptance, in-process: the sample under load, recorded, shows each of loompool's
- * six Flight Recorder event kinds with the pool name {@code bank}. compat/record-sample does the
+ * six Flight Recorder event kinds with the pool name {@code bank}. sample-app/record-sample does the
  * same with a real {@code -XX:StartFlightRecording} and {@code jfr print}. The demo leak endpoint
  * and the endpoint's write operations are on for this context only; its own H2 database keeps it
  * apart from the cached context of {@link H2EndToEndTest}.

@@ -16,7 +16,7 @@ import org.springframework.web.bind.annotation.RestController;
  * a query and drops the handle without closing it, so the handle keeps its physical connection
  * (the open transaction pins it) until the garbage collector finds the handle and the pool takes
  * the connection back: a {@code dev.loompool.Reclaim} event (and a {@code Reset}, the rollback).
- * The sample's own code never does this; {@code compat/record-sample} and the Flight Recorder test
+ * The sample's own code never does this; {@code sample-app/record-sample} and the Flight Recorder test
  * switch it on to show every event kind in one recording.
  */
 @RestController

@@ -14,7 +14,7 @@ import java.sql.Wrapper;
  * refuses, with the way out, as the plain driver does once its connection is closed.
  *
  * <p>The final leaves ({@code LentBlob}, {@code LentClob}, …) are generated at build time
- * (codegen/DelegateGenerator.java): {@link #enter()}, the call, errors through {@link #error},
+ * (the codegen module's DelegateGenerator): {@link #enter()}, the call, errors through {@link #error},
  * {@link #leave} in a {@code finally}. Arrays are {@link LentArray}, written by hand. Each call is
  * a run of the handle, as a statement is, so that a close on another thread or the reclaimer never
  * hands the connection to its next borrower while a call is on its way to it.

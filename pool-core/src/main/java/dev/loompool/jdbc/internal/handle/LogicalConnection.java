@@ -32,7 +32,7 @@ import java.util.concurrent.Executor;
  * to thread; its life (open, closed, reclaimed, counted, watched) is {@link HandleLife}'s.
  *
  * <p>This class holds every rule of the handle; {@code DelegatingConnection}, generated at build
- * time (codegen/DelegateGenerator.java), is the final class that forwards the other
+ * time (the codegen module's DelegateGenerator), is the final class that forwards the other
  * {@link Connection} methods to the bound connection: {@code bind()}, the call, {@code done()}.
  */
 abstract class LogicalConnection extends HandleLife implements Connection, LoomConnection {

@@ -10,7 +10,7 @@ import java.sql.Statement;
  * Metadata of a logical connection. It holds no physical connection: each call binds the handle
  * (or uses the one it holds), and only the result sets it returns pin, until they are closed. The
  * final class {@code DelegatingDatabaseMetaData}, generated at build time
- * (codegen/DelegateGenerator.java), forwards the other methods: {@link #meta()}, the call,
+ * (the codegen module's DelegateGenerator), forwards the other methods: {@link #meta()}, the call,
  * {@link #done()}.
  */
 abstract class LogicalDatabaseMetaData extends ResultSetOwner implements DatabaseMetaData {

@@ -8,7 +8,7 @@ import java.sql.Statement;
 /**
  * A result set of a logical statement or of the connection's metadata ({@link ResultSetOwner}):
  * the rules of its close. One is allocated on every query, so it holds no more than it must. The
- * final class {@code DelegatingResultSet}, generated at build time (codegen/DelegateGenerator.java),
+ * final class {@code DelegatingResultSet}, generated at build time (the codegen module's DelegateGenerator),
  * forwards the other methods to the driver's result set, each after {@link #touch()}.
  */
 abstract class LogicalResultSet implements ResultSet, Tracked {

@@ -12,7 +12,7 @@ import java.sql.Statement;
  * pins the physical connection while open, and reports the SQL it runs so that {@code BEGIN},
  * {@code COMMIT} or {@code SET} pin or unpin. The final classes {@code DelegatingStatement},
  * {@code DelegatingPreparedStatement} and {@code DelegatingCallableStatement}, generated at build
- * time (codegen/DelegateGenerator.java), forward the other methods to the driver's statement:
+ * time (the codegen module's DelegateGenerator), forward the other methods to the driver's statement:
  * {@link #touch()} first, SQL between {@link #sqlBefore} and {@link #sqlAfter}, errors through
  * {@link #error}, result sets through {@link #wrap}.
  */

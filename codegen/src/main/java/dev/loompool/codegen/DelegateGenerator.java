@@ -1,3 +1,5 @@
+package dev.loompool.codegen;
+
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
