@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
  * promised, in the form: borrower A does something; borrower B gets A's physical connection
  * (maxSize 1, checked by backend id) or a fresh one; what does B see, and what did A really commit
  * (checked from an independent admin connection)? The disabled ones are known limits or belong to
- * a later issue, and say which. The transaction probes are in {@link MariaDbHostileTest}.
+ * a later issue, and say which. The transaction probes are in {@link SettersAfterSqlChangedTheSessionTest}.
  */
-class MariaDbHostileSessionTest extends BorrowerScenarios {
+class MariaDbSessionResetTest extends BorrowerScenarios {
 
     /** LAST_INSERT_ID() is per physical connection: A's insert keeps A's connection for A's next statement (issue 26). */
     @Test

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * of them; what does borrower B see, and what did A really commit? Each probe compares with the
  * plain driver where the answer is the driver's.
  */
-class SessionPathsAttackTest extends BorrowerScenarios {
+class HandleSettersAnswerAsThePlainDriverTest extends BorrowerScenarios {
 
     // ---- setters: replay, reset, and what the getters say ------------------------------------------
 

@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
  * (maxSize 1, checked by backend id) or a fresh one; what does B see, and what did A really commit
  * (checked from an independent admin connection)? The disabled ones are known limits or belong to
  * a later issue, and say which. The session-state and reset probes are in
- * {@link PostgresHostileSessionTest}.
+ * {@link PostgresSessionResetTest}.
  */
-class PostgresHostileTest extends BorrowerScenarios {
+class DriverSideStateAfterTheResetTest extends BorrowerScenarios {
 
     /** Exotic spellings of transaction control and SET. */
     @Test

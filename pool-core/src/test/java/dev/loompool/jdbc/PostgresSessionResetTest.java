@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Test;
  * (maxSize 1, checked by backend id) or a fresh one; what does B see, and what did A really commit
  * (checked from an independent admin connection)? The disabled ones are known limits or belong to
  * a later issue, and say which. The transaction, unwrap and reclaim probes are in
- * {@link PostgresHostileTest}.
+ * {@link DriverSideStateAfterTheResetTest}.
  */
-class PostgresHostileSessionTest extends BorrowerScenarios {
+class PostgresSessionResetTest extends BorrowerScenarios {
 
     /** Sequence state (currval/lastval) is session state; no pin, no reset: B sees A's value. */
     @Test

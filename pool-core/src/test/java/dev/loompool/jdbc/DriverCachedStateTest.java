@@ -19,7 +19,7 @@ import org.postgresql.util.PGobject;
  * are in), and what the pool's reset undoes of it. Borrower A does something; B, on the pool's only
  * connection, must see what a plain connection of its own sees.
  */
-class DriverStateAttackTest extends BorrowerScenarios {
+class DriverCachedStateTest extends BorrowerScenarios {
 
     private final String schemaA = "wt38x_" + tag + "_a";
     private final String schemaB = "wt38x_" + tag + "_b";

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * refused without SQL_CALC_FOUND_ROWS, connect failures naming the pool. Each beside the plain
  * driver (a connection of its own) and, where it says something, HikariCP.
  */
-class TodayRegressionAttackTest extends BorrowerScenarios {
+class LentObjectsOfAClosedHandleRefuseTest extends BorrowerScenarios {
 
     private static final Duration NO_HANG = Duration.ofSeconds(60);
 

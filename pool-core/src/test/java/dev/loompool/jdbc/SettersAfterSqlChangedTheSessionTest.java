@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
  * promised, in the form: borrower A does something; borrower B gets A's physical connection
  * (maxSize 1, checked by backend id) or a fresh one; what does B see, and what did A really commit
  * (checked from an independent admin connection)? The disabled ones are known limits or belong to
- * a later issue, and say which. The session-state and reset probes are in {@link MariaDbHostileSessionTest}.
+ * a later issue, and say which. The session-state and reset probes are in {@link MariaDbSessionResetTest}.
  */
-class MariaDbHostileTest extends BorrowerScenarios {
+class SettersAfterSqlChangedTheSessionTest extends BorrowerScenarios {
 
     /** Killed inside A's transaction, then setAutoCommit(true): plain driver throws, the pool claims success. */
     @Test
