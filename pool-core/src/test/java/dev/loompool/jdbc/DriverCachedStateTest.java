@@ -14,12 +14,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.postgresql.util.PGobject;
 
 /**
- * Issue 38, the driver's own state: what pgjdbc, MariaDB Connector/J and MySQL Connector/J keep
- * per physical connection (type names, server prepared statements, the database they think they
- * are in), and what the pool's reset undoes of it. Borrower A does something; B, on the pool's only
+ * Driver-side state: what pgjdbc, MariaDB Connector/J and MySQL Connector/J keep per physical
+ * connection (type names, server prepared statements, the database they think they are in), and what
+ * the pool's reset undoes of it (issue 38). Borrower A does something; B, on the pool's only
  * connection, must see what a plain connection of its own sees.
  */
-class DriverStateAttackTest extends BorrowerScenarios {
+class DriverCachedStateTest extends BorrowerScenarios {
 
     private final String schemaA = "wt38x_" + tag + "_a";
     private final String schemaB = "wt38x_" + tag + "_b";
@@ -142,8 +142,6 @@ class DriverStateAttackTest extends BorrowerScenarios {
         assertThat(stored(schemaA)).isEqualTo("12,12,12");
         assertThat(stored(schemaB)).isEqualTo("12.34,12.34,12.34");
     }
-
-    // ---- MariaDB server --------------------------------------------------------------------------
 
     /**
      * Both Connector/Js with server prepared statements cached by the driver: A's user variable

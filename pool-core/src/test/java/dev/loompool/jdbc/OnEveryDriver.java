@@ -1,0 +1,44 @@
+package dev.loompool.jdbc;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/**
+ * The borrower scenarios on each of the three drivers (pgjdbc, MariaDB Connector/J and MySQL
+ * Connector/J): their URLs, a pool on each, and the plain driver as a {@code DataSource} (a connection
+ * of its own each time) to compare with.
+ */
+abstract class OnEveryDriver extends BorrowerScenarios {
+
+    static final Duration NO_HANG = Duration.ofSeconds(60);
+
+    enum Db { POSTGRES, MARIADB, MYSQL }
+
+    String url(Db db) {
+        return switch (db) {
+            case POSTGRES -> TestDatabase.POSTGRES.url();
+            case MARIADB -> Connector.MARIADB_CONNECTOR_J.url(null);
+            case MYSQL -> Connector.MYSQL_CONNECTOR_J.url(null);
+        };
+    }
+
+    LoomPoolDataSource loom(Db db, int size) {
+        return db == Db.POSTGRES ? pg(size) : maria(db == Db.MYSQL ? Connector.MYSQL_CONNECTOR_J : Connector.MARIADB_CONNECTOR_J, size, null);
+    }
+
+    /** A DataSource of the plain driver: a connection of its own each time. */
+    record PlainDataSource(String url) implements DataSource {
+        @Override public Connection getConnection() throws SQLException { return DriverManager.getConnection(url); }
+        @Override public Connection getConnection(String u, String p) throws SQLException { return DriverManager.getConnection(url, u, p); }
+        @Override public java.io.PrintWriter getLogWriter() { return null; }
+        @Override public void setLogWriter(java.io.PrintWriter out) { }
+        @Override public void setLoginTimeout(int seconds) { }
+        @Override public int getLoginTimeout() { return 0; }
+        @Override public java.util.logging.Logger getParentLogger() { return null; }
+        @Override public <T> T unwrap(Class<T> iface) { return null; }
+        @Override public boolean isWrapperFor(Class<?> iface) { return false; }
+    }
+}
