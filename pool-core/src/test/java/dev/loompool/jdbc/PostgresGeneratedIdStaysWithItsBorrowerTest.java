@@ -1,6 +1,6 @@
 package dev.loompool.jdbc;
 
-import static dev.loompool.jdbc.WritePathAttackSupport.*;
+import static dev.loompool.jdbc.WritePathProbes.*;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -40,9 +40,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * that reads the value inside B's INSERT, an INSERT the catalog wrongly called quiet, a statement
  * that is session SQL and leaves a value. Two stay disabled: a known limit (a STABLE function that
  * reads lastval() by dynamic SQL) and a spurious HY010 on a handle shared by two threads. The
- * MariaDB attacks are in {@link WritePathAttackMariaDbTest}.
+ * MariaDB attacks are in {@link MariaDbGeneratedIdStaysWithItsBorrowerTest}.
  */
-class WritePathAttackTest extends BorrowerScenarios {
+class PostgresGeneratedIdStaysWithItsBorrowerTest extends BorrowerScenarios {
 
     /** Ids for explicit-id INSERTs: negative, so that no serial or AUTO_INCREMENT of these tests reaches them or moves past them. */
     final java.util.concurrent.atomic.AtomicLong explicitIds = new java.util.concurrent.atomic.AtomicLong();

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * <p>Evidence is what the server saw: {@code current_setting('transaction_isolation')} written
  * into a row by the statement itself (a trigger for rows the driver writes on its own).
  */
-class PgBouncerIsolationAttackTest {
+class PgBouncerEachTransactionGetsItsLevelTest {
 
     private static final int SER = Connection.TRANSACTION_SERIALIZABLE;
     private static final String LEDGER = "INSERT INTO atkpgb_ledger VALUES (?, current_setting('transaction_isolation'))";

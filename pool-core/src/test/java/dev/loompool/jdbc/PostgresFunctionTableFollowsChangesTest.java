@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
  * <p>The pools run on a manual clock, so that "every minute" passes only when a test says so.
  */
 @Timeout(120) // the manual clock never ends an acquire: a test that waits for a connection would hang
-class FunctionTableAttackTest extends BorrowerScenarios {
+class PostgresFunctionTableFollowsChangesTest extends BorrowerScenarios {
 
     private final String schema = "loompool_fta_" + tag;
     private final String f = schema + ".f_" + tag + "()"; // a name no other test has: any volatile overload anywhere counts

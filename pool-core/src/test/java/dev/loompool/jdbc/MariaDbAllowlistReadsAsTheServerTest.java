@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * borrower B gets the pool's only connection (maxSize 1). What B sees, and what an independent
  * session sees, must be what a fresh plain driver connection per borrower gives.
  */
-class MariaDbAllowlistAttackTest extends BorrowerScenarios {
+class MariaDbAllowlistReadsAsTheServerTest extends BorrowerScenarios {
 
     /**
      * A's {@code use} assigns {@code variable} on the plain driver (the premise); through a pool of

@@ -37,7 +37,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * A failing test marks a leak. Real-server tests check that the server did read the secret as a
  * value, so that the leak is not a lexing curiosity.
  */
-class MaskingAttackTest extends StubSupport {
+class PinStatementShowsNoSecretTest extends StubSupport {
 
     private static final String SECRET = "S3cretTok9";
 

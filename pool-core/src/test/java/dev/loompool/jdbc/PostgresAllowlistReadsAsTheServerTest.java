@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * connection shows. Each text is first run on a plain connection to show that the server really
  * does what the test says (the premise).
  */
-class PostgresAllowlistAttackTest extends BorrowerScenarios {
+class PostgresAllowlistReadsAsTheServerTest extends BorrowerScenarios {
 
     private static final String FRESH_SEARCH_PATH = "\"$user\", public";
 

@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * borrower who took no value.
  */
 @Timeout(180)
-class FirstConnectCatalogAttackTest extends BorrowerScenarios {
+class PostgresFirstConnectionClassifiesAsTheCatalogSaysTest extends BorrowerScenarios {
 
     private final String schema = "fcat_" + tag;
     private final String app = "fcat_app_" + tag;

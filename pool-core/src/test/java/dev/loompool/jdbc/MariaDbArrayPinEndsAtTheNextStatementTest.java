@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * The relaxed array pin (issue 28) on MariaDB's server: MariaDB Connector/J makes only float
  * arrays (for VECTOR), which hold no connection; MySQL Connector/J makes none.
  */
-class MariaDbArrayAttackTest {
+class MariaDbArrayPinEndsAtTheNextStatementTest {
 
     private LoomPoolDataSource ds;
 

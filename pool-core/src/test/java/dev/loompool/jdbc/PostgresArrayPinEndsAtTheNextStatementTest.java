@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * its handle's next statement runs. Borrower A makes it; what reaches borrower C, who gets A's
  * connection next?
  */
-class PostgresArrayAttackTest {
+class PostgresArrayPinEndsAtTheNextStatementTest {
 
     private final String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
     private final String type = "atkarr_mood_" + suffix;

@@ -10,15 +10,15 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * What the write-path attacks share ({@link WritePathAttackTest}, {@link WritePathAttackMariaDbTest}):
+ * What the write-path attacks share ({@link PostgresGeneratedIdStaysWithItsBorrowerTest}, {@link MariaDbGeneratedIdStaysWithItsBorrowerTest}):
  * B's steps, answered beside a plain driver connection of B's own, and A's INSERT with its keys asked.
  */
-final class WritePathAttackSupport {
+final class WritePathProbes {
 
     /** What B's look answers when the pool refused it. */
     static final String REFUSED = "refused by the pool";
 
-    private WritePathAttackSupport() {
+    private WritePathProbes() {
     }
 
     /** What B does and reads. */
