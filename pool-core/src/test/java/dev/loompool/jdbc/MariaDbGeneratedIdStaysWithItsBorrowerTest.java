@@ -17,12 +17,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Attacks on the write path on MariaDB, through both Connector/Js ({@link PostgresGeneratedIdStaysWithItsBorrowerTest} has
- * the PostgreSQL ones and says what is asked): B must see what a plain driver connection of its own
- * shows, or the pool's refusal, never A's {@code LAST_INSERT_ID()}, {@code @@identity} or
- * {@code PREVIOUS VALUE FOR}. The disabled tests are the holes found: an INSERT that sets no id,
- * or another sequence's {@code NEXT VALUE FOR}, opens the session's value to B's read; a column
- * default or a trigger reads it inside B's INSERT, and B's row is committed with A's id.
+ * The write path on MariaDB, through both Connector/Js (DESIGN.md §4, "Per-statement values";
+ * {@link PostgresGeneratedIdStaysWithItsBorrowerTest} has the PostgreSQL side and says what is
+ * asked): B must see what a plain driver connection of its own shows, or the pool's refusal, never
+ * A's {@code LAST_INSERT_ID()}, {@code @@identity} or {@code PREVIOUS VALUE FOR}: not after an
+ * INSERT that sets no id or another sequence's {@code NEXT VALUE FOR}, not through a column default
+ * or a trigger inside B's INSERT, not after an upsert or a keyed batch of A's.
  */
 class MariaDbGeneratedIdStaysWithItsBorrowerTest extends BorrowerScenarios {
 

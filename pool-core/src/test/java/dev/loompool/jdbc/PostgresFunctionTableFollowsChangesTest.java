@@ -18,9 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Attacks on the PostgreSQL function table (issue 27): when the pool reads it again, and what a
- * statement classified with an old table does. A function that was stable is made volatile (it
- * sets the search_path); A calls it; which search_path does B get on A's backend?
+ * The PostgreSQL function table follows changes to the catalog (DESIGN.md §4, "Classifying SQL: an
+ * allowlist"; issue 27): when the pool reads it again, and what a statement classified with an old
+ * table does. A function that was stable is made volatile (it sets the search_path); A calls it;
+ * which search_path does B get on A's backend?
  *
  * <p>The pools run on a manual clock, so that "every minute" passes only when a test says so.
  */

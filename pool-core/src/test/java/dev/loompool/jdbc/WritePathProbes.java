@@ -10,8 +10,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * What the write-path attacks share ({@link PostgresGeneratedIdStaysWithItsBorrowerTest}, {@link MariaDbGeneratedIdStaysWithItsBorrowerTest}):
- * B's steps, answered beside a plain driver connection of B's own, and A's INSERT with its keys asked.
+ * What the write-path tests share ({@link PostgresGeneratedIdStaysWithItsBorrowerTest},
+ * {@link MariaDbGeneratedIdStaysWithItsBorrowerTest} and their neighbours): B's steps, answered
+ * beside a plain driver connection of B's own, and A's INSERT with its keys asked.
  */
 final class WritePathProbes {
 
