@@ -22,10 +22,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The limits of the per-transaction isolation behind a real PgBouncer in transaction mode (issue
- * 30, after PgBouncerIsolationAttackTest): what is refused (a statement after a transaction
- * boundary in one text or batch, with autocommit off), what is not (the same texts in autocommit
- * mode, Spring's restore of the default level), and a chosen level sent even when it is the
- * default, since a server connection may have another left on it by a client of the bouncer.
+ * 30, beside PgBouncerUnseenTransactionRunsAtTheLevelAskedTest): what is refused (a statement
+ * after a transaction boundary in one text or batch, with autocommit off), what is not (the same
+ * texts in autocommit mode, Spring's restore of the default level), and a chosen level sent even
+ * when it is the default, since a server connection may have another left on it by a client of the
+ * bouncer.
  */
 class PgBouncerIsolationBoundariesTest {
 

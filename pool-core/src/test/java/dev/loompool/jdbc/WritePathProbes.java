@@ -10,15 +10,16 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * What the write-path attacks share ({@link WritePathAttackTest}, {@link WritePathAttackMariaDbTest}):
- * B's steps, answered beside a plain driver connection of B's own, and A's INSERT with its keys asked.
+ * What the write-path tests share ({@link PostgresGeneratedIdStaysWithItsBorrowerTest},
+ * {@link MariaDbGeneratedIdStaysWithItsBorrowerTest} and their neighbours): B's steps, answered
+ * beside a plain driver connection of B's own, and A's INSERT with its keys asked.
  */
-final class WritePathAttackSupport {
+final class WritePathProbes {
 
     /** What B's look answers when the pool refused it. */
     static final String REFUSED = "refused by the pool";
 
-    private WritePathAttackSupport() {
+    private WritePathProbes() {
     }
 
     /** What B does and reads. */

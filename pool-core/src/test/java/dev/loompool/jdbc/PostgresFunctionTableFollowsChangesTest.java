@@ -18,14 +18,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Attacks on the PostgreSQL function table (issue 27): when the pool reads it again, and what a
- * statement classified with an old table does. A function that was stable is made volatile (it
- * sets the search_path); A calls it; which search_path does B get on A's backend?
+ * The PostgreSQL function table follows changes to the catalog (DESIGN.md §4, "Classifying SQL: an
+ * allowlist"; issue 27): when the pool reads it again, and what a statement classified with an old
+ * table does. A function that was stable is made volatile (it sets the search_path); A calls it;
+ * which search_path does B get on A's backend?
  *
  * <p>The pools run on a manual clock, so that "every minute" passes only when a test says so.
  */
 @Timeout(120) // the manual clock never ends an acquire: a test that waits for a connection would hang
-class FunctionTableAttackTest extends BorrowerScenarios {
+class PostgresFunctionTableFollowsChangesTest extends BorrowerScenarios {
 
     private final String schema = "loompool_fta_" + tag;
     private final String f = schema + ".f_" + tag + "()"; // a name no other test has: any volatile overload anywhere counts

@@ -14,10 +14,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The relaxed array pin (issue 28) on MariaDB's server: MariaDB Connector/J makes only float
- * arrays (for VECTOR), which hold no connection; MySQL Connector/J makes none.
+ * The relaxed array pin (DESIGN.md §4, "Objects that outlive their handle refuse"; issue 28) on
+ * MariaDB's server: MariaDB Connector/J makes only float arrays (for VECTOR), which hold no
+ * connection and refuse once the pin ends at the next statement; MySQL Connector/J makes none.
  */
-class MariaDbArrayAttackTest {
+class MariaDbArrayPinEndsAtTheNextStatementTest {
 
     private LoomPoolDataSource ds;
 

@@ -13,12 +13,14 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * New classes against the allowlist classifier (issue 27's attack round), on the real MariaDB
- * through both Connector/Js: borrower A runs a text the allowlist proves neutral and closes;
- * borrower B gets the pool's only connection (maxSize 1). What B sees, and what an independent
- * session sees, must be what a fresh plain driver connection per borrower gives.
+ * The allowlist classifier reads a text as the real MariaDB runs it (DESIGN.md §4, "Classifying
+ * SQL: an allowlist"; issue 27), through both Connector/Js: versioned comments, views, stored
+ * functions named like builtins, ORACLE mode, batches the driver joins, triggers. Borrower A runs a
+ * text the allowlist proves neutral and closes; borrower B gets the pool's only connection (maxSize
+ * 1). What B sees, and what an independent session sees, must be what a fresh plain driver
+ * connection per borrower gives.
  */
-class MariaDbAllowlistAttackTest extends BorrowerScenarios {
+class MariaDbAllowlistReadsAsTheServerTest extends BorrowerScenarios {
 
     /**
      * A's {@code use} assigns {@code variable} on the plain driver (the premise); through a pool of

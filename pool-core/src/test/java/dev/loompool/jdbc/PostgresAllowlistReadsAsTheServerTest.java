@@ -13,13 +13,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A fresh attack on the allowlist classifier (issue 27) on the real PostgreSQL: borrower A runs
- * SQL that changes its own session, which is A's right on the plain driver, and closes its handle;
- * borrower B then gets the pool's only connection (maxSize 1). B must see what a fresh plain
- * connection shows. Each text is first run on a plain connection to show that the server really
- * does what the test says (the premise).
+ * The allowlist classifier reads a text as the real PostgreSQL runs it (DESIGN.md §4, "Classifying
+ * SQL: an allowlist"; issue 27): case folding, spellings of a denied rule, calls hidden in column
+ * definition lists, aggregates, XML functions, constraints, policies, pgjdbc's placeholders.
+ * Borrower A runs SQL that changes its own session, which is A's right on the plain driver, and
+ * closes its handle; borrower B then gets the pool's only connection (maxSize 1). B must see what a
+ * fresh plain connection shows. Each text is first run on a plain connection to show that the
+ * server really does what the test says (the premise).
  */
-class PostgresAllowlistAttackTest extends BorrowerScenarios {
+class PostgresAllowlistReadsAsTheServerTest extends BorrowerScenarios {
 
     private static final String FRESH_SEARCH_PATH = "\"$user\", public";
 

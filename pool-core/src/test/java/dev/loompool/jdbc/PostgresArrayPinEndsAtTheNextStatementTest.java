@@ -14,11 +14,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Attacks on the relaxed array pin (issue 28): an array {@code createArrayOf} made pins only until
- * its handle's next statement runs. Borrower A makes it; what reaches borrower C, who gets A's
- * connection next?
+ * The relaxed array pin on PostgreSQL (DESIGN.md §4, "Objects that outlive their handle refuse";
+ * issue 28): an array {@code createArrayOf} made pins only until its handle's next statement runs,
+ * and after that it refuses. Borrower A makes it; nothing of it reaches borrower C, who gets A's
+ * connection next.
  */
-class PostgresArrayAttackTest {
+class PostgresArrayPinEndsAtTheNextStatementTest {
 
     private final String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
     private final String type = "atkarr_mood_" + suffix;

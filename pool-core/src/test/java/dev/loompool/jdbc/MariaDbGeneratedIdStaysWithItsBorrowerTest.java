@@ -1,6 +1,6 @@
 package dev.loompool.jdbc;
 
-import static dev.loompool.jdbc.WritePathAttackSupport.*;
+import static dev.loompool.jdbc.WritePathProbes.*;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -17,14 +17,14 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Attacks on the write path on MariaDB, through both Connector/Js ({@link WritePathAttackTest} has
- * the PostgreSQL ones and says what is asked): B must see what a plain driver connection of its own
- * shows, or the pool's refusal, never A's {@code LAST_INSERT_ID()}, {@code @@identity} or
- * {@code PREVIOUS VALUE FOR}. The disabled tests are the holes found: an INSERT that sets no id,
- * or another sequence's {@code NEXT VALUE FOR}, opens the session's value to B's read; a column
- * default or a trigger reads it inside B's INSERT, and B's row is committed with A's id.
+ * The write path on MariaDB, through both Connector/Js (DESIGN.md §4, "Per-statement values";
+ * {@link PostgresGeneratedIdStaysWithItsBorrowerTest} has the PostgreSQL side and says what is
+ * asked): B must see what a plain driver connection of its own shows, or the pool's refusal, never
+ * A's {@code LAST_INSERT_ID()}, {@code @@identity} or {@code PREVIOUS VALUE FOR}: not after an
+ * INSERT that sets no id or another sequence's {@code NEXT VALUE FOR}, not through a column default
+ * or a trigger inside B's INSERT, not after an upsert or a keyed batch of A's.
  */
-class WritePathAttackMariaDbTest extends BorrowerScenarios {
+class MariaDbGeneratedIdStaysWithItsBorrowerTest extends BorrowerScenarios {
 
     /** Ids for explicit-id INSERTs: negative, so that no serial or AUTO_INCREMENT of these tests reaches them or moves past them. */
     final java.util.concurrent.atomic.AtomicLong explicitIds = new java.util.concurrent.atomic.AtomicLong();
