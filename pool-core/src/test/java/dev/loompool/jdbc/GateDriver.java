@@ -4,16 +4,12 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.Driver;
 import java.sql.DriverManager;
-import java.sql.DriverPropertyInfo;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Logger;
 
 /**
  * A test driver in front of a real one ({@code jdbc:gate:<real URL>}): its connections stop one
@@ -23,9 +19,13 @@ import java.util.logging.Logger;
  * there on the real driver behaves the same. Stopped after the call, it holds a thread that has its
  * result and has not used it yet.
  */
-public final class GateDriver implements Driver {
+public final class GateDriver extends PrefixDriver {
 
     static final String PREFIX = "jdbc:gate:";
+
+    public GateDriver() {
+        super(PREFIX);
+    }
 
     /**
      * The armed gate: the method it stops, the thread it stops (any if null), whether it stops after
@@ -107,11 +107,7 @@ public final class GateDriver implements Driver {
     }
 
     @Override
-    public Connection connect(String url, Properties info) throws SQLException {
-        if (!acceptsURL(url)) {
-            return null;
-        }
-        String real = url.substring(PREFIX.length());
+    protected Connection open(String real, Properties info) throws SQLException {
         Connection c = DriverManager.getDriver(real).connect(real, info);
         return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
                 (proxy, m, args) -> {
@@ -144,35 +140,5 @@ public final class GateDriver implements Driver {
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
-    }
-
-    @Override
-    public boolean acceptsURL(String url) {
-        return url != null && url.startsWith(PREFIX);
-    }
-
-    @Override
-    public DriverPropertyInfo[] getPropertyInfo(String url, Properties info) {
-        return new DriverPropertyInfo[0];
-    }
-
-    @Override
-    public int getMajorVersion() {
-        return 1;
-    }
-
-    @Override
-    public int getMinorVersion() {
-        return 0;
-    }
-
-    @Override
-    public boolean jdbcCompliant() {
-        return false;
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException();
     }
 }

@@ -22,7 +22,7 @@ import org.postgresql.PGNotification;
  * end"), on the real databases: borrower A's work is handed between threads; what did A really
  * commit, and what does B, the next borrower of the same physical connection, see?
  */
-class ThreadHandOffHostileTest extends BorrowerScenarios {
+class HandleOutlivesItsThreadTest extends BorrowerScenarios {
 
     /** A helper thread runs the first statement of A's transaction (and binds it), then ends. */
     @Test

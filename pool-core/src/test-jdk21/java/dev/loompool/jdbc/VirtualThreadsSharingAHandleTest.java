@@ -15,12 +15,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * CrossThreadAttack2Test on virtual threads (JDK 21+): one handle, created on the caller's thread,
- * used by many virtual threads at once inside one transaction, and closed by a virtual watchdog
- * while some of their statements still run. Borrower B, next on the pool's only connection, must
+ * A handle shared by threads (DESIGN.md §4 "One state machine, every thread") on virtual threads
+ * (JDK 21+), as {@code ForeignCloseDuringAHelpersStatementTest} on platform threads: one handle,
+ * created on the caller's thread, used by many virtual threads at once inside one transaction, and
+ * closed by a virtual watchdog while some of their statements still run. Borrower B, next on the pool's only connection, must
  * find a clean session, and none of A's uncommitted rows may be committed.
  */
-class CrossThreadAttack2VirtualTest extends BorrowerScenarios {
+class VirtualThreadsSharingAHandleTest extends BorrowerScenarios {
 
     private static final int WRITERS = 20;
 
