@@ -25,8 +25,8 @@ class ConnectFailuresTest extends StubPoolFixture {
         SQLException second = ConnectFailures.connectFailed(pool, driver);
 
         assertThat((Throwable) first).isInstanceOf(SQLTransientConnectionException.class)
-                .hasMessageStartingWith("pool '" + pool.name + "': could not open a connection (")
-                .hasMessageEndingWith("): the server is starting up")
+                .hasMessage("pool '" + pool.name + "': could not open a connection (total=0, idle=0, inUse=0, "
+                        + "pending=0, minSize=0, maxSize=4): the server is starting up")
                 .hasCause(driver);
         assertThat(first.getCause()).isSameAs(driver);
         assertThat(first.getSQLState()).isEqualTo("57P03");
