@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * user variables and sql_mode live on the session, XA and BEGIN NOT ATOMIC blocks hide what they
  * do. The URL allows multi-statement strings.
  */
-class MariaDbPinSemanticsTest extends PinSemanticsSuite {
+class MariaDbPinSemanticsTest extends PinReleaseAndResetSuite {
 
     /**
      * The connection's id, read without CONNECTION_ID(): reading the identity pins the handle until
