@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -24,7 +25,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the subtasks are done and their statements closed, the connection goes back: B, on a pool of
  * one, gets it.
  */
-class VirtualThreadHandOffTest extends BorrowerScenarios {
+class VirtualThreadHandOffTest extends OnRealDatabases {
 
     private LoomPoolDataSource one(TestDatabase db) {
         LoomPoolDataSource ds = pool(db, 1, null, null);

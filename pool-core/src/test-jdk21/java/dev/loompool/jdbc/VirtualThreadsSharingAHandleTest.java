@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static dev.loompool.jdbc.HandleAcrossThreadsTest.boundOnlyForAReason;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,7 +22,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * closed by a virtual watchdog while some of their statements still run. Borrower B, next on the pool's only connection, must
  * find a clean session, and none of A's uncommitted rows may be committed.
  */
-class VirtualThreadsSharingAHandleTest extends BorrowerScenarios {
+class VirtualThreadsSharingAHandleTest extends OnRealDatabases {
 
     private static final int WRITERS = 20;
 

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * transaction: the transaction is rolled back, never committed, and the pool's connection is returned
  * exactly once.
  */
-class AbortWhileAStatementRunsTest extends BorrowerScenarios {
+class AbortWhileAStatementRunsTest extends OnRealDatabases {
 
     /**
      * A aborts its handle from another thread while its statement runs inside a transaction: the

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -15,7 +16,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * MySQL Connector/J), or accepts the call (MariaDB Connector/J). What A inserted is committed either
  * way, and B sees it.
  */
-class AutoCommitCallsTest extends BorrowerScenarios {
+class AutoCommitCallsTest extends OnRealDatabases {
 
     /** What {@code call} does on {@code c} after an insert in autocommit mode: "ok" or the SQLState. */
     private String outcome(Connection c, boolean commit, String insert) throws SQLException {

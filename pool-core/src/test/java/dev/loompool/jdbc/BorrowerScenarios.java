@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.OnRealDatabases.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -30,11 +31,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.provider.Arguments;
 
 /**
- * The borrower scenarios of the pin-semantics form on the real databases: borrower A does something,
- * borrower B on the same physical connection looks; a watchdog that cleans up A's stuck handle; many
- * borrowers at once.
+ * The borrower scenarios of the pin-semantics form on the real databases, as static steps a test
+ * imports (held, not inherited): borrower A does something, borrower B on the same physical
+ * connection looks; a watchdog that cleans up A's stuck handle; many borrowers at once.
  */
-abstract class BorrowerScenarios extends OnRealDatabases {
+final class BorrowerScenarios {
+
+    private BorrowerScenarios() {
+    }
 
     // ---- a watchdog's cleanup while A's call is on its way to the driver ---------------------------
 
@@ -45,28 +49,6 @@ abstract class BorrowerScenarios extends OnRealDatabases {
         return ds;
     }
 
-    /**
-     * A (on {@code ds}, a {@link #gated} pool of one) inserts 1 in a transaction and calls
-     * commit(), held on its own thread before the driver; the watchdog, on this thread, cleans up A's
-     * handle; B gets the connection, inserts 2 in its own transaction; A's commit() goes on, and B
-     * rolls back. The test table's value column is {@code column}.
-     *
-     * @return A's commit(), ended
-     */
-    GateDriver.Held commitOvertakenBy(LoomPoolDataSource ds, String column, Use watchdog) throws Exception {
-        Connection a = ds.getConnection();
-        a.setAutoCommit(false);
-        run(a, "INSERT INTO " + table + " (" + column + ") VALUES (1)");
-        GateDriver.Held commit = GateDriver.hold("commit", a::commit);
-        watchdog.on(a);
-        Connection b = ds.getConnection();
-        b.setAutoCommit(false);
-        run(b, "INSERT INTO " + table + " (" + column + ") VALUES (2)");
-        commit.release();
-        b.rollback();
-        b.close();
-        return commit;
-    }
 
     /** A watchdog's usual cleanup of a stuck handle, which makes its thread the connection's runner. */
     static void rollbackThenClose(Connection a) throws SQLException {
@@ -107,12 +89,12 @@ abstract class BorrowerScenarios extends OnRealDatabases {
      * however the pool classifies that read, A's handle starts clean and lets go by A's SQL alone.
      */
     static Seen pgAfterA(LoomPoolDataSource ds, Use a, Look b) throws SQLException {
-        return afterA(ds, BorrowerScenarios::pgPidUnpinned, a, b);
+        return afterA(ds, OnRealDatabases::pgPidUnpinned, a, b);
     }
 
     /** {@link #pgAfterA} on MariaDB, with either Connector/J. */
     static Seen mariaAfterA(LoomPoolDataSource ds, Use a, Look b) throws SQLException {
-        return afterA(ds, BorrowerScenarios::myIdUnpinned, a, b);
+        return afterA(ds, OnRealDatabases::myIdUnpinned, a, b);
     }
 
     private static Seen afterA(LoomPoolDataSource ds, Backend backend, Use a, Look b) throws SQLException {
@@ -141,22 +123,22 @@ abstract class BorrowerScenarios extends OnRealDatabases {
      * own handle: B's look is the point, not whether A's handle lets go.
      */
     static void pgAThenB(LoomPoolDataSource ds, Use a, Use b) throws SQLException {
-        aThenB(ds, BorrowerScenarios::pgPid, null, a, b);
+        aThenB(ds, OnRealDatabases::pgPid, null, a, b);
     }
 
     /** {@link #pgAThenB} on MariaDB, with CONNECTION_ID(). */
     static void mariaAThenB(LoomPoolDataSource ds, Use a, Use b) throws SQLException {
-        aThenB(ds, BorrowerScenarios::myId, null, a, b);
+        aThenB(ds, OnRealDatabases::myId, null, a, b);
     }
 
     /** {@link #pgAThenB}, but B must be on a new backend: the pool closed A's, for {@code why}. */
     static void pgAThenNewB(LoomPoolDataSource ds, String why, Use a, Use b) throws SQLException {
-        aThenB(ds, BorrowerScenarios::pgPid, why, a, b);
+        aThenB(ds, OnRealDatabases::pgPid, why, a, b);
     }
 
     /** {@link #pgAThenNewB} on MariaDB. */
     static void mariaAThenNewB(LoomPoolDataSource ds, String why, Use a, Use b) throws SQLException {
-        aThenB(ds, BorrowerScenarios::myId, why, a, b);
+        aThenB(ds, OnRealDatabases::myId, why, a, b);
     }
 
     /** B on A's backend, or on a new one for {@code whyNew} unless that is null. */
@@ -177,33 +159,6 @@ abstract class BorrowerScenarios extends OnRealDatabases {
         }
     }
 
-    /**
-     * The connection dies inside A's transaction on a handle of {@code ds} (the admin ends A's
-     * backend), and A then calls setAutoCommit(true), which by JDBC commits the open transaction: it
-     * must throw, as the plain driver does, for the commit did not happen.
-     */
-    void setAutoCommitTrueAfterTheConnectionDiedThrows(TestDatabase db, LoomPoolDataSource ds) throws SQLException {
-        boolean pg = db == TestDatabase.POSTGRES;
-        try (Connection a = ds.getConnection()) {
-            a.setAutoCommit(false);
-            run(a, insertOf(db, 1));
-            if (pg) {
-                pgAdmin("SELECT pg_terminate_backend(" + pgPid(a) + ")");
-            } else {
-                mariaAdmin("KILL CONNECTION " + myId(a));
-            }
-            assertThatThrownBy(() -> run(a, insertOf(db, 2))).isInstanceOf(SQLException.class);
-            Throwable t = null;
-            try {
-                a.setAutoCommit(true); // JDBC: commits the transaction in progress
-            } catch (SQLException e) {
-                t = e;
-            }
-            long committed = pg ? pgRows() : mariaRows();
-            assertThat(t).as("setAutoCommit(true) returned normally, but %d rows are committed", committed)
-                    .isNotNull();
-        }
-    }
 
     /**
      * The reset test. A fresh session is the reference: {@code probe} on a plain driver connection
@@ -220,7 +175,7 @@ abstract class BorrowerScenarios extends OnRealDatabases {
             run(plain, initSql);
             fresh = str(plain, probe);
         }
-        aThenB(ds, db == TestDatabase.POSTGRES ? BorrowerScenarios::pgPid : BorrowerScenarios::myId, null, a -> {
+        aThenB(ds, db == TestDatabase.POSTGRES ? OnRealDatabases::pgPid : OnRealDatabases::myId, null, a -> {
             assertThat(str(a, probe)).isEqualTo(fresh);
             change.on(a);
         }, b -> assertThat(str(b, probe)).isEqualTo(fresh));
@@ -272,20 +227,6 @@ abstract class BorrowerScenarios extends OnRealDatabases {
 
     // ---- per-statement values: borrowers side by side -------------------------------------------
 
-    /**
-     * A inserts into the MariaDB test table, then B, on the other handle of a pool of two, inserts:
-     * A's LAST_INSERT_ID() is still A's own row's id, as on the plain driver.
-     */
-    void mariaLastInsertIdIsTheHandlesOwn() throws SQLException {
-        mariaTable();
-        LoomPoolDataSource ds = maria(2);
-        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
-            run(a, insertOf(TestDatabase.MARIADB, 1));
-            run(b, insertOf(TestDatabase.MARIADB, 2));
-            long aId = idWithV(1);
-            assertThat(num(a, "SELECT LAST_INSERT_ID()")).as("plain driver: A's own id").isEqualTo(aId);
-        }
-    }
 
     /**
      * B, on its own handle, runs {@code bLongQuery} (whose text contains {@code marker}); once it

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * setAutoCommit(true), not by SQL COMMIT), and an application error that merely carries a connection
  * SQLState neither destroys the healthy connection nor opens the circuit breaker.
  */
-class BrokenConnectionVerdictsTest extends BorrowerScenarios {
+class BrokenConnectionVerdictsTest extends OnRealDatabases {
 
     /**
      * The connection dies inside A's transaction; A then calls setAutoCommit(true), which by JDBC

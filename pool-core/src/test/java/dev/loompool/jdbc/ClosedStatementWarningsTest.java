@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * closed statement no longer pins, so the pool has lent its connection to B meanwhile: A's call
  * runs on B's connection and reads B's warnings, or clears them.
  */
-class ClosedStatementWarningsTest extends BorrowerScenarios {
+class ClosedStatementWarningsTest extends OnRealDatabases {
 
     private static String text(SQLWarning w) {
         StringBuilder out = new StringBuilder();

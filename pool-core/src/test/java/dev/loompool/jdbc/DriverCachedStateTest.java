@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigDecimal;
@@ -19,7 +20,7 @@ import org.postgresql.util.PGobject;
  * the pool's reset undoes of it (issue 38). Borrower A does something; B, on the pool's only
  * connection, must see what a plain connection of its own sees.
  */
-class DriverCachedStateTest extends BorrowerScenarios {
+class DriverCachedStateTest extends OnRealDatabases {
 
     private final String schemaA = "wt38x_" + tag + "_a";
     private final String schemaB = "wt38x_" + tag + "_b";

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * client-side type map and client info, and notifications already in pgjdbc's buffer. B must not
  * inherit any of A's.
  */
-class DriverSideStateAfterTheResetTest extends BorrowerScenarios {
+class DriverSideStateAfterTheResetTest extends OnRealDatabases {
 
     /** Driver-side state set through unwrap() survives the reset: pgjdbc autosave changes what B commits. */
     @Test

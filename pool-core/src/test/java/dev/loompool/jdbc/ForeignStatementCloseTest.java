@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * the statement being closed: closing an idle, unrelated statement while the user runs a query
  * longer than validationTimeout kills that query and the user's transaction.
  */
-class ForeignStatementCloseTest extends BorrowerScenarios {
+class ForeignStatementCloseTest extends OnRealDatabases {
 
     /**
      * A, autocommit off, inserts its row and keeps an idle statement; its worker runs a 3 s report

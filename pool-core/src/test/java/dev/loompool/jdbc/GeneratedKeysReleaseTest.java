@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -31,7 +32,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@code @SelectKey(order = AFTER)}) reads the handle's own id under any load. In the form
  * "borrower A did this; what does B get, and what did A commit?".
  */
-class GeneratedKeysReleaseTest extends BorrowerScenarios {
+class GeneratedKeysReleaseTest extends OnRealDatabases {
 
     /** One way of asking for the key of an INSERT into {@code table}; returns the key. */
     interface KeyedInsert {

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * servers, and code that decides on their answer (commit if autocommit is off, raise the isolation
  * if it is too low, Spring's "set it if it differs") does what it does on the plain driver.
  */
-class GettersTellTheTruthTest extends BorrowerScenarios {
+class GettersTellTheTruthTest extends OnRealDatabases {
 
     @FunctionalInterface
     interface Getter {

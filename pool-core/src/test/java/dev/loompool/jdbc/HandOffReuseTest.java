@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * happens-before) before the close, now retire the physical connection at every close: one
  * reconnect per request. The plain driver, and the pool before, keep the connection.
  */
-class HandOffReuseTest extends BorrowerScenarios {
+class HandOffReuseTest extends OnRealDatabases {
 
     private final ExecutorService worker = Executors.newSingleThreadExecutor();
 
@@ -60,7 +61,7 @@ class HandOffReuseTest extends BorrowerScenarios {
     @Test
     void aTransactionRunOnAWorkerAndJoinedBeforeTheCloseDoesNotCostTheConnection() throws Exception {
         pgTableForChurn();
-        assertATransactionJoinedFromTheWorkerKeepsTheBackend(pg(1), BorrowerScenarios::pgPidUnpinned, "SET search_path TO public");
+        assertATransactionJoinedFromTheWorkerKeepsTheBackend(pg(1), OnRealDatabases::pgPidUnpinned, "SET search_path TO public");
     }
 
     /**
@@ -81,7 +82,7 @@ class HandOffReuseTest extends BorrowerScenarios {
             a.close();
             return null;
         }).get(10, TimeUnit.SECONDS);
-        assertThat(nextBorrowersBackend(ds, BorrowerScenarios::pgPidUnpinned))
+        assertThat(nextBorrowersBackend(ds, OnRealDatabases::pgPidUnpinned))
                 .as("the next borrower gets the same backend: a close on a cleanup thread retired it").isEqualTo(first);
     }
 
@@ -89,7 +90,7 @@ class HandOffReuseTest extends BorrowerScenarios {
     @Test
     void mariaDbATransactionRunOnAWorkerAndJoinedBeforeTheCloseDoesNotCostTheConnection() throws Exception {
         mariaTable();
-        assertATransactionJoinedFromTheWorkerKeepsTheBackend(maria(1), BorrowerScenarios::myIdUnpinned, "SET @tenant = 5");
+        assertATransactionJoinedFromTheWorkerKeepsTheBackend(maria(1), OnRealDatabases::myIdUnpinned, "SET @tenant = 5");
     }
 
     /** Control: the same session SQL and transaction, closed on the thread that ran them, keeps the backend. */
@@ -105,7 +106,7 @@ class HandOffReuseTest extends BorrowerScenarios {
             run(a, "INSERT INTO " + table + " (v) VALUES (1)");
             a.commit();
         }
-        assertThat(nextBorrowersBackend(ds, BorrowerScenarios::pgPidUnpinned)).isEqualTo(first);
+        assertThat(nextBorrowersBackend(ds, OnRealDatabases::pgPidUnpinned)).isEqualTo(first);
     }
 
     private void pgTableForChurn() throws Exception {

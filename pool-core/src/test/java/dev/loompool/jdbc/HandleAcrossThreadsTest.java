@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -24,7 +25,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * invariant checked wherever a handle is seen: bound means a pin reason is shown (or a statement
  * runs).
  */
-class HandleAcrossThreadsTest extends BorrowerScenarios {
+class HandleAcrossThreadsTest extends OnRealDatabases {
 
     private LoomPoolDataSource one(TestDatabase db) {
         LoomPoolDataSource ds = pool(db, 1, db == TestDatabase.MARIADB ? "&allowMultiQueries=true" : null, null);

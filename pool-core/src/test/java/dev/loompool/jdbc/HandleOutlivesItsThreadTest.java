@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static dev.loompool.jdbc.ReclaimTest.onThreadThatEnds;
 import static dev.loompool.jdbc.ReclaimerWaits.awaitScans;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,7 +23,7 @@ import org.postgresql.PGNotification;
  * end"), on the real databases: borrower A's work is handed between threads; what did A really
  * commit, and what does B, the next borrower of the same physical connection, see?
  */
-class HandleOutlivesItsThreadTest extends BorrowerScenarios {
+class HandleOutlivesItsThreadTest extends OnRealDatabases {
 
     /** A helper thread runs the first statement of A's transaction (and binds it), then ends. */
     @Test

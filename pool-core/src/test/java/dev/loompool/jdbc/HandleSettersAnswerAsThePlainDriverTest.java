@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -12,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * driver does, its getter answers as the plain driver's, and A commits exactly what the plain driver
  * commits; B gets the defaults back.
  */
-class HandleSettersAnswerAsThePlainDriverTest extends BorrowerScenarios {
+class HandleSettersAnswerAsThePlainDriverTest extends OnRealDatabases {
 
     /** setSchema on MariaDB: what the plain driver does with it, the getter must say, bound or not. */
     @Test

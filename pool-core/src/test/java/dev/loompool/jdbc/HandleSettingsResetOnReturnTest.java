@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -13,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * isolation, read-only) are replayed on the connection it binds, and the dirty ones are reset to the
  * pool's defaults when it lets go, so borrower B on the same physical connection gets the defaults.
  */
-class HandleSettingsResetOnReturnTest extends BorrowerScenarios {
+class HandleSettingsResetOnReturnTest extends OnRealDatabases {
 
     /** A's network timeout, set unbound and replayed, must not be left on the connection B gets. */
     @Test

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -12,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * lands in B's transaction. {@link GateDriver} holds A's thread at the entry of the
  * driver's commit()/rollback() (before the driver's lock) so that the close comes in between.
  */
-class LateConnectionCallTest extends BorrowerScenarios {
+class LateConnectionCallTest extends OnRealDatabases {
 
     private String insert(int v) {
         return "INSERT INTO " + table + " (v) VALUES (" + v + ")";

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -20,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * 1). What B sees, and what an independent session sees, must be what a fresh plain driver
  * connection per borrower gives.
  */
-class MariaDbAllowlistReadsAsTheServerTest extends BorrowerScenarios {
+class MariaDbAllowlistReadsAsTheServerTest extends OnRealDatabases {
 
     /**
      * A's {@code use} assigns {@code variable} on the plain driver (the premise); through a pool of

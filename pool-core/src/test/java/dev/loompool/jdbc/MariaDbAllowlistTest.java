@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -23,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (seen from an independent session), must be what a fresh plain driver connection gives. Each
  * text is sent as one statement (Statement.execute), as the compound statements need.
  */
-class MariaDbAllowlistTest extends BorrowerScenarios {
+class MariaDbAllowlistTest extends OnRealDatabases {
 
     /**
      * Runs {@code sql}; a block that ends with SIGNAL SQLSTATE '45000' (a top-level LOOP takes no

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -16,7 +17,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@link PostgresFirstConnectionClassifiesAsTheCatalogSaysTest}.
  */
 @Timeout(180)
-class MariaDbFirstConnectionClassifiesAsTheCatalogSaysTest extends BorrowerScenarios {
+class MariaDbFirstConnectionClassifiesAsTheCatalogSaysTest extends OnRealDatabases {
 
     private String mariaObjects() throws SQLException {
         String f = "fcat_set_" + tag;

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static dev.loompool.jdbc.WritePathProbes.*;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,7 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * INSERT that sets no id or another sequence's {@code NEXT VALUE FOR}, not through a column default
  * or a trigger inside B's INSERT, not after an upsert or a keyed batch of A's.
  */
-class MariaDbGeneratedIdStaysWithItsBorrowerTest extends BorrowerScenarios {
+class MariaDbGeneratedIdStaysWithItsBorrowerTest extends OnRealDatabases {
 
     /** Ids for explicit-id INSERTs: negative, so that no serial or AUTO_INCREMENT of these tests reaches them or moves past them. */
     final java.util.concurrent.atomic.AtomicLong explicitIds = new java.util.concurrent.atomic.AtomicLong();

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Blob;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * {@code toString()} is the text, {@code equals} compares the bytes); the wrappers are not, so a
  * correct plain-driver program that compares or prints them gets another answer.
  */
-class MariaDbLentLobsTest extends BorrowerScenarios {
+class MariaDbLentLobsTest extends OnRealDatabases {
 
     /** clob.toString(), and whether two reads of the same blob are equal: "text|true". */
     private String readLobs(Connection c) throws SQLException {

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * SQL; a session the driver will not reset is closed, not reused; and a reset that fails for a reason
  * other than connectivity does not open the circuit breaker.
  */
-class MariaDbSessionResetTest extends BorrowerScenarios {
+class MariaDbSessionResetTest extends OnRealDatabases {
 
     /** FLUSH TABLES … FOR EXPORT locks tables for the session: the next borrower must not inherit them. */
     @Test

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.CallableStatement;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * ANSI_QUOTES hides from a lexer that reads the default mode. B on the same connection sees none of
  * A's session.
  */
-class MariaDbSessionStatePinTest extends BorrowerScenarios {
+class MariaDbSessionStatePinTest extends OnRealDatabases {
 
     /** User variables named with quotes, and SET glued to @: the lexer reads one word "SET@x". */
     @Test

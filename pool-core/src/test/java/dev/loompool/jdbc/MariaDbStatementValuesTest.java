@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -20,7 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code FOUND_ROWS()} after {@code SQL_CALC_FOUND_ROWS}, {@code SHOW WARNINGS}, and
  * {@code CONNECTION_ID()} with {@code KILL QUERY}.
  */
-class MariaDbStatementValuesTest extends BorrowerScenarios {
+class MariaDbStatementValuesTest extends OnRealDatabases {
 
     private void seqTable() throws SQLException {
         mariaAdmin("CREATE TABLE " + table + "_seq (id bigint NOT NULL) ENGINE=InnoDB");

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * not let it go (the OK packet's status says so), and B never starts inside A's transaction nor with
  * autocommit off.
  */
-class MariaDbTransactionPinTest extends BorrowerScenarios {
+class MariaDbTransactionPinTest extends OnRealDatabases {
 
     /** Error inside a transaction, A goes on and closes without commit; B is clean. */
     @Test

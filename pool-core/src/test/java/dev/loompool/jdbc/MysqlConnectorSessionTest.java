@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -23,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * session; what does B see, what does A's next call get, and what did A commit? Each beside the
  * plain driver, a connection of its own from open to close.
  */
-class MysqlConnectorSessionTest extends BorrowerScenarios {
+class MysqlConnectorSessionTest extends OnRealDatabases {
 
     /** How A chooses the other database. */
     enum Choice {

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -11,7 +12,7 @@ import javax.sql.DataSource;
  * Connector/J): their URLs, a pool on each, and the plain driver as a {@code DataSource} (a connection
  * of its own each time) to compare with.
  */
-abstract class OnEveryDriver extends BorrowerScenarios {
+abstract class OnEveryDriver extends OnRealDatabases {
 
     static final Duration NO_HANG = Duration.ofSeconds(60);
 

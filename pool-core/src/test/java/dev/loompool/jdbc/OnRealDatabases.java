@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
+import static dev.loompool.jdbc.OnRealDatabases.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -218,5 +220,71 @@ abstract class OnRealDatabases {
 
     static long myIdUnpinned(Connection c) throws SQLException {
         return num(c, MariaDbPinSemanticsTest.connectionId());
+    }
+
+    // ---- scenarios on the test table (the static ones: BorrowerScenarios) ----------------------
+
+    /**
+     * A (on {@code ds}, a {@link #gated} pool of one) inserts 1 in a transaction and calls
+     * commit(), held on its own thread before the driver; the watchdog, on this thread, cleans up A's
+     * handle; B gets the connection, inserts 2 in its own transaction; A's commit() goes on, and B
+     * rolls back. The test table's value column is {@code column}.
+     *
+     * @return A's commit(), ended
+     */
+    GateDriver.Held commitOvertakenBy(LoomPoolDataSource ds, String column, Use watchdog) throws Exception {
+        Connection a = ds.getConnection();
+        a.setAutoCommit(false);
+        run(a, "INSERT INTO " + table + " (" + column + ") VALUES (1)");
+        GateDriver.Held commit = GateDriver.hold("commit", a::commit);
+        watchdog.on(a);
+        Connection b = ds.getConnection();
+        b.setAutoCommit(false);
+        run(b, "INSERT INTO " + table + " (" + column + ") VALUES (2)");
+        commit.release();
+        b.rollback();
+        b.close();
+        return commit;
+    }
+    /**
+     * The connection dies inside A's transaction on a handle of {@code ds} (the admin ends A's
+     * backend), and A then calls setAutoCommit(true), which by JDBC commits the open transaction: it
+     * must throw, as the plain driver does, for the commit did not happen.
+     */
+    void setAutoCommitTrueAfterTheConnectionDiedThrows(TestDatabase db, LoomPoolDataSource ds) throws SQLException {
+        boolean pg = db == TestDatabase.POSTGRES;
+        try (Connection a = ds.getConnection()) {
+            a.setAutoCommit(false);
+            run(a, insertOf(db, 1));
+            if (pg) {
+                pgAdmin("SELECT pg_terminate_backend(" + pgPid(a) + ")");
+            } else {
+                mariaAdmin("KILL CONNECTION " + myId(a));
+            }
+            assertThatThrownBy(() -> run(a, insertOf(db, 2))).isInstanceOf(SQLException.class);
+            Throwable t = null;
+            try {
+                a.setAutoCommit(true); // JDBC: commits the transaction in progress
+            } catch (SQLException e) {
+                t = e;
+            }
+            long committed = pg ? pgRows() : mariaRows();
+            assertThat(t).as("setAutoCommit(true) returned normally, but %d rows are committed", committed)
+                    .isNotNull();
+        }
+    }
+    /**
+     * A inserts into the MariaDB test table, then B, on the other handle of a pool of two, inserts:
+     * A's LAST_INSERT_ID() is still A's own row's id, as on the plain driver.
+     */
+    void mariaLastInsertIdIsTheHandlesOwn() throws SQLException {
+        mariaTable();
+        LoomPoolDataSource ds = maria(2);
+        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
+            run(a, insertOf(TestDatabase.MARIADB, 1));
+            run(b, insertOf(TestDatabase.MARIADB, 2));
+            long aId = idWithV(1);
+            assertThat(num(a, "SELECT LAST_INSERT_ID()")).as("plain driver: A's own id").isEqualTo(aId);
+        }
     }
 }

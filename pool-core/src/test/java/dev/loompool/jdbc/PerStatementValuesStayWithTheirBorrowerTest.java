@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -18,7 +19,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * PREVIOUS VALUE FOR, FOUND_ROWS(), warnings) is read on the connection that ran that statement, or
  * refused; a borrower never reads another borrower's value.
  */
-class PerStatementValuesStayWithTheirBorrowerTest extends BorrowerScenarios {
+class PerStatementValuesStayWithTheirBorrowerTest extends OnRealDatabases {
 
     /** A's own lastval() answers with B's value when B ran in between on the shared connection. */
     @Test

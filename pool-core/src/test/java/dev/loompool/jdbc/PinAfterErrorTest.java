@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * connection? The server reports no transaction, so B (maxSize 1) should get it, as after a
  * successful commit.
  */
-class PinAfterErrorTest extends BorrowerScenarios {
+class PinAfterErrorTest extends OnRealDatabases {
 
     private LoomPoolDataSource one(LoomPoolDataSource ds) {
         ds.setAcquireTimeout(Duration.ofSeconds(2));

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,7 +12,7 @@ import org.junit.jupiter.api.Test;
  * {@code close()} of the pool (issue 26, item 7): a connection still bound to a handle, dropped or
  * not, is aborted, so nothing stays open on the server, and A's uncommitted work is gone.
  */
-class PoolCloseAbortTest extends BorrowerScenarios {
+class PoolCloseAbortTest extends OnRealDatabases {
 
     private static long sessions(long pid) throws SQLException {
         try (Connection c = TestDatabase.POSTGRES.admin()) {

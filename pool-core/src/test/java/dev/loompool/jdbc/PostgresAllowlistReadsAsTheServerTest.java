@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -21,7 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * fresh plain connection shows. Each text is first run on a plain connection to show that the
  * server really does what the test says (the premise).
  */
-class PostgresAllowlistReadsAsTheServerTest extends BorrowerScenarios {
+class PostgresAllowlistReadsAsTheServerTest extends OnRealDatabases {
 
     private static final String FRESH_SEARCH_PATH = "\"$user\", public";
 

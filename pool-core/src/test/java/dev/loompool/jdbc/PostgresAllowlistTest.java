@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,7 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * connection (maxSize 1). What B sees, and what B really commits (seen from an independent
  * session), must be what a fresh plain driver connection gives.
  */
-class PostgresAllowlistTest extends BorrowerScenarios {
+class PostgresAllowlistTest extends OnRealDatabases {
 
     private static final String FRESH_SEARCH_PATH = "\"$user\", public";
 

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * authenticated remote session, and A's remote transaction. The plain driver's fresh session has
  * none. Runs in a database of its own, so that the extension is not installed in {@code test}.
  */
-class PostgresDblinkResetTest extends BorrowerScenarios {
+class PostgresDblinkResetTest extends OnRealDatabases {
 
     @Test
     void aDblinkConnectionTheLastBorrowerOpenedIsNotTheNextBorrowers() throws SQLException {

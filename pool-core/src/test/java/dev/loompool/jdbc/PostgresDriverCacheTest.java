@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Array;
@@ -22,7 +23,7 @@ import org.postgresql.util.PGobject;
  * and not A's (a domain {@code numeric(12,0)} in A's schema and {@code numeric(12,2)} in B's
  * stored B's 12.34 as 12, with no error).
  */
-class PostgresDriverCacheTest extends BorrowerScenarios {
+class PostgresDriverCacheTest extends OnRealDatabases {
 
     private final String schemaA = "wt38b_" + tag + "_a";
     private final String schemaB = "wt38b_" + tag + "_b";

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -33,7 +34,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@link MariaDbFirstConnectionClassifiesAsTheCatalogSaysTest}.
  */
 @Timeout(180)
-class PostgresFirstConnectionClassifiesAsTheCatalogSaysTest extends BorrowerScenarios {
+class PostgresFirstConnectionClassifiesAsTheCatalogSaysTest extends OnRealDatabases {
 
     private final String schema = "fcat_" + tag;
     private final String app = "fcat_app_" + tag;

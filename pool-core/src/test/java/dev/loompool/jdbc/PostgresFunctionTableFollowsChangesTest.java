@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loompool.ManualClockAccess;
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
  * <p>The pools run on a manual clock, so that "every minute" passes only when a test says so.
  */
 @Timeout(120) // the manual clock never ends an acquire: a test that waits for a connection would hang
-class PostgresFunctionTableFollowsChangesTest extends BorrowerScenarios {
+class PostgresFunctionTableFollowsChangesTest extends OnRealDatabases {
 
     private final String schema = "loompool_fta_" + tag;
     private final String f = schema + ".f_" + tag + "()"; // a name no other test has: any volatile overload anywhere counts

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -11,7 +12,7 @@ import org.junit.jupiter.api.Test;
  * keeps the connection, even where the SQL text names no function the pool was told of. A did
  * this; which search_path does B get?
  */
-class PostgresFunctionTableTest extends BorrowerScenarios {
+class PostgresFunctionTableTest extends OnRealDatabases {
 
     private final String schema = "loompool_ft_" + tag;
 

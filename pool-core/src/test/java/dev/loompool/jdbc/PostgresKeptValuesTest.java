@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -21,7 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * session"): B must be refused too, never given A's value, as for a direct {@code currval}.
  */
 @Timeout(120) // the manual clock never ends an acquire
-class PostgresKeptValuesTest extends BorrowerScenarios {
+class PostgresKeptValuesTest extends OnRealDatabases {
 
     private final String schema = "wt38b_kv_" + tag;
     private final String sq = schema + ".sq";

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * is not reclaimed (unwrap pins), and a transaction handed over by a thread that then ends is not
  * rolled back (reclaiming on owner exit is opt-in).
  */
-class PostgresReclaimKeepsLiveWorkTest extends BorrowerScenarios {
+class PostgresReclaimKeepsLiveWorkTest extends OnRealDatabases {
 
     /**
      * The handle is dropped but the driver object unwrapped from it is still in use (the reason

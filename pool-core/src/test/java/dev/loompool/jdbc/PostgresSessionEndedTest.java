@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * a row, then changed DateStyle. What does A's next call get, what did A commit, what does B see?
  * Beside the plain driver, a connection of its own from open to close.
  */
-class PostgresSessionEndedTest extends BorrowerScenarios {
+class PostgresSessionEndedTest extends OnRealDatabases {
 
     @Test
     void aSessionPgjdbcClosedForDateStyleIsNotContinuedOnAFreshConnection() throws SQLException {

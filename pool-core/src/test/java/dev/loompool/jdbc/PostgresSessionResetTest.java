@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * for borrower B on the same physical connection, and after DISCARD ALL the pool restores what the
  * URL, the driver and connectionInitSql set, so the session equals a fresh one.
  */
-class PostgresSessionResetTest extends BorrowerScenarios {
+class PostgresSessionResetTest extends OnRealDatabases {
 
     /** Sequence state (currval/lastval) is session state; no pin, no reset: B sees A's value. */
     @Test

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * standard_conforming_strings=off. Whatever A changed, B on the same connection gets a fresh session
  * and none of A's uncommitted work.
  */
-class PostgresSessionStatePinTest extends BorrowerScenarios {
+class PostgresSessionStatePinTest extends OnRealDatabases {
 
     /** Exotic spellings of transaction control and SET. */
     @Test

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,7 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * works on the same pool in between. A must read its own id, as on the plain driver, and B must
  * never read A's.
  */
-class PostgresStatementValuesTest extends BorrowerScenarios {
+class PostgresStatementValuesTest extends OnRealDatabases {
 
     private void serialTable() throws SQLException {
         pgAdmin("CREATE TABLE " + table + " (id serial PRIMARY KEY, v int)");

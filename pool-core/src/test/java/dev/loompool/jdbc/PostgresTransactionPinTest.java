@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * exactly the work it kept, what it left open is rolled back at close, and B never starts inside A's
  * transaction.
  */
-class PostgresTransactionPinTest extends BorrowerScenarios {
+class PostgresTransactionPinTest extends OnRealDatabases {
 
     /** Savepoints (JDBC and SQL) and autocommit toggles: exactly the kept work is committed; B is clean. */
     @Test

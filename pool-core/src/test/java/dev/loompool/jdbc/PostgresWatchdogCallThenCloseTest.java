@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -7,7 +8,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** WatchdogCallThenCloseTest on PostgreSQL: the watchdog's rollback() makes it the runner. */
-class PostgresWatchdogCallThenCloseTest extends BorrowerScenarios {
+class PostgresWatchdogCallThenCloseTest extends OnRealDatabases {
 
     @AfterEach
     void disarm() {

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import java.sql.SQLException;
 
 /**
@@ -7,7 +8,7 @@ import java.sql.SQLException;
  * table, a second one, a sequence, and two functions that read lastval() by dynamic SQL the catalog
  * cannot read, one VOLATILE and one STABLE.
  */
-abstract class PostgresWritePathScenarios extends BorrowerScenarios {
+abstract class PostgresWritePathScenarios extends OnRealDatabases {
 
     final String seq = table + "_sq";
     /** A volatile function that reads lastval() by dynamic SQL the catalog cannot read: the pool must discard first. */

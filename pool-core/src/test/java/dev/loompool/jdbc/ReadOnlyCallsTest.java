@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -18,7 +19,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * A calls it in its transaction, then commits: what does A commit, what does the getter say, and
  * what does B see?
  */
-class ReadOnlyCallsTest extends BorrowerScenarios {
+class ReadOnlyCallsTest extends OnRealDatabases {
 
     /** Where A stands when it calls setReadOnly. */
     enum Where {

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static dev.loompool.jdbc.ReclaimTest.onThreadThatEnds;
 import static dev.loompool.jdbc.ReclaimerWaits.awaitScans;
 import static dev.loompool.jdbc.ReclaimerWaits.gcUntil;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * calls and objects refuse and never reach B; what A committed is exact, and so is the open-handle
  * count.
  */
-class ReclaimLeavesNothingForTheNextBorrowerTest extends BorrowerScenarios {
+class ReclaimLeavesNothingForTheNextBorrowerTest extends OnRealDatabases {
 
     /**
      * A, on a thread that then ends, opens a transaction with session state (search_path, a GUC,

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -11,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * table of either database, a statement that sleeps, the session's id on the server, killing it and
  * seeing it gone; and borrower threads started by name.
  */
-abstract class ServerSessions extends BorrowerScenarios {
+abstract class ServerSessions extends OnRealDatabases {
 
     static String sleep(TestDatabase db, double seconds, String marker) {
         return (db == TestDatabase.POSTGRES ? "SELECT pg_sleep(" : "SELECT SLEEP(") + seconds + ") AS s_" + marker;

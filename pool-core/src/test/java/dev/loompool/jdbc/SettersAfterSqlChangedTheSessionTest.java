@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -11,7 +12,7 @@ import org.junit.jupiter.api.Test;
  * handle's back (SET autocommit, SET SESSION TRANSACTION, USE, SET search_path): a JDBC setter that
  * follows must not be skipped as "already so", and A commits and writes where the plain driver would.
  */
-class SettersAfterSqlChangedTheSessionTest extends BorrowerScenarios {
+class SettersAfterSqlChangedTheSessionTest extends OnRealDatabases {
 
     @Test
     void pgSetSchemaAfterSqlSearchPathIsSkippedAndWritesGoToTheWrongSchema() throws SQLException {

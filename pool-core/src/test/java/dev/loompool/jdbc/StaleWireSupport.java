@@ -1,6 +1,7 @@
 package dev.loompool.jdbc;
 
 import static dev.loompool.jdbc.BorrowerScenarios.*;
+import static dev.loompool.jdbc.OnRealDatabases.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Test;
 abstract class StaleWireSupport {
 
     /** The hostile probes' pools, tables and queries, held rather than inherited (two levels at most). */
-    final BorrowerScenarios hostile = new BorrowerScenarios() { };
+    final OnRealDatabases hostile = new OnRealDatabases() { };
     private final TestDatabase db;
 
     StaleWireSupport(TestDatabase db) {

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.AfterEach;
  * watchdog comes in the middle of, what A committed, B's clean session, the pool free again, and
  * HikariCP as the reference pool.
  */
-abstract class ThreadedBorrowerScenarios extends BorrowerScenarios {
+abstract class ThreadedBorrowerScenarios extends OnRealDatabases {
 
     final List<AutoCloseable> extras = new ArrayList<>();
 

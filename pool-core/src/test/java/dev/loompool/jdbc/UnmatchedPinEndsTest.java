@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * without a begin, or an unpin without a pin, never lets go of a JDBC transaction, and ends out of
  * order leave nothing bound once every pin has ended.
  */
-class UnmatchedPinEndsTest extends BorrowerScenarios {
+class UnmatchedPinEndsTest extends OnRealDatabases {
 
     /**
      * endFrameworkTransaction without a begin, and unpin without a pin, in the middle of a JDBC

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * State that no reset removes (issue 26, item 4): the connection must be retired, not lent to B.
  * A did this; what does B see?
  */
-class UnresettableSessionTest extends BorrowerScenarios {
+class UnresettableSessionTest extends OnRealDatabases {
 
     /** The statements B can read back from the profiling history of its session. */
     static List<String> profiles(Connection c) throws SQLException {

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.AfterEach;
@@ -11,7 +12,7 @@ import org.junit.jupiter.api.Test;
  * {@code close()}, becomes the runner with its rollback(), so its close is treated as the user's
  * own: no wait, no retirement, while A's commit() is on its way to the driver ({@link GateDriver}).
  */
-class WatchdogCallThenCloseTest extends BorrowerScenarios {
+class WatchdogCallThenCloseTest extends OnRealDatabases {
 
     @AfterEach
     void disarm() {

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * {@code c.close()} — becomes the user, and its close no longer waits: the state is read while
  * A's statement still runs. Driven by SLEEP / pg_sleep and the server's process list.
  */
-class WatchdogCloseTest extends BorrowerScenarios {
+class WatchdogCloseTest extends OnRealDatabases {
 
     private LoomPoolDataSource one(LoomPoolDataSource ds) {
         ds.setAcquireTimeout(Duration.ofSeconds(10));
