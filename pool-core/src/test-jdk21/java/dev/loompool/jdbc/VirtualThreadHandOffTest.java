@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,7 +28,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class VirtualThreadHandOffTest extends OnRealDatabases {
 
-    private LoomPoolDataSource one(TestDatabase db) {
+    private LoomPoolDataSource poolOfOne(TestDatabase db) {
         LoomPoolDataSource ds = pool(db, 1, null, null);
         ds.setAcquireTimeout(Duration.ofSeconds(10));
         return ds;
@@ -45,7 +46,7 @@ class VirtualThreadHandOffTest extends OnRealDatabases {
     @ParameterizedTest
     @EnumSource(TestDatabase.class)
     void aStatementRunOnAForkedVirtualThreadThenClosedByTheCallerLetsTheConnectionGo(TestDatabase db) throws Exception {
-        LoomPoolDataSource ds = one(db);
+        LoomPoolDataSource ds = poolOfOne(db);
         try (Connection a = ds.getConnection()) {
             Statement st = a.createStatement();
             Thread.ofVirtual().start(() -> {
@@ -64,7 +65,7 @@ class VirtualThreadHandOffTest extends OnRealDatabases {
     @ParameterizedTest
     @EnumSource(TestDatabase.class)
     void subtasksForkedOntoVirtualThreadsShareTheHandleAndLetTheConnectionGoWhenDone(TestDatabase db) throws Exception {
-        LoomPoolDataSource ds = one(db);
+        LoomPoolDataSource ds = poolOfOne(db);
         try (Connection a = ds.getConnection()) {
             List<Future<Long>> results = new ArrayList<>();
             try (ExecutorService scope = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -91,7 +92,7 @@ class VirtualThreadHandOffTest extends OnRealDatabases {
     @ParameterizedTest
     @EnumSource(TestDatabase.class)
     void aStatementMadeOnAVirtualThreadAndClosedByTheCallerLetsTheConnectionGo(TestDatabase db) throws Exception {
-        LoomPoolDataSource ds = one(db);
+        LoomPoolDataSource ds = poolOfOne(db);
         try (Connection a = ds.getConnection()) {
             PreparedStatement[] made = new PreparedStatement[1];
             Thread.ofVirtual().start(() -> {

@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
+import static dev.loompool.jdbc.ServerSessions.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -24,7 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * go on silently on a fresh connection, as the plain driver does; in autocommit without session
  * state, the next statement runs.
  */
-class BackendKilledUnderAStatementTest extends ServerSessions {
+class BackendKilledUnderAStatementTest extends OnRealDatabases {
 
     /** Kills backend {@code id} once a statement containing {@code marker} runs. */
     private static CompletableFuture<Void> killWhenRunning(TestDatabase db, long id, String marker) {

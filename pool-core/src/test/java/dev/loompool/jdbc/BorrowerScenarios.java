@@ -1,6 +1,6 @@
 package dev.loompool.jdbc;
 
-import static dev.loompool.jdbc.OnRealDatabases.*;
+import static dev.loompool.jdbc.PlainQueries.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -89,12 +89,12 @@ final class BorrowerScenarios {
      * however the pool classifies that read, A's handle starts clean and lets go by A's SQL alone.
      */
     static Seen pgAfterA(LoomPoolDataSource ds, Use a, Look b) throws SQLException {
-        return afterA(ds, OnRealDatabases::pgPidUnpinned, a, b);
+        return afterA(ds, PlainQueries::pgPidUnpinned, a, b);
     }
 
     /** {@link #pgAfterA} on MariaDB, with either Connector/J. */
     static Seen mariaAfterA(LoomPoolDataSource ds, Use a, Look b) throws SQLException {
-        return afterA(ds, OnRealDatabases::myIdUnpinned, a, b);
+        return afterA(ds, PlainQueries::myIdUnpinned, a, b);
     }
 
     private static Seen afterA(LoomPoolDataSource ds, Backend backend, Use a, Look b) throws SQLException {
@@ -123,22 +123,22 @@ final class BorrowerScenarios {
      * own handle: B's look is the point, not whether A's handle lets go.
      */
     static void pgAThenB(LoomPoolDataSource ds, Use a, Use b) throws SQLException {
-        aThenB(ds, OnRealDatabases::pgPid, null, a, b);
+        aThenB(ds, PlainQueries::pgPid, null, a, b);
     }
 
     /** {@link #pgAThenB} on MariaDB, with CONNECTION_ID(). */
     static void mariaAThenB(LoomPoolDataSource ds, Use a, Use b) throws SQLException {
-        aThenB(ds, OnRealDatabases::myId, null, a, b);
+        aThenB(ds, PlainQueries::myId, null, a, b);
     }
 
     /** {@link #pgAThenB}, but B must be on a new backend: the pool closed A's, for {@code why}. */
     static void pgAThenNewB(LoomPoolDataSource ds, String why, Use a, Use b) throws SQLException {
-        aThenB(ds, OnRealDatabases::pgPid, why, a, b);
+        aThenB(ds, PlainQueries::pgPid, why, a, b);
     }
 
     /** {@link #pgAThenNewB} on MariaDB. */
     static void mariaAThenNewB(LoomPoolDataSource ds, String why, Use a, Use b) throws SQLException {
-        aThenB(ds, OnRealDatabases::myId, why, a, b);
+        aThenB(ds, PlainQueries::myId, why, a, b);
     }
 
     /** B on A's backend, or on a new one for {@code whyNew} unless that is null. */
@@ -175,7 +175,7 @@ final class BorrowerScenarios {
             run(plain, initSql);
             fresh = str(plain, probe);
         }
-        aThenB(ds, db == TestDatabase.POSTGRES ? OnRealDatabases::pgPid : OnRealDatabases::myId, null, a -> {
+        aThenB(ds, db == TestDatabase.POSTGRES ? PlainQueries::pgPid : PlainQueries::myId, null, a -> {
             assertThat(str(a, probe)).isEqualTo(fresh);
             change.on(a);
         }, b -> assertThat(str(b, probe)).isEqualTo(fresh));

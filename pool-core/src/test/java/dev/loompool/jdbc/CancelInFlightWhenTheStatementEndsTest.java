@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
+import static dev.loompool.jdbc.ThreadedBorrowerScenarios.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static dev.loompool.jdbc.HandleAcrossThreadsTest.boundOnlyForAReason;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * connection would go on (DESIGN.md §4 "One state machine, every thread", "Release"): the cancel
  * never reaches the next borrower's query. HikariCP is the reference.
  */
-class CancelInFlightWhenTheStatementEndsTest extends ThreadedBorrowerScenarios {
+class CancelInFlightWhenTheStatementEndsTest extends OnRealDatabases {
 
     // =================================================================================================
     // Statement.cancel() from a watchdog, in flight while the statement ends and the connection goes on

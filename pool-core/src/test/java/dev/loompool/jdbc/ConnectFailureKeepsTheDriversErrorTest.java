@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
+import static dev.loompool.jdbc.OnEveryDriver.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -21,7 +23,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * gives the driver's SQLException (its SQLState, vendor code and exception class, what translators
  * read) with the pool's name attached, without hanging and never showing the password.
  */
-class ConnectFailureKeepsTheDriversErrorTest extends OnEveryDriver {
+class ConnectFailureKeepsTheDriversErrorTest extends OnRealDatabases {
 
     private static final String SECRET = "wt38y-Secret-Pw-7731";
 

@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
+import static dev.loompool.jdbc.ThreadedBorrowerScenarios.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static dev.loompool.jdbc.HandleAcrossThreadsTest.boundOnlyForAReason;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,7 +22,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * return"): nothing of A's is committed, the helper gets an SQLException or ends, and B gets a clean
  * session.
  */
-class ForeignCloseDuringAHelpersStatementTest extends ThreadedBorrowerScenarios {
+class ForeignCloseDuringAHelpersStatementTest extends OnRealDatabases {
 
     /**
      * A handle closed by a watchdog while a helper's insert still runs in its transaction: never

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -61,7 +62,7 @@ class HandOffReuseTest extends OnRealDatabases {
     @Test
     void aTransactionRunOnAWorkerAndJoinedBeforeTheCloseDoesNotCostTheConnection() throws Exception {
         pgTableForChurn();
-        assertATransactionJoinedFromTheWorkerKeepsTheBackend(pg(1), OnRealDatabases::pgPidUnpinned, "SET search_path TO public");
+        assertATransactionJoinedFromTheWorkerKeepsTheBackend(pg(1), PlainQueries::pgPidUnpinned, "SET search_path TO public");
     }
 
     /**
@@ -82,7 +83,7 @@ class HandOffReuseTest extends OnRealDatabases {
             a.close();
             return null;
         }).get(10, TimeUnit.SECONDS);
-        assertThat(nextBorrowersBackend(ds, OnRealDatabases::pgPidUnpinned))
+        assertThat(nextBorrowersBackend(ds, PlainQueries::pgPidUnpinned))
                 .as("the next borrower gets the same backend: a close on a cleanup thread retired it").isEqualTo(first);
     }
 
@@ -90,7 +91,7 @@ class HandOffReuseTest extends OnRealDatabases {
     @Test
     void mariaDbATransactionRunOnAWorkerAndJoinedBeforeTheCloseDoesNotCostTheConnection() throws Exception {
         mariaTable();
-        assertATransactionJoinedFromTheWorkerKeepsTheBackend(maria(1), OnRealDatabases::myIdUnpinned, "SET @tenant = 5");
+        assertATransactionJoinedFromTheWorkerKeepsTheBackend(maria(1), PlainQueries::myIdUnpinned, "SET @tenant = 5");
     }
 
     /** Control: the same session SQL and transaction, closed on the thread that ran them, keeps the backend. */
@@ -106,7 +107,7 @@ class HandOffReuseTest extends OnRealDatabases {
             run(a, "INSERT INTO " + table + " (v) VALUES (1)");
             a.commit();
         }
-        assertThat(nextBorrowersBackend(ds, OnRealDatabases::pgPidUnpinned)).isEqualTo(first);
+        assertThat(nextBorrowersBackend(ds, PlainQueries::pgPidUnpinned)).isEqualTo(first);
     }
 
     private void pgTableForChurn() throws Exception {

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -26,12 +27,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * runs).
  */
 class HandleAcrossThreadsTest extends OnRealDatabases {
-
-    private LoomPoolDataSource one(TestDatabase db) {
-        LoomPoolDataSource ds = pool(db, 1, db == TestDatabase.MARIADB ? "&allowMultiQueries=true" : null, null);
-        ds.setAcquireTimeout(Duration.ofSeconds(10));
-        return ds;
-    }
 
     private static String sleep(TestDatabase db, int seconds) {
         return db == TestDatabase.POSTGRES ? "SELECT pg_sleep(" + seconds + ")" : "SELECT SLEEP(" + seconds + ")";

@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
+import static dev.loompool.jdbc.ServerSessions.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -26,7 +28,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * network frozen, a database that never answers or is not there, the circuit set INACTIVE, a bound
  * handle whose backend was killed. Where it applies, the plain driver is the reference.
  */
-class IsValidWithinItsTimeoutTest extends ServerSessions {
+class IsValidWithinItsTimeoutTest extends OnRealDatabases {
 
     private final List<AutoCloseable> toClose = new ArrayList<>();
 

@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
+import static dev.loompool.jdbc.OnEveryDriver.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -25,7 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * its use (on another thread, twice, or failing in the driver) leaves the connection lent again, not
  * retired or counted forever.
  */
-class LentObjectsOfAClosedHandleRefuseTest extends OnEveryDriver {
+class LentObjectsOfAClosedHandleRefuseTest extends OnRealDatabases {
 
     /**
      * A prepares, closes its handle, B gets the same connection and opens a transaction: A's stale

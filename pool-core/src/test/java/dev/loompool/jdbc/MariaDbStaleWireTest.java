@@ -1,7 +1,7 @@
 package dev.loompool.jdbc;
 
 import static dev.loompool.jdbc.BorrowerScenarios.*;
-import static dev.loompool.jdbc.OnRealDatabases.*;
+import static dev.loompool.jdbc.PlainQueries.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -12,23 +13,17 @@ import javax.sql.DataSource;
  * Connector/J): their URLs, a pool on each, and the plain driver as a {@code DataSource} (a connection
  * of its own each time) to compare with.
  */
-abstract class OnEveryDriver extends OnRealDatabases {
+final class OnEveryDriver {
+
+    private OnEveryDriver() {
+    }
+
 
     static final Duration NO_HANG = Duration.ofSeconds(60);
 
     enum Db { POSTGRES, MARIADB, MYSQL }
 
-    String url(Db db) {
-        return switch (db) {
-            case POSTGRES -> TestDatabase.POSTGRES.url();
-            case MARIADB -> Connector.MARIADB_CONNECTOR_J.url(null);
-            case MYSQL -> Connector.MYSQL_CONNECTOR_J.url(null);
-        };
-    }
 
-    LoomPoolDataSource loom(Db db, int size) {
-        return db == Db.POSTGRES ? pg(size) : maria(db == Db.MYSQL ? Connector.MYSQL_CONNECTOR_J : Connector.MARIADB_CONNECTOR_J, size, null);
-    }
 
     /** A DataSource of the plain driver: a connection of its own each time. */
     record PlainDataSource(String url) implements DataSource {

@@ -1,11 +1,13 @@
 package dev.loompool.jdbc;
 
 import static dev.loompool.jdbc.BorrowerScenarios.*;
-import static dev.loompool.jdbc.OnRealDatabases.*;
+import static dev.loompool.jdbc.PlainQueries.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loompool.CircuitBreakerState;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.sql.CallableStatement;
@@ -16,6 +18,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -42,9 +45,14 @@ abstract class OnRealDatabases {
     final List<LoomPoolDataSource> dataSources = new ArrayList<>();
     final List<String> pgCleanup = new ArrayList<>();
     final List<String> mariaCleanup = new ArrayList<>();
+    /** Other pools to close after the test (a HikariCP reference pool), last made first closed. */
+    final List<AutoCloseable> extras = new ArrayList<>();
 
     @AfterEach
-    void cleanup() throws SQLException {
+    void cleanup() throws Exception {
+        for (int i = extras.size() - 1; i >= 0; i--) {
+            extras.get(i).close();
+        }
         dataSources.forEach(LoomPoolDataSource::close);
         if (!pgCleanup.isEmpty()) {
             try (Connection c = TestDatabase.POSTGRES.admin(); Statement st = c.createStatement()) {
@@ -62,16 +70,6 @@ abstract class OnRealDatabases {
         }
     }
 
-    /** Every text in turn, through each Connector/J. */
-    static Stream<Arguments> each(String... texts) {
-        List<Arguments> all = new ArrayList<>();
-        for (Connector connector : Connector.values()) {
-            for (String text : texts) {
-                all.add(Arguments.of(connector, text));
-            }
-        }
-        return all.stream();
-    }
 
     // ---- helpers --------------------------------------------------------------------------------
 
@@ -89,23 +87,6 @@ abstract class OnRealDatabases {
         return ds;
     }
 
-    /** The two Connector/Js that speak to the MariaDB server: each reads the wire its own way. */
-    enum Connector {
-        MARIADB_CONNECTOR_J("jdbc:mariadb:"),
-        MYSQL_CONNECTOR_J("jdbc:mysql:");
-
-        private final String scheme;
-
-        Connector(String scheme) {
-            this.scheme = scheme;
-        }
-
-        /** The MariaDB server's URL for this driver, with driver options added ("a=1&b=2"), or none. */
-        String url(String options) {
-            String url = TestDatabase.MARIADB.url().replace("jdbc:mariadb:", scheme);
-            return options == null ? url : url + (url.contains("?") ? "&" : "?") + options;
-        }
-    }
 
     /** A pool on the MariaDB server through {@code connector}; a plain connection of the same URL is its reference. */
     LoomPoolDataSource maria(Connector connector, int maxSize, String options) {
@@ -122,25 +103,8 @@ abstract class OnRealDatabases {
         return pool(TestDatabase.MARIADB, maxSize, "&allowMultiQueries=true", null);
     }
 
-    static String str(Connection c, String sql) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getString(1);
-        }
-    }
 
-    static long num(Connection c, String sql) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
 
-    static void run(Connection c, String sql) throws SQLException {
-        try (Statement st = c.createStatement()) {
-            st.execute(sql);
-        }
-    }
 
     void pgAdmin(String sql) throws SQLException {
         try (Connection c = TestDatabase.POSTGRES.admin()) {
@@ -202,25 +166,9 @@ abstract class OnRealDatabases {
         return "INSERT INTO " + table + (db == TestDatabase.POSTGRES ? "" : " (v)") + " VALUES (" + v + ")";
     }
 
-    static long pgPid(Connection c) throws SQLException {
-        return num(c, "SELECT pg_backend_pid()");
-    }
 
-    static long myId(Connection c) throws SQLException {
-        return num(c, "SELECT CONNECTION_ID()");
-    }
 
-    /**
-     * The backend's id, read without pg_backend_pid() or CONNECTION_ID(), which pin the handle until
-     * it closes (an identity read): for tests whose point is whether the handle stays bound.
-     */
-    static long pgPidUnpinned(Connection c) throws SQLException {
-        return num(c, PostgresPinSemanticsTest.BACKEND_PID);
-    }
 
-    static long myIdUnpinned(Connection c) throws SQLException {
-        return num(c, MariaDbPinSemanticsTest.connectionId());
-    }
 
     // ---- scenarios on the test table (the static ones: BorrowerScenarios) ----------------------
 
@@ -285,6 +233,86 @@ abstract class OnRealDatabases {
             run(b, insertOf(TestDatabase.MARIADB, 2));
             long aId = idWithV(1);
             assertThat(num(a, "SELECT LAST_INSERT_ID()")).as("plain driver: A's own id").isEqualTo(aId);
+        }
+    }
+
+    // ---- per database: its table, what is committed there, pools ------------------------------
+
+    void table(TestDatabase db) throws SQLException {
+        if (db == TestDatabase.POSTGRES) {
+            pgTable();
+        } else {
+            mariaTable();
+        }
+    }
+    String tableRows(TestDatabase db) throws SQLException {
+        return db == TestDatabase.POSTGRES ? String.valueOf(pgIds()) : mariaValues();
+    }
+    LoomPoolDataSource ds(TestDatabase db, int max) {
+        LoomPoolDataSource ds = pool(db, max, db == TestDatabase.MARIADB ? "&allowMultiQueries=true" : null, null);
+        ds.setAcquireTimeout(Duration.ofSeconds(10));
+        return ds;
+    }
+    LoomPoolDataSource one(TestDatabase db) {
+        LoomPoolDataSource ds = pool(db, 1, db == TestDatabase.MARIADB ? "&allowMultiQueries=true" : null, null);
+        ds.setAcquireTimeout(Duration.ofSeconds(10));
+        return ds;
+    }
+    HikariDataSource hikari(String url, String driverClass) {
+        HikariConfig cfg = new HikariConfig();
+        cfg.setJdbcUrl(url);
+        if (driverClass != null) {
+            cfg.setDriverClassName(driverClass);
+        }
+        cfg.setMaximumPoolSize(1);
+        cfg.setMinimumIdle(0);
+        cfg.setConnectionTimeout(10_000);
+        cfg.setPoolName("reference-hikari");
+        HikariDataSource ds = new HikariDataSource(cfg);
+        extras.add(ds);
+        return ds;
+    }
+    String committed(TestDatabase db) throws SQLException {
+        return db == TestDatabase.POSTGRES ? String.valueOf(pgIds()) : mariaValues();
+    }
+    /** An insert of v that takes {@code seconds}: its text contains {@code marker}. */
+    String slowInsert(TestDatabase db, int v, int seconds, String marker) {
+        return db == TestDatabase.POSTGRES
+                ? "INSERT INTO " + table + " SELECT " + v + " AS " + marker + " FROM pg_sleep(" + seconds + ")"
+                : "INSERT INTO " + table + " (v) SELECT " + v + " AS " + marker + " FROM (SELECT SLEEP(" + seconds + ")) s";
+    }
+    String url(OnEveryDriver.Db db) {
+        return switch (db) {
+            case POSTGRES -> TestDatabase.POSTGRES.url();
+            case MARIADB -> Connector.MARIADB_CONNECTOR_J.url(null);
+            case MYSQL -> Connector.MYSQL_CONNECTOR_J.url(null);
+        };
+    }
+    LoomPoolDataSource loom(OnEveryDriver.Db db, int size) {
+        return db == OnEveryDriver.Db.POSTGRES ? pg(size) : maria(db == OnEveryDriver.Db.MYSQL ? Connector.MYSQL_CONNECTOR_J : Connector.MARIADB_CONNECTOR_J, size, null);
+    }
+
+    // ---- the PostgreSQL write-path objects (DESIGN.md §4, "Per-statement values") -----------------
+
+
+    final String seq = table + "_sq";
+    /** A volatile function that reads lastval() by dynamic SQL the catalog cannot read: the pool must discard first. */
+    final String peekVolatile = table + "_peekv()";
+    /** The same, declared STABLE. */
+    final String peekStable = table + "_peeks()";
+
+    /** {@code table} (id serial, v), {@code table_o} (id serial, v), a sequence and the peek functions; before the pool starts. */
+    void pgWritePathObjects() throws SQLException {
+        pgCleanup.add("DROP TABLE IF EXISTS " + table + ", " + table + "_o CASCADE");
+        pgCleanup.add("DROP FUNCTION IF EXISTS " + peekVolatile + ", " + peekStable + " CASCADE");
+        pgCleanup.add("DROP SEQUENCE IF EXISTS " + seq + " CASCADE");
+        pgAdmin("CREATE TABLE " + table + " (id serial PRIMARY KEY, v int)");
+        pgAdmin("CREATE TABLE " + table + "_o (id serial PRIMARY KEY, v int)");
+        pgAdmin("CREATE SEQUENCE " + seq);
+        for (String f : new String[] {peekVolatile + " RETURNS bigint LANGUAGE plpgsql VOLATILE",
+            peekStable + " RETURNS bigint LANGUAGE plpgsql STABLE"}) {
+            pgAdmin("CREATE FUNCTION " + f + " AS $f$ DECLARE v bigint; BEGIN EXECUTE 'SELECT last' || 'val()' INTO v;"
+                    + " RETURN v; END $f$");
         }
     }
 }

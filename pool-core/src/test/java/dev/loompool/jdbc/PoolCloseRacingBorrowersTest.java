@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
+import static dev.loompool.jdbc.ServerSessions.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -29,7 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * close's grace is aborted and its transaction rolled back; a commit after the close never reports
  * success. Where it applies, the plain driver on the same URL is the reference.
  */
-class PoolCloseRacingBorrowersTest extends ServerSessions {
+class PoolCloseRacingBorrowersTest extends OnRealDatabases {
 
     /** {@code Thread.ofVirtual().factory()} by reflection (these sources compile for Java 17); null on JDK 17. */
     private static ThreadFactory virtualOrNull() {

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static dev.loompool.jdbc.WritePathProbes.*;
 
@@ -21,7 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * inside or outside the pool), keeps A's value noted, so that B's opaque function reading lastval()
  * finds none of it.
  */
-class PostgresCatalogKnowsWhichInsertsTakeAValueTest extends PostgresWritePathScenarios {
+class PostgresCatalogKnowsWhichInsertsTakeAValueTest extends OnRealDatabases {
 
     /**
      * Tables the catalog calls quiet whose INSERT takes a nextval all the same: A's value is left
@@ -30,7 +31,7 @@ class PostgresCatalogKnowsWhichInsertsTakeAValueTest extends PostgresWritePathSc
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"stable default function", "immutable index expression", "column added outside the pool"})
     void pgAnInsertTheCatalogCallsQuietLeavesAsValueForB(String how) throws SQLException {
-        pgObjects();
+        pgWritePathObjects();
         String quiet = table + "_q";
         pgCleanup.add(0, "DROP TABLE IF EXISTS " + quiet + " CASCADE");
         pgCleanup.add("DROP FUNCTION IF EXISTS " + quiet + "_f(), " + quiet + "_i(int) CASCADE");
@@ -63,7 +64,7 @@ class PostgresCatalogKnowsWhichInsertsTakeAValueTest extends PostgresWritePathSc
     /** DDL through the pool on a handle that keeps its connection: the catalog is read again only when it comes back. */
     @Test
     void pgAColumnAddedThroughAPinnedHandleLeavesAsValueForB() throws SQLException {
-        pgObjects();
+        pgWritePathObjects();
         String quiet = table + "_q";
         pgCleanup.add(0, "DROP TABLE IF EXISTS " + quiet);
         pgAdmin("CREATE TABLE " + quiet + " (v int)");
@@ -121,7 +122,7 @@ class PostgresCatalogKnowsWhichInsertsTakeAValueTest extends PostgresWritePathSc
     @MethodSource("keyedTables")
     void pgAnInsertIntoATableTheCatalogSeesAsKeyedLeavesNothingForB(String what, String[] setup, String target)
             throws SQLException {
-        pgObjects();
+        pgWritePathObjects();
         pgCleanup.add(0, String.format("DROP SCHEMA IF EXISTS %s_a, %<s_b CASCADE", table));
         pgCleanup.add(0, String.format("DROP TABLE IF EXISTS %s_x, %<s_y, \"%<s_Qm\", %<s_qm CASCADE", table));
         pgCleanup.add(String.format("DROP FUNCTION IF EXISTS %s_x_f() CASCADE", table));
@@ -141,7 +142,7 @@ class PostgresCatalogKnowsWhichInsertsTakeAValueTest extends PostgresWritePathSc
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"ADD COLUMN serial", "a keyed table of the same name in another schema", "a temporary table that shadows"})
     void pgDdlThroughThePoolMakesTheNextInsertKeepItsValue(String how) throws SQLException {
-        pgObjects();
+        pgWritePathObjects();
         String quiet = table + "_q";
         pgCleanup.add(0, "DROP SCHEMA IF EXISTS " + table + "_b CASCADE");
         pgCleanup.add(0, "DROP TABLE IF EXISTS " + quiet);

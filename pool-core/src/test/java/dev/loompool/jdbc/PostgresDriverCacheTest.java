@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 

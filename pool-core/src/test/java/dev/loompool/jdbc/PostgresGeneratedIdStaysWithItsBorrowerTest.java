@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static dev.loompool.jdbc.WritePathProbes.*;
 
@@ -31,7 +32,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * one handle on two threads in {@link PostgresKeyedInsertsOnASharedHandleTest}, MariaDB in
  * {@link MariaDbGeneratedIdStaysWithItsBorrowerTest}.
  */
-class PostgresGeneratedIdStaysWithItsBorrowerTest extends PostgresWritePathScenarios {
+class PostgresGeneratedIdStaysWithItsBorrowerTest extends OnRealDatabases {
 
     /** Ids for explicit-id INSERTs: negative, so that no serial or AUTO_INCREMENT of these tests reaches them or moves past them. */
     final java.util.concurrent.atomic.AtomicLong explicitIds = new java.util.concurrent.atomic.AtomicLong();
@@ -68,7 +69,7 @@ class PostgresGeneratedIdStaysWithItsBorrowerTest extends PostgresWritePathScena
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"explicit id", "zero rows", "failed insert", "other table, then currval", "other sequence, then currval"})
     void pgAStatementThatTakesNoValueOfThatSequenceLetsBReadAsId(String how) throws SQLException {
-        pgObjects();
+        pgWritePathObjects();
         long[] aKey = new long[1];
         Seen seen = pgAfterA(pg(1), a -> aKey[0] = keyed(a, "INSERT INTO " + table + " (v) VALUES (1)"),
                 b -> answer(pgBReads(how), b));
@@ -83,7 +84,7 @@ class PostgresGeneratedIdStaysWithItsBorrowerTest extends PostgresWritePathScena
      */
     @Test
     void pgAReadsBsIdAfterAnInsertThatFoundItsRowAlready() throws SQLException {
-        pgObjects();
+        pgWritePathObjects();
         String insertIfMissing = "INSERT INTO " + table + " (v) SELECT %d WHERE NOT EXISTS (SELECT 1 FROM " + table
                 + " WHERE v = %<d)";
         String plainAnswer;
@@ -111,7 +112,7 @@ class PostgresGeneratedIdStaysWithItsBorrowerTest extends PostgresWritePathScena
     /** A parent and a child whose BEFORE INSERT trigger takes the parent's id with currval (an audit or a link). */
     @Test
     void pgATriggerThatReadsCurrvalCommitsBsRowWithAsParentId() throws SQLException {
-        pgObjects();
+        pgWritePathObjects();
         String child = table + "_c";
         pgCleanup.add(0, "DROP TABLE IF EXISTS " + child);
         pgCleanup.add("DROP FUNCTION IF EXISTS " + child + "_f() CASCADE");
@@ -136,7 +137,7 @@ class PostgresGeneratedIdStaysWithItsBorrowerTest extends PostgresWritePathScena
     /** B's volatile function reads lastval() before B's own nextval in the same statement: the discard is skipped. */
     @Test
     void pgAFunctionBeforeANextvalInOneStatementReadsAsValue() throws SQLException {
-        pgObjects();
+        pgWritePathObjects();
         Steps bReads = b -> str(b, "SELECT " + peekVolatile + " || '/' || nextval('" + seq + "')");
         assertThat(plain(pgUrl, bReads)).as("plain driver").isEqualTo("ERR 55000");
         long[] aKey = new long[1];
@@ -148,7 +149,7 @@ class PostgresGeneratedIdStaysWithItsBorrowerTest extends PostgresWritePathScena
     /** The control: B's volatile function alone is run after the discard, as on a fresh session. */
     @Test
     void pgBsVolatileFunctionReadingLastvalFindsNoneOfAs() throws SQLException {
-        pgObjects();
+        pgWritePathObjects();
         Seen seen = pgAfterA(pg(1), a -> keyed(a, "INSERT INTO " + table + " (v) VALUES (1)"),
                 b -> answer(c -> str(c, "SELECT " + peekVolatile), b));
         assertThat(seen.value()).as("%s", seen).isIn(plain(pgUrl, c -> str(c, "SELECT " + peekVolatile)), REFUSED);
@@ -157,7 +158,7 @@ class PostgresGeneratedIdStaysWithItsBorrowerTest extends PostgresWritePathScena
     @Disabled("Known limit (README, Known limits): a STABLE function that reads lastval() by dynamic SQL is neutral to the pool: B reads A's id")
     @Test
     void pgAStableFunctionReadingLastvalByDynamicSqlReadsAsValue() throws SQLException {
-        pgObjects();
+        pgWritePathObjects();
         Steps bReads = b -> str(b, "SELECT " + peekStable);
         assertThat(plain(pgUrl, bReads)).as("plain driver").isEqualTo("ERR 55000");
         long[] aKey = new long[1];
@@ -173,7 +174,7 @@ class PostgresGeneratedIdStaysWithItsBorrowerTest extends PostgresWritePathScena
      */
     @Test
     void pgAChildWhoseDefaultReadsCurrvalAfterAKeyedParentInsertIsRefusedNeverLinkedToBsParent() throws SQLException {
-        pgObjects();
+        pgWritePathObjects();
         String child = table + "_c";
         pgCleanup.add(0, "DROP TABLE IF EXISTS " + child);
         pgAdmin("CREATE TABLE " + child + " (pid int DEFAULT currval('" + table + "_id_seq'), v int)");
@@ -201,7 +202,7 @@ class PostgresGeneratedIdStaysWithItsBorrowerTest extends PostgresWritePathScena
         "WITH n AS (SELECT nextval('%2$s') AS v) INSERT INTO %1$s (v) SELECT v FROM n",
         "/* a comment */ -- and another\n INSERT INTO %s (v) SELECT nextval('%s')"})
     void pgAKeyedInsertThatAlsoTakesANextvalKeepsItsConnectionForItsLastval(String text) throws SQLException {
-        pgObjects();
+        pgWritePathObjects();
         try (Connection a = pg(1).getConnection()) {
             keyed(a, String.format(text, table, seq));
             assertThat(bound(a)).as("kept for lastval()").isTrue();
@@ -212,7 +213,7 @@ class PostgresGeneratedIdStaysWithItsBorrowerTest extends PostgresWritePathScena
     /** A batch of keyed INSERTs hands back the handle's own keys, and B reads none of them as lastval. */
     @Test
     void pgAKeyedBatchHandsBackItsOwnKeysAndBReadsNoneOfThem() throws SQLException {
-        pgObjects();
+        pgWritePathObjects();
         StringBuilder keys = new StringBuilder();
         Seen seen = pgAfterA(pg(1), a -> {
             try (PreparedStatement ps = a.prepareStatement("INSERT INTO " + table + " (v) VALUES (?)", new String[] {"id"})) {

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static dev.loompool.jdbc.WritePathProbes.*;
 
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * values" and "One state machine, every thread"): keyed INSERTs that let the connection go on one
  * thread neither hand the handle another borrower's id nor break a statement being made on the other.
  */
-class PostgresKeyedInsertsOnASharedHandleTest extends PostgresWritePathScenarios {
+class PostgresKeyedInsertsOnASharedHandleTest extends OnRealDatabases {
 
     /**
      * One handle on two threads: one inserts with its keys asked (each INSERT lets the connection go
@@ -34,7 +35,7 @@ class PostgresKeyedInsertsOnASharedHandleTest extends PostgresWritePathScenarios
      */
     @Test
     void aHandleSharedByTwoThreadsReadsNoOtherBorrowersIdWhileItsKeyedInsertsLetGo() throws Exception {
-        pgObjects();
+        pgWritePathObjects();
         LoomPoolDataSource ds = pg(2);
         ds.setAcquireTimeout(Duration.ofSeconds(30));
         Queue<Long> read = new ConcurrentLinkedQueue<>();
@@ -108,7 +109,7 @@ class PostgresKeyedInsertsOnASharedHandleTest extends PostgresWritePathScenarios
      */
     @Test
     void aStatementMadeOnOneThreadSurvivesAStatementOfTheSameHandleEndingOnAnother() throws Exception {
-        pgObjects();
+        pgWritePathObjects();
         LoomPoolDataSource ds = gated(pg(1));
         try (Connection a = ds.getConnection()) {
             run(a, "SELECT 1"); // the pool has started

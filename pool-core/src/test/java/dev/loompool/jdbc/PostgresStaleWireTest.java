@@ -1,7 +1,7 @@
 package dev.loompool.jdbc;
 
 import static dev.loompool.jdbc.BorrowerScenarios.*;
-import static dev.loompool.jdbc.OnRealDatabases.*;
+import static dev.loompool.jdbc.PlainQueries.*;
 import java.sql.Connection;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
+import static dev.loompool.jdbc.ServerSessions.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static dev.loompool.jdbc.ReclaimerWaits.awaitScans;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,7 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * an owner that ended, and not from a live owner held past the leak threshold (a warning, never a
  * reclaim).
  */
-class ReclaimSparesAConnectionInUseTest extends ServerSessions {
+class ReclaimSparesAConnectionInUseTest extends OnRealDatabases {
 
     /**
      * reclaimOnOwnerExit. T1 begins a transaction (insert 1) and hands a statement to T2, which runs

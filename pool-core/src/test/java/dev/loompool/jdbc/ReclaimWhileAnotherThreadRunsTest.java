@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
+import static dev.loompool.jdbc.ThreadedBorrowerScenarios.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * reclaimOnOwnerExit while A's statement runs on another thread (DESIGN.md §4 "Reclaim": never a
  * handle that another thread used in that time): the statement runs to its end as on the plain driver.
  */
-class ReclaimWhileAnotherThreadRunsTest extends ThreadedBorrowerScenarios {
+class ReclaimWhileAnotherThreadRunsTest extends OnRealDatabases {
 
     // ---- reclaimOnOwnerExit while a statement runs on another thread --------------------------------
 

@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
+import static dev.loompool.jdbc.ThreadedBorrowerScenarios.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static dev.loompool.jdbc.HandleAcrossThreadsTest.boundOnlyForAReason;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,7 +26,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * closed, committed or completes (DESIGN.md §4 "One state machine, every thread", "Statement pin"):
  * the reads are refused or end, nothing uncommitted is committed, and the connection goes back clean.
  */
-class ResultSetReadOnAnotherThreadTest extends ThreadedBorrowerScenarios {
+class ResultSetReadOnAnotherThreadTest extends OnRealDatabases {
 
     /**
      * FINDING (connection held longer, no data at stake; not specific to threads): MySQL

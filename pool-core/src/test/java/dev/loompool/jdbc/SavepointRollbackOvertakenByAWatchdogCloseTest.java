@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
+import static dev.loompool.jdbc.ThreadedBorrowerScenarios.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,7 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * state machine, every thread", "Transaction pin"): it never reaches the next borrower's transaction.
  * HikariCP is the reference.
  */
-class SavepointRollbackOvertakenByAWatchdogCloseTest extends ThreadedBorrowerScenarios {
+class SavepointRollbackOvertakenByAWatchdogCloseTest extends OnRealDatabases {
 
     // =================================================================================================
     // Savepoint calls are transaction calls too: overtaken by a watchdog's close

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -12,7 +13,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * table of either database, a statement that sleeps, the session's id on the server, killing it and
  * seeing it gone; and borrower threads started by name.
  */
-abstract class ServerSessions extends OnRealDatabases {
+final class ServerSessions {
+
+    private ServerSessions() {
+    }
+
 
     static String sleep(TestDatabase db, double seconds, String marker) {
         return (db == TestDatabase.POSTGRES ? "SELECT pg_sleep(" : "SELECT SLEEP(") + seconds + ") AS s_" + marker;
@@ -38,23 +43,8 @@ abstract class ServerSessions extends OnRealDatabases {
         }
     }
 
-    String tableRows(TestDatabase db) throws SQLException {
-        return db == TestDatabase.POSTGRES ? String.valueOf(pgIds()) : mariaValues();
-    }
 
-    void table(TestDatabase db) throws SQLException {
-        if (db == TestDatabase.POSTGRES) {
-            pgTable();
-        } else {
-            mariaTable();
-        }
-    }
 
-    LoomPoolDataSource ds(TestDatabase db, int max) {
-        LoomPoolDataSource ds = pool(db, max, db == TestDatabase.MARIADB ? "&allowMultiQueries=true" : null, null);
-        ds.setAcquireTimeout(Duration.ofSeconds(10));
-        return ds;
-    }
 
     interface Body {
         void run() throws Exception;

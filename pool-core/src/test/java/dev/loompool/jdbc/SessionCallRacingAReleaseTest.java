@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
+import static dev.loompool.jdbc.ThreadedBorrowerScenarios.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static dev.loompool.jdbc.HandleAcrossThreadsTest.boundOnlyForAReason;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * never lands in the next borrower's session, nor runs on B's connection. The plain driver is the
  * reference.
  */
-class SessionCallRacingAReleaseTest extends ThreadedBorrowerScenarios {
+class SessionCallRacingAReleaseTest extends OnRealDatabases {
 
     // ---- setClientInfo: a connection call with session effect, not counted as a run ----------------
 

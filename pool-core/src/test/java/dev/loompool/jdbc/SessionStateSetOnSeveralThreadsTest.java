@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
+import static dev.loompool.jdbc.ThreadedBorrowerScenarios.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static dev.loompool.jdbc.HandleAcrossThreadsTest.boundOnlyForAReason;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,7 +20,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * several threads and the handle closed on yet another (DESIGN.md §4 "Session-state pin", "Reset on
  * return"): the handle shows SESSION_STATE while bound, and B's session has none of it.
  */
-class SessionStateSetOnSeveralThreadsTest extends ThreadedBorrowerScenarios {
+class SessionStateSetOnSeveralThreadsTest extends OnRealDatabases {
 
     /**
      * A temporary table and a session advisory lock taken by A on a CompletableFuture, the handle

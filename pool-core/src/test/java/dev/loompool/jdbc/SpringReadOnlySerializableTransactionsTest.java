@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
+import static dev.loompool.jdbc.OnEveryDriver.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,7 +25,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the driver; the pool answers as the plain driver (and HikariCP) for one borrower, the next one, and
  * many at once.
  */
-class SpringReadOnlySerializableTransactionsTest extends OnEveryDriver {
+class SpringReadOnlySerializableTransactionsTest extends OnRealDatabases {
 
     /**
      * The calls DataSourceUtils.prepareConnectionForTransaction and DataSourceTransactionManager

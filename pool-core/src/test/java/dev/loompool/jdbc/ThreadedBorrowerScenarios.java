@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,15 +23,9 @@ import org.junit.jupiter.api.AfterEach;
  * watchdog comes in the middle of, what A committed, B's clean session, the pool free again, and
  * HikariCP as the reference pool.
  */
-abstract class ThreadedBorrowerScenarios extends OnRealDatabases {
+final class ThreadedBorrowerScenarios {
 
-    final List<AutoCloseable> extras = new ArrayList<>();
-
-    @AfterEach
-    void closeExtras() throws Exception {
-        for (int i = extras.size() - 1; i >= 0; i--) {
-            extras.get(i).close();
-        }
+    private ThreadedBorrowerScenarios() {
     }
 
     interface ThrowingRunnable {
@@ -50,38 +45,9 @@ abstract class ThreadedBorrowerScenarios extends OnRealDatabases {
         return t;
     }
 
-    LoomPoolDataSource one(TestDatabase db) {
-        LoomPoolDataSource ds = pool(db, 1, db == TestDatabase.MARIADB ? "&allowMultiQueries=true" : null, null);
-        ds.setAcquireTimeout(Duration.ofSeconds(10));
-        return ds;
-    }
 
-    HikariDataSource hikari(String url, String driverClass) {
-        HikariConfig cfg = new HikariConfig();
-        cfg.setJdbcUrl(url);
-        if (driverClass != null) {
-            cfg.setDriverClassName(driverClass);
-        }
-        cfg.setMaximumPoolSize(1);
-        cfg.setMinimumIdle(0);
-        cfg.setConnectionTimeout(10_000);
-        cfg.setPoolName("reference-hikari");
-        HikariDataSource ds = new HikariDataSource(cfg);
-        extras.add(ds);
-        return ds;
-    }
 
-    void table(TestDatabase db) throws SQLException {
-        if (db == TestDatabase.POSTGRES) {
-            pgTable();
-        } else {
-            mariaTable();
-        }
-    }
 
-    String committed(TestDatabase db) throws SQLException {
-        return db == TestDatabase.POSTGRES ? String.valueOf(pgIds()) : mariaValues();
-    }
 
     static String none(TestDatabase db) {
         return db == TestDatabase.POSTGRES ? "null" : "none";
@@ -101,12 +67,6 @@ abstract class ThreadedBorrowerScenarios extends OnRealDatabases {
         return (db == TestDatabase.POSTGRES ? "SELECT pg_sleep(" : "SELECT SLEEP(") + seconds + ") AS " + marker;
     }
 
-    /** An insert of v that takes {@code seconds}: its text contains {@code marker}. */
-    String slowInsert(TestDatabase db, int v, int seconds, String marker) {
-        return db == TestDatabase.POSTGRES
-                ? "INSERT INTO " + table + " SELECT " + v + " AS " + marker + " FROM pg_sleep(" + seconds + ")"
-                : "INSERT INTO " + table + " (v) SELECT " + v + " AS " + marker + " FROM (SELECT SLEEP(" + seconds + ")) s";
-    }
 
     /** A second borrower gets the pool's connection and uses it within 2 s. */
     static void freeWithinTwoSeconds(DataSource ds) throws Exception {

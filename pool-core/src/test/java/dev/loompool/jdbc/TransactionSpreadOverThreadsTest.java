@@ -1,5 +1,7 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.PlainQueries.*;
+import static dev.loompool.jdbc.ThreadedBorrowerScenarios.*;
 import static dev.loompool.jdbc.BorrowerScenarios.*;
 import static dev.loompool.jdbc.HandleAcrossThreadsTest.boundOnlyForAReason;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,7 +21,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * state machine, every thread", "Transaction pin"): what is committed is what the plain driver
  * commits, and B, next on the pool's one connection, gets a clean session.
  */
-class TransactionSpreadOverThreadsTest extends ThreadedBorrowerScenarios {
+class TransactionSpreadOverThreadsTest extends OnRealDatabases {
 
     /** Commit on the caller's thread while a helper's insert still runs: what the plain driver commits, and B clean. */
     @ParameterizedTest
