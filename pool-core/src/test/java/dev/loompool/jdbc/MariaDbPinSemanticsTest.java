@@ -20,9 +20,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The pin-semantics suite on a real MariaDB, and what only MariaDB's SQL can do to a borrower:
  * executable comments (slash-star-bang, and slash-star-M-bang-version) are SQL the server runs,
  * user variables and sql_mode live on the session, XA and BEGIN NOT ATOMIC blocks hide what they
- * do. The URL allows multi-statement strings.
+ * do. The URL allows multi-statement strings. How pins end: {@link MariaDbPinReleaseAndResetTest}.
  */
-class MariaDbPinSemanticsTest extends PinReleaseAndResetSuite {
+class MariaDbPinSemanticsTest extends PinSemanticsSuite {
 
     /**
      * The connection's id, read without CONNECTION_ID(): reading the identity pins the handle until
@@ -38,12 +38,17 @@ class MariaDbPinSemanticsTest extends PinReleaseAndResetSuite {
     private static final Probe SQL_MODE = new Probe("SELECT @@SESSION.sql_mode", "ANSI");
 
     MariaDbPinSemanticsTest() {
-        super(new PinSemanticsSupport(TestDatabase.MARIADB, withOptions(TestDatabase.MARIADB.url(), "allowMultiQueries=true"),
+        super(pinSemanticsSupport());
+    }
+
+    /** The pin-semantics fixture on MariaDB; {@link MariaDbPinReleaseAndResetTest} uses it too. */
+    static PinSemanticsSupport pinSemanticsSupport() {
+        return new PinSemanticsSupport(TestDatabase.MARIADB, withOptions(TestDatabase.MARIADB.url(), "allowMultiQueries=true"),
                 MariaDbPinSemanticsTest::connectionId, List.of("SELECT @@SESSION.wait_timeout", "SELECT @@SESSION.max_statement_time",
                         "SELECT @@SESSION.sql_mode", "SELECT @@autocommit", "SELECT @@SESSION.time_zone",
                         "SELECT @@character_set_client", "SELECT @@collation_connection", "SELECT DATABASE()",
                         "SELECT @@SESSION.tx_isolation", "SELECT COALESCE(@leak, 'none')"),
-                "SELECT @@in_transaction"));
+                "SELECT @@in_transaction");
     }
 
     @Override

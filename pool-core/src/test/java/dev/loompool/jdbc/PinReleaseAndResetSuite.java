@@ -16,19 +16,27 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The second layer of the pin-semantics suite: how pins end (DESIGN.md §4, "Release" and "Reset on
+ * The pin-semantics suite's second half: how pins end (DESIGN.md §4, "Release" and "Reset on
  * return"). A rollback after a commit on a still-open statement is not lost, a reset on return
- * keeps healthy connections, and a pin ends with its cause (issue 10, cases 1, 5 and 6). Over
- * {@link PinSemanticsSuite}'s pin table; a subclass names the database.
+ * keeps healthy connections, and a pin ends with its cause (issue 10, cases 1, 5 and 6). It reads
+ * the same on every database and needs nothing of the dialect but its fixture: a subclass
+ * ({@link PostgresPinReleaseAndResetTest}, {@link MariaDbPinReleaseAndResetTest}) names the database
+ * and hands over the same {@link PinSemanticsSupport} as its {@link PinSemanticsSuite} twin. The
+ * two suites are independent: neither extends the other.
  */
-abstract class PinReleaseAndResetSuite extends PinSemanticsSuite {
+abstract class PinReleaseAndResetSuite {
+
+    /** The table, the pools and borrower B of this database's dialect. */
+    @RegisterExtension
+    final PinSemanticsSupport pin;
 
     PinReleaseAndResetSuite(PinSemanticsSupport pin) {
-        super(pin);
+        this.pin = pin;
     }
 
     // ---- case 1: the lost rollback -----------------------------------------------------------------

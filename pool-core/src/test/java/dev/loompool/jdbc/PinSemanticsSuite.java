@@ -25,8 +25,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The pin-semantics suite's first layer, which reads the same on every database: each row of the
  * pin table (DESIGN.md §4, "Binding"): a transaction, a statement, session state, an explicit pin,
  * an unwrap or a driver object, a framework transaction keeps another borrower out until it ends.
- * {@link PinReleaseAndResetSuite} adds how pins end; its subclass names the database and hands over
- * its fixture, and its own tests cover what only its dialect can do.
+ * A subclass names the database and hands over its fixture, and its own tests cover what only its
+ * dialect can do. How pins end is the other half, {@link PinReleaseAndResetSuite}: a suite of its
+ * own over the same fixture, run by its own subclass per database (it extends nothing of ours).
  */
 abstract class PinSemanticsSuite {
 

@@ -19,9 +19,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The pin-semantics suite on a real PostgreSQL, and what only PostgreSQL's SQL can do to a borrower.
- * How long pgjdbc's arrays and metadata pin: {@link PostgresLentArrayAndMetadataPinsTest}.
+ * How pins end: {@link PostgresPinReleaseAndResetTest}. How long pgjdbc's arrays and metadata pin:
+ * {@link PostgresLentArrayAndMetadataPinsTest}.
  */
-class PostgresPinSemanticsTest extends PinReleaseAndResetSuite {
+class PostgresPinSemanticsTest extends PinSemanticsSuite {
 
     /**
      * The backend's pid, read without pg_backend_pid(): reading the identity pins the handle until
@@ -39,7 +40,10 @@ class PostgresPinSemanticsTest extends PinReleaseAndResetSuite {
         super(pinSemanticsSupport());
     }
 
-    /** The pin-semantics fixture on PostgreSQL; {@link PostgresLentArrayAndMetadataPinsTest} uses it too. */
+    /**
+     * The pin-semantics fixture on PostgreSQL; {@link PostgresPinReleaseAndResetTest} and
+     * {@link PostgresLentArrayAndMetadataPinsTest} use it too.
+     */
     static PinSemanticsSupport pinSemanticsSupport() {
         return new PinSemanticsSupport(TestDatabase.POSTGRES, TestDatabase.POSTGRES.url(), () -> BACKEND_PID,
                 List.of("SHOW application_name", "SHOW statement_timeout", "SHOW search_path", "SHOW extra_float_digits",
