@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.RacingThreads.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
@@ -9,13 +10,18 @@ import java.sql.Statement;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A close racing a handle's first use, and an abort racing a close, on two threads released together
  * (DESIGN.md §4 "One state machine, every thread"): no hang, nothing left bound, the open-handle count
  * exact, the connection given back once.
  */
-class CloseRacingFirstUseOrAbortTest extends GatedStubSupport {
+class CloseRacingFirstUseOrAbortTest extends StubSupport {
+
+    /** A pool of one stub connection behind the deep gate; the gate disarmed after each test. */
+    @RegisterExtension
+    final DeepGatedPools gated = new DeepGatedPools(this);
 
     // =================================================================================================
     // Short stress: close racing a first use; abort racing close
@@ -29,7 +35,7 @@ class CloseRacingFirstUseOrAbortTest extends GatedStubSupport {
     @Test
     void closeRacingAFirstUseLeavesNothingBoundOrCounted() {
         assertTimeoutPreemptively(HANG, () -> {
-            LoomPoolDataSource ds = one();
+            LoomPoolDataSource ds = gated.one();
             for (int i = 0; i < 300; i++) {
                 Connection a = ds.getConnection();
                 CyclicBarrier start = new CyclicBarrier(2);
@@ -70,7 +76,7 @@ class CloseRacingFirstUseOrAbortTest extends GatedStubSupport {
     @Test
     void abortRacingACloseCountsOnceAndGivesBackOnce() {
         assertTimeoutPreemptively(HANG, () -> {
-            LoomPoolDataSource ds = one();
+            LoomPoolDataSource ds = gated.one();
             ds.setMaxSize(2);
             Connection keeper = ds.getConnection();
             keeper.getAutoCommit();

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.SecretLeaks.SECRET;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loompool.ManualClockAccess;
@@ -10,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Secrets masking at a start that fails (DESIGN.md §4, Start and Credentials): while the database
@@ -17,7 +19,11 @@ import org.junit.jupiter.api.Test;
  * message quotes, reaches neither the retry and startedShort WARN lines, nor the health detail
  * ({@code getInitialConnectError()}), nor a request's failed connect.
  */
-class FailedStartShowsNoSecretTest extends SecretMaskingPools {
+class FailedStartShowsNoSecretTest extends StubSupport {
+
+    /** The real servers' pools, closed after each test; the manual clock. */
+    @RegisterExtension
+    final SecretMaskingPools pools = new SecretMaskingPools();
 
     /** A driver failure that echoes the password it was given, as a careless driver does. */
     private static SQLException echoing(String password) {
@@ -50,7 +56,7 @@ class FailedStartShowsNoSecretTest extends SecretMaskingPools {
     @Test
     void aPositiveInitializationFailTimeoutNeverShowsThePasswordTheDriverEchoes() throws Exception {
         LoomPoolDataSource ds = dataSource();
-        ds.setClock(clock);
+        ds.setClock(pools.clock);
         ds.setMinSize(1);
         ds.setPassword(SECRET);
         ds.setInitializationFailTimeout(Duration.ofSeconds(20));
@@ -58,7 +64,7 @@ class FailedStartShowsNoSecretTest extends SecretMaskingPools {
             db.failNextConnect(echoing(SECRET));
         }
         Throwable[] failure = new Throwable[1];
-        String log = startInBackground(ds, clock, failure);
+        String log = startInBackground(ds, pools.clock, failure);
         assertThat(log).as("retry lines were written").contains("retrying");
         assertThat(failure[0]).as("the start failed").isNotNull();
         SoftAssertions soft = new SoftAssertions();
@@ -72,7 +78,7 @@ class FailedStartShowsNoSecretTest extends SecretMaskingPools {
     @Test
     void aNegativeInitializationFailTimeoutShowsThePasswordNowhere() throws Exception {
         LoomPoolDataSource ds = dataSource();
-        ds.setClock(clock);
+        ds.setClock(pools.clock);
         ds.setMinSize(1);
         AtomicInteger rotation = new AtomicInteger();
         ds.setCredentialsSupplier(() -> new Credentials("app", SECRET + "-" + rotation.incrementAndGet()));
@@ -109,7 +115,7 @@ class FailedStartShowsNoSecretTest extends SecretMaskingPools {
         LoomPoolDataSource ds = initSqlFails();
         ds.setInitializationFailTimeout(Duration.ofMinutes(10));
         Throwable[] failure = new Throwable[1];
-        String log = startInBackground(ds, clock, failure);
+        String log = startInBackground(ds, pools.clock, failure);
         assertThat(failure[0]).as("the start failed").isNotNull();
         assertThat(log).as("retry lines were written").contains("retrying");
         System.out.println("[atkmask] init SQL start failure (to the caller): " + failure[0]);
@@ -133,7 +139,7 @@ class FailedStartShowsNoSecretTest extends SecretMaskingPools {
     }
 
     private LoomPoolDataSource initSqlFails() {
-        LoomPoolDataSource ds = realPool(TestDatabase.POSTGRES);
+        LoomPoolDataSource ds = pools.realPool(TestDatabase.POSTGRES);
         ds.setMinSize(1);
         ds.setConnectionInitSql("SELECT set_config('app.atkmask_token', 'S3cretTok9', false)::int");
         return ds;

@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.RacingThreads.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
@@ -9,13 +10,18 @@ import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A handle's end racing a call of another thread held in the driver (DESIGN.md §4 "One state
  * machine, every thread", "Handle state"): calls that see ENDING wait and say "closed", and a
  * savepoint call overtaken by a close retires the connection rather than lend it.
  */
-class HandleEndRacingADriverCallTest extends GatedStubSupport {
+class HandleEndRacingADriverCallTest extends StubSupport {
+
+    /** A pool of one stub connection behind the deep gate; the gate disarmed after each test. */
+    @RegisterExtension
+    final DeepGatedPools gated = new DeepGatedPools(this);
 
     // =================================================================================================
     // ENDING seen by other threads; the abort held in the driver
@@ -30,7 +36,7 @@ class HandleEndRacingADriverCallTest extends GatedStubSupport {
     @Test
     void aCallThatSeesEndingWaitsForTheAbortAndSaysClosed() {
         assertTimeoutPreemptively(HANG, () -> {
-            LoomPoolDataSource ds = one();
+            LoomPoolDataSource ds = gated.one();
             Connection a = ds.getConnection();
             a.unwrap(LoomConnection.class).pin();
             try (Statement st = a.createStatement()) {
@@ -62,7 +68,7 @@ class HandleEndRacingADriverCallTest extends GatedStubSupport {
     @Test
     void aCloseDuringAnAbortInTheDriverReturnsAndCountsOnce() {
         assertTimeoutPreemptively(HANG, () -> {
-            LoomPoolDataSource ds = one();
+            LoomPoolDataSource ds = gated.one();
             Connection a = ds.getConnection();
             Connection other = ds.getConnection(); // a second handle, counted, unbound: the count must stay 1 for it
             a.unwrap(LoomConnection.class).pin();
@@ -98,7 +104,7 @@ class HandleEndRacingADriverCallTest extends GatedStubSupport {
     @Test
     void aSavepointCallOvertakenByACloseRetiresTheConnection() {
         assertTimeoutPreemptively(HANG, () -> {
-            LoomPoolDataSource ds = one();
+            LoomPoolDataSource ds = gated.one();
             Connection a = ds.getConnection();
             a.setAutoCommit(false);
             try (Statement st = a.createStatement()) {
@@ -126,7 +132,7 @@ class HandleEndRacingADriverCallTest extends GatedStubSupport {
     @Test
     void aSetSavepointOvertakenByACloseRetiresTheConnection() {
         assertTimeoutPreemptively(HANG, () -> {
-            LoomPoolDataSource ds = one();
+            LoomPoolDataSource ds = gated.one();
             Connection a = ds.getConnection();
             a.setAutoCommit(false);
             try (Statement st = a.createStatement()) {

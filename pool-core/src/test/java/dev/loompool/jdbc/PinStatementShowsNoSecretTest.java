@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.SecretLeaks.SECRET;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.management.ManagementFactory;
@@ -21,6 +22,7 @@ import javax.management.openmbean.CompositeData;
 import jdk.jfr.consumer.RecordingStream;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The masked pin statement (secrets masking, DESIGN.md §4; issue 30): every input here holds a
@@ -30,7 +32,11 @@ import org.junit.jupiter.api.Test;
  * event. Real-server tests check that the server did read the secret as a value, so that a leak
  * would not be a lexing curiosity. The mask alone: {@link SqlMaskHidesEveryLiteralTest}.
  */
-class PinStatementShowsNoSecretTest extends SecretMaskingPools {
+class PinStatementShowsNoSecretTest extends StubSupport {
+
+    /** The real servers' pools, closed after each test; the manual clock. */
+    @RegisterExtension
+    final SecretMaskingPools pools = new SecretMaskingPools();
 
     interface SqlAction {
         void run(Connection c) throws SQLException;
@@ -40,7 +46,7 @@ class PinStatementShowsNoSecretTest extends SecretMaskingPools {
 
     private LoomPoolDataSource stubPool() {
         LoomPoolDataSource ds = dataSource();
-        return configure(ds);
+        return pools.configure(ds);
     }
 
     /**
@@ -71,7 +77,7 @@ class PinStatementShowsNoSecretTest extends SecretMaskingPools {
                         .getAttribute(new ObjectName("dev.loompool:type=Pool,name=" + ds.getPoolName()), "BoundHandles");
                 out.put("MXBean BoundHandles.pinStatement", Arrays.stream(mbean).map(d -> String.valueOf(d.get("pinStatement"))).toList().toString());
                 String log = SecretLeaks.logOf(() -> {
-                    clock.advance(Duration.ofSeconds(11));
+                    pools.clock.advance(Duration.ofSeconds(11));
                     ds.scanNow();
                 });
                 out.put("WARN log", log.lines().filter(l -> l.contains("pinWarningThreshold")).reduce("", String::concat));
@@ -172,14 +178,14 @@ class PinStatementShowsNoSecretTest extends SecretMaskingPools {
                 "SET app.atkmask_token = $tag$S3cretTok9$tag$", "SET app.atkmask_token = U&'S3cretTok9'",
                 "/* /* it's */ ' */ SET app.atkmask_token = 'S3cretTok9'",
                 "SELECT set_config('app.atkmask_token', 'S3cretTok9', false)")) {
-            assertNowhere(outputs(realPool(TestDatabase.POSTGRES), execute(sql), true,
+            assertNowhere(outputs(pools.realPool(TestDatabase.POSTGRES), execute(sql), true,
                     expect("SELECT current_setting('app.atkmask_token')", SECRET)), SECRET, true);
         }
     }
 
     @Test
     void postgresBackslashInAPlainStringUnderStandardConformingStringsOff() throws Exception {
-        LoomPoolDataSource ds = realPool(TestDatabase.POSTGRES);
+        LoomPoolDataSource ds = pools.realPool(TestDatabase.POSTGRES);
         ds.setConnectionInitSql("SET standard_conforming_strings = off");
         assertNowhere(outputs(ds, execute("SET app.atkmask_token = 'it\\' S3cretTok9 '"), true,
                 expect("SELECT current_setting('app.atkmask_token')", "it' S3cretTok9 ")), SECRET, true);
@@ -188,13 +194,13 @@ class PinStatementShowsNoSecretTest extends SecretMaskingPools {
     @Test
     void postgresSetToADoubleQuotedValueShowsTheValue() throws Exception {
         // PostgreSQL's SET takes a quoted identifier as the value: the setting now holds the secret
-        assertNowhere(outputs(realPool(TestDatabase.POSTGRES), execute("SET app.atkmask_token TO \"S3cretTok9\""), true,
+        assertNowhere(outputs(pools.realPool(TestDatabase.POSTGRES), execute("SET app.atkmask_token TO \"S3cretTok9\""), true,
                 expect("SELECT current_setting('app.atkmask_token')", SECRET)), SECRET, true);
     }
 
     @Test
     void postgresSetToABareWordShowsTheValue() throws Exception {
-        assertNowhere(outputs(realPool(TestDatabase.POSTGRES), execute("SET app.atkmask_token TO s3crettok9"), true,
+        assertNowhere(outputs(pools.realPool(TestDatabase.POSTGRES), execute("SET app.atkmask_token TO s3crettok9"), true,
                 expect("SELECT current_setting('app.atkmask_token')", "s3crettok9")), "s3crettok9", true);
     }
 
@@ -202,7 +208,7 @@ class PinStatementShowsNoSecretTest extends SecretMaskingPools {
     void postgresAStringRightAfterTheAtOperatorIsShown() throws Exception {
         // @ is PostgreSQL's absolute-value operator; the lexer reads @'…' as a MySQL variable name
         String table = "atkmask_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-        assertNowhere(outputs(realPool(TestDatabase.POSTGRES),
+        assertNowhere(outputs(pools.realPool(TestDatabase.POSTGRES),
                 execute("CREATE TEMP TABLE " + table + " AS SELECT @'-4111111111111111'::bigint AS card"), true,
                 expect("SELECT card FROM " + table, "4111111111111111")), "4111111111111111", true);
     }
@@ -210,7 +216,7 @@ class PinStatementShowsNoSecretTest extends SecretMaskingPools {
     @Test
     void postgresContainedByOperatorBeforeAStringIsShown() throws Exception {
         // <@ is "is contained by"; a statement left open shows its SQL (STATEMENT pin)
-        Map<String, String> out = outputs(realPool(TestDatabase.POSTGRES), c -> {
+        Map<String, String> out = outputs(pools.realPool(TestDatabase.POSTGRES), c -> {
             PreparedStatement ps = c.prepareStatement("SELECT ARRAY['a'] <@'{a,S3cretTok9}'");
             ResultSet rs = ps.executeQuery();
             assertThat(rs.next()).isTrue();
@@ -228,7 +234,7 @@ class PinStatementShowsNoSecretTest extends SecretMaskingPools {
                 "SET @atkmask = _utf8mb4'S3cretTok9'", "SET @atkmask = /*!'S3cretTok9'*/",
                 "SET @atkmask = /*M!100000 'S3cretTok9' */")) {
             String expected = sql.contains("it\\'s") ? "it's S3cretTok9" : SECRET;
-            assertNowhere(outputs(realPool(TestDatabase.MARIADB), execute(sql), true, expect("SELECT @atkmask", expected)),
+            assertNowhere(outputs(pools.realPool(TestDatabase.MARIADB), execute(sql), true, expect("SELECT @atkmask", expected)),
                     SECRET, true);
         }
     }
@@ -236,7 +242,7 @@ class PinStatementShowsNoSecretTest extends SecretMaskingPools {
     @Test
     void mariaDbNoBackslashEscapes() throws Exception {
         // the session's sql_mode comes from the init SQL, so that the SET below is the pin's statement
-        LoomPoolDataSource ds = realPool(TestDatabase.MARIADB);
+        LoomPoolDataSource ds = pools.realPool(TestDatabase.MARIADB);
         ds.setConnectionInitSql("SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES')");
         assertNowhere(outputs(ds, execute("SET @atkmask = CONCAT('x\\', 'S3cretTok9')"), true,
                 expect("SELECT @atkmask", "x\\S3cretTok9")), SECRET, true);
@@ -245,7 +251,7 @@ class PinStatementShowsNoSecretTest extends SecretMaskingPools {
     @Test
     void mariaDbAVersionedCommentTheServerSkipsHidesNoQuote() throws Exception {
         // MariaDB 10.11 does not run /*M!999999 … */ (version 99.99.99): to it the quotes inside are comment
-        assertNowhere(outputs(realPool(TestDatabase.MARIADB),
+        assertNowhere(outputs(pools.realPool(TestDatabase.MARIADB),
                 execute("SET @atkmask = /*M!999999 '*/ 'S3cretTok9' /*M!999999 '*/"), true,
                 expect("SELECT @atkmask", SECRET)), SECRET, true);
     }
@@ -253,7 +259,7 @@ class PinStatementShowsNoSecretTest extends SecretMaskingPools {
     @Test
     void mariaDbAMySqlVersionedCommentMariaDbSkipsHidesNoQuote() throws Exception {
         // MariaDB skips /*!50700 … */ to /*!99999 … */ (MySQL 5.7+ syntax)
-        assertNowhere(outputs(realPool(TestDatabase.MARIADB),
+        assertNowhere(outputs(pools.realPool(TestDatabase.MARIADB),
                 execute("SET @atkmask = /*!99999 '*/ 'S3cretTok9' /*!99999 '*/"), true,
                 expect("SELECT @atkmask", SECRET)), SECRET, true);
     }

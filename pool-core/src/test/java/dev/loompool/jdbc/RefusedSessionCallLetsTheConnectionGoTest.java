@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.RacingThreads.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
@@ -9,12 +10,17 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A session call the driver refuses on a handle it just bound pins nothing (DESIGN.md §4 "Binding",
  * "Session-state pin"): the handle is bound only for a reason it shows, and the connection goes back.
  */
-class RefusedSessionCallLetsTheConnectionGoTest extends GatedStubSupport {
+class RefusedSessionCallLetsTheConnectionGoTest extends StubSupport {
+
+    /** A pool of one stub connection behind the deep gate; the gate disarmed after each test. */
+    @RegisterExtension
+    final DeepGatedPools gated = new DeepGatedPools(this);
 
     // =================================================================================================
     // A failing session call leaves the handle bound with no reason
@@ -27,7 +33,7 @@ class RefusedSessionCallLetsTheConnectionGoTest extends GatedStubSupport {
     @Test
     void aRefusedSetClientInfoLetsTheConnectionGo() {
         assertTimeoutPreemptively(HANG, () -> {
-            LoomPoolDataSource ds = one();
+            LoomPoolDataSource ds = gated.one();
             try (Connection a = ds.getConnection()) {
                 DeepGateDriver.fault = new DeepGateDriver.Fault(Connection.class, "setClientInfo",
                         new SQLClientInfoException("refused", "HY000", 0, Map.of()));
@@ -47,7 +53,7 @@ class RefusedSessionCallLetsTheConnectionGoTest extends GatedStubSupport {
     @Test
     void aRefusedSetTypeMapLetsTheConnectionGo() {
         assertTimeoutPreemptively(HANG, () -> {
-            LoomPoolDataSource ds = one();
+            LoomPoolDataSource ds = gated.one();
             try (Connection a = ds.getConnection()) {
                 DeepGateDriver.fault = new DeepGateDriver.Fault(Connection.class, "setTypeMap",
                         new SQLFeatureNotSupportedException("no type maps", "0A000"));

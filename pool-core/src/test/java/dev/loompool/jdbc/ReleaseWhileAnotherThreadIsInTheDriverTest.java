@@ -1,5 +1,6 @@
 package dev.loompool.jdbc;
 
+import static dev.loompool.jdbc.RacingThreads.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
@@ -11,13 +12,18 @@ import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A release (the last pin ends) or a close on one thread while another thread's run (a cancel, a
  * metadata call) is in the driver (DESIGN.md §4 "One state machine, every thread", "Release"): the
  * connection is not lent while that run may still reach it, and the release still ends.
  */
-class ReleaseWhileAnotherThreadIsInTheDriverTest extends GatedStubSupport {
+class ReleaseWhileAnotherThreadIsInTheDriverTest extends StubSupport {
+
+    /** A pool of one stub connection behind the deep gate; the gate disarmed after each test. */
+    @RegisterExtension
+    final DeepGatedPools gated = new DeepGatedPools(this);
 
     // =================================================================================================
     // A release (the last pin ends) while a run of another thread is in the driver: it waits
@@ -31,7 +37,7 @@ class ReleaseWhileAnotherThreadIsInTheDriverTest extends GatedStubSupport {
     @Test
     void aReleaseWaitsForACancelOfAnotherThreadStillInTheDriver() {
         assertTimeoutPreemptively(HANG, () -> {
-            LoomPoolDataSource ds = one();
+            LoomPoolDataSource ds = gated.one();
             Connection a = ds.getConnection();
             Statement st = a.createStatement();
             st.execute("SELECT 1");
@@ -62,7 +68,7 @@ class ReleaseWhileAnotherThreadIsInTheDriverTest extends GatedStubSupport {
     @Test
     void aReleaseDuringAMetadataCallOfAnotherThreadIsLeftToItsRunAndItsResultSet() {
         assertTimeoutPreemptively(HANG, () -> {
-            LoomPoolDataSource ds = one();
+            LoomPoolDataSource ds = gated.one();
             Connection a = ds.getConnection();
             Statement st = a.createStatement();
             st.execute("SELECT 1");
@@ -96,7 +102,7 @@ class ReleaseWhileAnotherThreadIsInTheDriverTest extends GatedStubSupport {
     @Test
     void aReleaseWaitingForACancelThatFailsStillEnds() {
         assertTimeoutPreemptively(HANG, () -> {
-            LoomPoolDataSource ds = one();
+            LoomPoolDataSource ds = gated.one();
             Connection a = ds.getConnection();
             Statement st = a.createStatement();
             st.execute("SELECT 1");
@@ -135,7 +141,7 @@ class ReleaseWhileAnotherThreadIsInTheDriverTest extends GatedStubSupport {
     @Test
     void aCloseWaitsForACancelOfAnotherThreadStillInTheDriver() {
         assertTimeoutPreemptively(HANG, () -> {
-            LoomPoolDataSource ds = one();
+            LoomPoolDataSource ds = gated.one();
             Connection a = ds.getConnection();
             Statement st = a.createStatement();
             st.execute("SELECT 1");
@@ -160,7 +166,7 @@ class ReleaseWhileAnotherThreadIsInTheDriverTest extends GatedStubSupport {
     @Test
     void aCloseWaitsForAMetadataCallOfAnotherThreadStillInTheDriver() {
         assertTimeoutPreemptively(HANG, () -> {
-            LoomPoolDataSource ds = one();
+            LoomPoolDataSource ds = gated.one();
             Connection a = ds.getConnection();
             Statement st = a.createStatement();
             st.execute("SELECT 1");
@@ -194,7 +200,7 @@ class ReleaseWhileAnotherThreadIsInTheDriverTest extends GatedStubSupport {
     @Test
     void postgresCloseOverACancelInFlightNeverCancelsTheNextBorrowersQuery() {
         assertTimeoutPreemptively(HANG, () -> {
-            LoomPoolDataSource ds = one();
+            LoomPoolDataSource ds = gated.one();
             ds.setJdbcUrl(DeepGateDriver.PREFIX + TestDatabase.POSTGRES.url());
             Connection a = ds.getConnection();
             Statement st = a.createStatement();

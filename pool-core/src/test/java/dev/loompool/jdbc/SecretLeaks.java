@@ -16,9 +16,13 @@ import java.util.Set;
 /**
  * What an exception or the log would show anyone, for tests that look for a secret in it: every
  * message, toString and stack trace of an exception, its causes, suppressed and next exceptions;
- * and what loompool logged while a block ran (slf4j-simple writes to {@code System.err}).
+ * and what loompool logged while a block ran (slf4j-simple writes to {@code System.err}); and the
+ * secret every input of the secret-masking tests holds.
  */
 public final class SecretLeaks {
+
+    /** The secret every input of the secret-masking tests ({@link SecretMaskingPools}) holds. */
+    static final String SECRET = "S3cretTok9";
 
     private SecretLeaks() {
     }

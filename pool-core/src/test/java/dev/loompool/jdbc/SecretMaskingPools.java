@@ -5,21 +5,22 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Pools for the secret-masking tests: the stub's and real servers', on a manual clock, with a pin
- * warning threshold and MBeans, closed after each test; and the secret every input holds.
+ * Pools for the secret-masking tests, held by the test as a {@code @RegisterExtension} field: the
+ * stub's and real servers', on a manual clock, with a pin warning threshold and MBeans, the real
+ * servers' closed after each test. The secret every input holds: {@link SecretLeaks#SECRET}.
  */
-abstract class SecretMaskingPools extends StubSupport {
-
-    static final String SECRET = "S3cretTok9";
+final class SecretMaskingPools implements AfterTestExecutionCallback {
 
     final ManualClockAccess clock = new ManualClockAccess();
     final List<LoomPoolDataSource> real = new CopyOnWriteArrayList<>();
 
-    @AfterEach
-    void closeReal() {
+    /** Closes the real servers' pools right after the test method, before the test's {@code @AfterEach} methods. */
+    @Override
+    public void afterTestExecution(ExtensionContext context) {
         real.forEach(LoomPoolDataSource::close);
     }
 

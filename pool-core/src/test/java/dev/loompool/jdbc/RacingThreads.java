@@ -9,22 +9,19 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 
 /**
- * A pool of one stub connection behind {@link DeepGateDriver}, for borrower A racing itself across
- * threads (DESIGN.md §4 "One state machine, every thread"): the threads, and the invariants each
- * test ends with (the connection goes back once, a second borrower gets it, the open-handle count is
- * back to 0, no thread hangs).
+ * For borrower A racing itself across threads (DESIGN.md §4 "One state machine, every thread"), as
+ * static steps a test imports (held, not inherited): the threads, and the invariants each test ends
+ * with (the connection goes back once, a second borrower gets it, the open-handle count is back to
+ * 0, no thread hangs). The pool of one stub connection behind {@link DeepGateDriver} that they race
+ * on is {@link DeepGatedPools}.
  */
-abstract class GatedStubSupport extends StubSupport {
+final class RacingThreads {
 
     static final Duration HANG = Duration.ofSeconds(30);
 
-    @AfterEach
-    void disarm() {
-        DeepGateDriver.gate = null;
-        DeepGateDriver.fault = null;
+    private RacingThreads() {
     }
 
     interface ThrowingRunnable {
@@ -41,16 +38,6 @@ abstract class GatedStubSupport extends StubSupport {
         }, name);
         t.start();
         return t;
-    }
-
-    /** A pool of one stub connection behind the deep gate. */
-    LoomPoolDataSource one() {
-        LoomPoolDataSource ds = dataSource();
-        ds.setJdbcUrl(DeepGateDriver.PREFIX + db.url());
-        ds.setDriverClassName(DeepGateDriver.class.getName());
-        ds.setMaxSize(1);
-        ds.setAcquireTimeout(Duration.ofSeconds(10));
-        return ds;
     }
 
     static int inUse(LoomPoolDataSource ds) {
