@@ -56,7 +56,7 @@ public final class DelegateGenerator {
     /** What LogicalConnection and HandleLife implement themselves, by signature. */
     private static final Set<String> HANDWRITTEN_CONNECTION = Set.of(
             "close[]", "isClosed[]", "abort[interface java.util.concurrent.Executor]",
-            "commit[]", "rollback[]", "rollback[interface java.sql.Savepoint]", "setAutoCommit[boolean]", "getAutoCommit[]", "getMetaData[]",
+            "commit[]", "rollback[]", "setAutoCommit[boolean]", "getAutoCommit[]", "getMetaData[]",
             "setTransactionIsolation[int]", "getTransactionIsolation[]", "setReadOnly[boolean]", "isReadOnly[]",
             "setCatalog[class java.lang.String]", "getCatalog[]", "setSchema[class java.lang.String]", "getSchema[]",
             "setHoldability[int]", "getHoldability[]", "getNetworkTimeout[]",
@@ -71,7 +71,8 @@ public final class DelegateGenerator {
      * still land in the next borrower's transaction.
      */
     private static final Set<String> SESSION_CALLS = Set.of("setSavepoint[]", "setSavepoint[class java.lang.String]",
-            "releaseSavepoint[interface java.sql.Savepoint]", "setShardingKey[interface java.sql.ShardingKey]",
+            "rollback[interface java.sql.Savepoint]", "releaseSavepoint[interface java.sql.Savepoint]",
+            "setShardingKey[interface java.sql.ShardingKey]",
             "setShardingKey[interface java.sql.ShardingKey, interface java.sql.ShardingKey]",
             "setShardingKeyIfValid[interface java.sql.ShardingKey, int]",
             "setShardingKeyIfValid[interface java.sql.ShardingKey, interface java.sql.ShardingKey, int]");

@@ -3,6 +3,7 @@ package dev.loompool.jdbc.fuzz;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loompool.jdbc.LoomPoolDataSource;
+import dev.loompool.jdbc.ReleaseMode;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -123,6 +124,114 @@ class SchemaInTransactionTest {
         });
     }
 
+    /** An SQL savepoint the pool does not read, rolled back to by SQL: the schema set after it is gone. */
+    @ParameterizedTest
+    @EnumSource(SeqTarget.class)
+    void aSchemaSetAfterAnSqlSavepointIsGoneWithTheSqlRollbackToIt(SeqTarget target) throws SQLException {
+        sameAsPlain(target, c -> {
+            c.setAutoCommit(false);
+            sql(c, "SAVEPOINT s1");
+            c.setSchema(OTHER);
+            sql(c, "ROLLBACK TO SAVEPOINT s1");
+            c.commit();
+        });
+    }
+
+    /** The same, and the schema set again afterwards: it must reach the session. */
+    @ParameterizedTest
+    @EnumSource(SeqTarget.class)
+    void theSchemaSetAgainAfterAnSqlRollbackToASavepointIsSent(SeqTarget target) throws SQLException {
+        sameAsPlain(target, c -> {
+            c.setAutoCommit(false);
+            try (Statement held = c.createStatement()) { // keeps the binding
+                held.execute("SAVEPOINT s1");
+                c.setSchema(OTHER);
+                held.execute("ROLLBACK TO SAVEPOINT s1");
+                c.setSchema(OTHER);
+                c.commit();
+            }
+        });
+    }
+
+    /** {@code ROLLBACK AND CHAIN} ends the transaction (and opens the next): the schema set in it is gone. */
+    @ParameterizedTest
+    @EnumSource(value = SeqTarget.class, names = "PGJDBC")
+    void aSchemaSetInATransactionRolledBackAndChainedIsGone(SeqTarget target) throws SQLException {
+        sameAsPlain(target, c -> {
+            c.setAutoCommit(false);
+            c.setSchema(OTHER);
+            sql(c, "ROLLBACK AND CHAIN");
+            c.commit();
+        });
+    }
+
+    /** A statement failed, so the server rolls back whatever the commit says: the schema set in it is gone. */
+    @ParameterizedTest
+    @EnumSource(SeqTarget.class)
+    void aSchemaSetInAnAbortedTransactionIsGoneAfterItsCommit(SeqTarget target) throws SQLException {
+        sameAsPlain(target, c -> {
+            c.setAutoCommit(false);
+            c.setSchema(OTHER);
+            try {
+                sql(c, "SELECT 1/0");
+            } catch (SQLException expected) {
+                // 22012
+            }
+            try {
+                c.commit();
+            } catch (SQLException refused) {
+                c.rollback(); // a driver that refuses the commit of a failed transaction
+            }
+        });
+    }
+
+    /** On a pool whose autocommit is off, a setSchema after a commit is the first statement of the next transaction. */
+    @ParameterizedTest
+    @EnumSource(SeqTarget.class)
+    void onAnAutocommitOffPoolASchemaSetAfterACommitIsUndoneByTheRollback(SeqTarget target) throws SQLException {
+        sameAsPlain(target, "", true, c -> {
+            sql(c, "SELECT 1");
+            c.commit();
+            c.setSchema(OTHER);
+            c.rollback();
+        });
+    }
+
+    /** The same pool: a schema committed, then another one set and rolled back: the committed one stays. */
+    @ParameterizedTest
+    @EnumSource(SeqTarget.class)
+    void onAnAutocommitOffPoolTheCommittedSchemaOutlivesTheNextOnesRollback(SeqTarget target) throws SQLException {
+        sameAsPlain(target, "", true, c -> {
+            c.setSchema(OTHER);
+            c.commit();
+            c.setSchema("public");
+            c.rollback();
+        });
+    }
+
+    /** MySQL Connector/J with {@code databaseTerm=SCHEMA} has no catalog: it ignores setCatalog, and so does the handle. */
+    @ParameterizedTest
+    @EnumSource(value = SeqTarget.class, names = "MYSQL_CJ")
+    void aDriverWithoutCatalogsIgnoresSetCatalog(SeqTarget target) throws SQLException {
+        String plainCatalog;
+        try (Connection c = java.sql.DriverManager.getConnection(target.url() + "&databaseTerm=SCHEMA")) {
+            c.setCatalog("mysql");
+            plainCatalog = c.getCatalog();
+        }
+        LoomPoolDataSource ds = pool(target);
+        ds.setJdbcUrl(target.url() + "&databaseTerm=SCHEMA");
+        try (Connection c = ds.getConnection()) {
+            c.setCatalog("mysql");
+            assertThat(c.getCatalog()).isEqualTo(plainCatalog);
+        }
+    }
+
+    private static void sql(Connection c, String text) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(text);
+        }
+    }
+
     /** The same, on a pool whose connections have autocommit off: the replay is committed before the handle's work. */
     @ParameterizedTest
     @EnumSource(SeqTarget.class)
@@ -154,31 +263,45 @@ class SchemaInTransactionTest {
     }
 
     /**
-     * Runs {@code calls} on a plain connection and on a handle of a pool of one connection; the
-     * handle says what the plain one says, while the statement that keeps it bound is open, and
-     * again once the handle was released and bound anew.
+     * Runs {@code calls} on a plain connection and on a handle of a pool of one connection, in each
+     * release mode; the handle says what the plain one says, right after the calls (still bound, or
+     * released and bound anew by the look), and again after a rollback.
      */
     private void sameAsPlain(SeqTarget target, Calls calls) throws SQLException {
+        sameAsPlain(target, "", false, calls);
+    }
+
+    private void sameAsPlain(SeqTarget target, String urlOptions, boolean autoCommitOff, Calls calls) throws SQLException {
         makeSchema(target);
         Seen plain;
-        try (Connection c = target.plain()) {
+        try (Connection c = java.sql.DriverManager.getConnection(target.url() + urlOptions)) {
+            if (autoCommitOff) {
+                c.setAutoCommit(false);
+            }
             calls.on(c);
             plain = seen(c, target);
             if (!c.getAutoCommit()) {
                 c.rollback();
             }
         }
-        LoomPoolDataSource ds = pool(target);
-        try (Connection c = ds.getConnection()) {
-            calls.on(c);
-            assertThat(seen(c, target)).as("after the calls").isEqualTo(plain);
-            if (!c.getAutoCommit()) {
-                c.rollback();
+        for (ReleaseMode mode : ReleaseMode.values()) {
+            LoomPoolDataSource ds = pool(target);
+            ds.setJdbcUrl(target.url() + urlOptions);
+            ds.setReleaseMode(mode);
+            if (autoCommitOff) {
+                ds.setAutoCommit(false);
             }
-            assertThat(c.getSchema()).as("getSchema() once more, on whichever binding").isEqualTo(plain.schema());
-            assertThat(seen(c, target)).as("its next statements").isEqualTo(plain);
-            if (!c.getAutoCommit()) {
-                c.rollback();
+            try (Connection c = ds.getConnection()) {
+                calls.on(c);
+                assertThat(seen(c, target)).as("%s: after the calls", mode).isEqualTo(plain);
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
+                assertThat(c.getSchema()).as("%s: getSchema() once more", mode).isEqualTo(plain.schema());
+                assertThat(seen(c, target)).as("%s: its next statements", mode).isEqualTo(plain);
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
             }
         }
     }

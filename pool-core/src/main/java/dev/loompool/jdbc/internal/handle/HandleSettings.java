@@ -134,6 +134,12 @@ final class HandleSettings {
     }
 
     static void setCatalog(LogicalConnection h, String catalog) throws SQLException {
+        if (defaults(h).catalog() == null) {
+            // The driver reports no catalog (MySQL Connector/J with databaseTerm=SCHEMA): it ignores
+            // setCatalog, as setSchema above on a driver without schemas.
+            h.ensureOpen();
+            return;
+        }
         chosen(h).chooseCatalog(catalog);
         changed(h, SessionAttribute.CATALOG);
     }
@@ -148,6 +154,11 @@ final class HandleSettings {
             // nothing applies, or getSchema() would name a schema the SQL does not run in.
             h.ensureOpen();
             return;
+        }
+        if (h.physical == null && !h.lostTransaction && !view(h, SessionAttribute.AUTO_COMMIT).autoCommit()) {
+            // Autocommit off: the plain driver's SET is the first statement of the transaction it
+            // begins, which a rollback undoes; so is it here (PhysicalConnection.schemaInTransaction).
+            TransactionCalls.beginsHere(h);
         }
         chosen(h).chooseSchema(schema);
         changed(h, SessionAttribute.SCHEMA);
@@ -213,18 +224,33 @@ final class HandleSettings {
     }
 
     /**
-     * After a rollback, whole or to a savepoint, or SQL that ended the transaction: a schema set
-     * inside it (where the driver sends {@code setSchema} as SQL, pgjdbc) may have been undone, as
-     * it is without the pool; the handle then has what the driver says, so that its getter and
-     * every later binding agree with the session the plain driver would have. A commit keeps what
-     * was set, unless a savepoint was rolled back to by SQL the pool did not read. The driver's
-     * error is thrown as it came, for the caller's {@code error()}.
+     * Before the handle lets go of {@code p}, on which its {@code setSchema} ran inside a
+     * transaction: where the driver sends it as SQL (pgjdbc's {@code SET SESSION search_path}), a
+     * rollback, whole or to a savepoint, by JDBC or by SQL the pool does not read ({@code ROLLBACK
+     * TO}, {@code ROLLBACK AND CHAIN}, the commit of an aborted transaction), undid it, as it does
+     * without the pool. The handle takes what the driver says, so that its later bindings run where
+     * the plain connection would. One round trip, only after such a transaction.
+     *
+     * @return false if the connection was lost meanwhile (the handle dropped it)
      */
-    static void settleSchema(LogicalConnection h, PhysicalConnection p, boolean ended, boolean committed) throws SQLException {
-        if (!committed || p.savepointsSet()) {
-            driverSays(h, p, SessionAttribute.SCHEMA);
+    static boolean schemaBeforeRelease(LogicalConnection h, PhysicalConnection p) {
+        if (!p.enter(h.heldBinding())) {
+            return true; // a close on another thread ended the binding: the handle ends, its choice with it
         }
-        p.schemaSettled(ended);
+        SQLException failed = null;
+        try {
+            driverSays(h, p, SessionAttribute.SCHEMA);
+        } catch (SQLException e) {
+            failed = e;
+        } finally {
+            p.leave();
+        }
+        p.schemaSettled();
+        if (failed != null) {
+            h.error(failed); // a lost connection is dropped here; else the handle keeps its last choice
+            return h.physical == p;
+        }
+        return true;
     }
 
     private static Settings driverSays(LogicalConnection h, PhysicalConnection p, SessionAttribute a) throws SQLException {

@@ -113,7 +113,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         p.apply(own, SessionAttribute.SCHEMA);
         if (p.schemaUncertain()) {
             p.raw.commit(); // nothing of the handle's has run on this binding yet: only the SET is committed
-            p.schemaSettled(true);
+            p.schemaSettled();
         }
     }
 
@@ -190,6 +190,9 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     final void done() {
         PhysicalConnection p = physical;
         if (p != null && !Pins.hold(this, p, pool.releaseMode)) {
+            if (p.schemaUncertain() && !HandleSettings.schemaBeforeRelease(this, p)) {
+                return; // the connection was lost on the way: dropped already
+            }
             unbind();
         }
     }
@@ -234,12 +237,9 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         }
     }
 
-    void afterSql(SqlEffect e) throws SQLException {
+    void afterSql(SqlEffect e) {
         PhysicalConnection p = physical;
         if (p != null) {
-            if (e.tx == SqlEffect.Tx.ENDED && p.schemaUncertain()) {
-                HandleSettings.settleSchema(this, p, true, false); // SQL COMMIT or ROLLBACK: which one is not read
-            }
             Pins.afterSql(this, p, e);
         }
     }
@@ -341,23 +341,6 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
     @Override
     public final void rollback() throws SQLException {
         TransactionCalls.rollback(this);
-    }
-
-    /** A session call ({@link #enterCall}); it may undo a schema set since the savepoint (HandleSettings.settleSchema). */
-    @Override
-    public final void rollback(java.sql.Savepoint savepoint) throws SQLException {
-        PhysicalConnection p = enterCall();
-        try {
-            p.raw.rollback(savepoint);
-            if (p.schemaUncertain()) {
-                HandleSettings.settleSchema(this, p, false, false);
-            }
-        } catch (SQLException e) {
-            throw error(e);
-        } finally {
-            p.leave();
-            done();
-        }
     }
 
     @Override

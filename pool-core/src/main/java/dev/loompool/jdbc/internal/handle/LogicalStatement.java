@@ -281,7 +281,7 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
     }
 
     /** After SQL succeeded: a COMMIT or ROLLBACK unpins. */
-    final void sqlAfter(SqlEffect e) throws SQLException {
+    final void sqlAfter(SqlEffect e) {
         handle.afterSql(e);
     }
 

@@ -54,9 +54,6 @@ final class TransactionCalls {
             } else {
                 p.raw.rollback();
             }
-            if (p.schemaUncertain()) {
-                HandleSettings.settleSchema(h, p, true, commit);
-            }
         } catch (SQLException e) {
             SQLException thrown = h.error(e);
             h.done(); // the server may have ended the transaction (a failed commit rolls back): then it goes

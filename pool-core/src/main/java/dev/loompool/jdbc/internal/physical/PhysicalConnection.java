@@ -110,9 +110,10 @@ public final class PhysicalConnection {
     boolean searchPathChanged;
     /**
      * The holder's {@code setSchema} ran inside a transaction. Where the driver sends it as SQL
-     * (pgjdbc's {@code SET SESSION search_path}), a rollback, whole or to a savepoint, undoes it, so
-     * until the transaction ended and the driver was asked ({@link #schemaSettled}), what
-     * {@link #current} says of the schema may not be what the session has. Holder only.
+     * (pgjdbc's {@code SET SESSION search_path}), a rollback, whole or to a savepoint, by JDBC or by
+     * SQL, undoes it, so until the holder lets go and asks the driver ({@link #schemaSettled}), what
+     * {@link #current} says of the schema may not be what the session has: the getter asks the
+     * driver, and a setter always sends. Holder only.
      */
     boolean schemaInTransaction;
     /**
@@ -546,14 +547,9 @@ public final class PhysicalConnection {
         return schemaInTransaction;
     }
 
-    /**
-     * The driver was asked for the schema after a commit or rollback: {@link #current} has it.
-     * After a rollback to a savepoint the transaction goes on, and so does the doubt.
-     */
-    public void schemaSettled(boolean transactionEnded) {
-        if (transactionEnded) {
-            schemaInTransaction = false;
-        }
+    /** The driver was asked for the schema, outside any transaction: {@link #current} has it. */
+    public void schemaSettled() {
+        schemaInTransaction = false;
     }
 
     /** SQL that may change the search path ran on it (and left session state): see {@link #searchPathChanged}. */

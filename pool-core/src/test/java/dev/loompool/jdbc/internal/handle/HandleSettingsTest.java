@@ -24,8 +24,9 @@ class HandleSettingsTest extends StubHandleFixture {
         LogicalConnection h = open(pool);
 
         h.setReadOnly(true);
-        h.setCatalog("other");
         h.setHoldability(ResultSet.CLOSE_CURSORS_AT_COMMIT);
+        assertThat(db.connects()).as("neither setter connected").isZero();
+        h.setCatalog("other"); // whether the driver has catalogs at all is learned once, from a connection not kept
 
         assertThat(h.physical).isNull();
         assertThat(h.own.marked).containsExactlyInAnyOrder(SessionAttribute.READ_ONLY, SessionAttribute.CATALOG,
@@ -33,7 +34,7 @@ class HandleSettingsTest extends StubHandleFixture {
         assertThat(h.isReadOnly()).isTrue();
         assertThat(h.getCatalog()).isEqualTo("other");
         assertThat(h.getHoldability()).isEqualTo(ResultSet.CLOSE_CURSORS_AT_COMMIT);
-        assertThat(db.connects()).as("neither the setters nor the getters connected").isZero();
+        assertThat(db.connects()).as("the getters did not connect").isEqualTo(1);
     }
 
     @Test
@@ -133,10 +134,11 @@ class HandleSettingsTest extends StubHandleFixture {
         assertThat(learner.getCatalog()).isEqualTo("stub"); // the pool learns its defaults
         learner.close();
         StubConnection stub = db.connection(1);
-        int before = stub.sql().size();
         LogicalConnection h = open(pool);
-        h.setSchema("app");
-        assertThat(h.physical).as("premise: a choice only").isNull();
+        h.setSchema("app"); // autocommit off: it begins the transaction, as the plain driver's SET does
+        h.commit(); // committed: the handle's choice from now on, replayed on its next binding
+        assertThat(h.physical).as("premise: released").isNull();
+        int before = stub.sql().size();
 
         execute(h, "INSERT INTO t VALUES (1)");
 
