@@ -134,9 +134,12 @@ final class HandleSettings {
     }
 
     static void setCatalog(LogicalConnection h, String catalog) throws SQLException {
-        if (defaults(h).catalog() == null) {
-            // The driver reports no catalog (MySQL Connector/J with databaseTerm=SCHEMA): it ignores
-            // setCatalog, as setSchema above on a driver without schemas.
+        Settings defaults = defaults(h);
+        if (defaults.catalog() == null && defaults.schema() != null) {
+            // The driver names the database a schema, not a catalog (MySQL Connector/J with
+            // databaseTerm=SCHEMA): it ignores setCatalog, as setSchema below on a driver without
+            // schemas. (No catalog and no schema is a connection without a database, whose
+            // setCatalog chooses one: MariaDB, MySQL Connector/J.)
             h.ensureOpen();
             return;
         }
