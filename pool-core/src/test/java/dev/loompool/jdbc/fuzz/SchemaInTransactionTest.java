@@ -1,6 +1,7 @@
 package dev.loompool.jdbc.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loompool.jdbc.LoomPoolDataSource;
 import dev.loompool.jdbc.ReleaseMode;
@@ -207,6 +208,82 @@ class SchemaInTransactionTest {
             c.setSchema("public");
             c.rollback();
         });
+    }
+
+    /** {@code setSchema(null)}: the driver's default again (pgjdbc: {@code SET search_path TO DEFAULT}), on either pool. */
+    @ParameterizedTest
+    @EnumSource(SeqTarget.class)
+    void aSchemaSetBackToNullIsTheDefaultAgain(SeqTarget target) throws SQLException {
+        Calls calls = c -> {
+            c.setSchema(OTHER);
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+            c.setSchema(null);
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+        };
+        sameAsPlain(target, "", false, calls);
+        sameAsPlain(target, "", true, calls);
+    }
+
+    /**
+     * A schema that does not exist (yet): pgjdbc's {@code getSchema()} is then null, but the
+     * session's path names it, and the next statements run there (and fail, or find what is
+     * created there later). The handle keeps it as its path too.
+     */
+    @ParameterizedTest
+    @EnumSource(value = SeqTarget.class, names = "PGJDBC")
+    void aSchemaThatDoesNotExistYetStaysThePath(SeqTarget target) throws SQLException {
+        String missing = "wt44_schema_missing";
+        String plainPath;
+        try (Connection c = target.plain()) {
+            c.setAutoCommit(false);
+            c.setSchema(missing);
+            c.commit();
+            plainPath = seen(c, target).path();
+            c.rollback();
+        }
+        for (ReleaseMode mode : ReleaseMode.values()) {
+            LoomPoolDataSource ds = pool(target);
+            ds.setReleaseMode(mode);
+            try (Connection c = ds.getConnection()) {
+                c.setAutoCommit(false);
+                c.setSchema(missing);
+                c.commit();
+                assertThat(seen(c, target).path()).as("%s: the path its statements run in", mode).isEqualTo(plainPath);
+                c.rollback();
+            }
+        }
+    }
+
+    /**
+     * The connection is lost after a schema was set in its transaction: nobody can say any more
+     * whether the schema was kept, and the plain connection's next call fails; so does the handle's,
+     * rather than go on in a schema on a new connection.
+     */
+    @ParameterizedTest
+    @EnumSource(value = SeqTarget.class, names = "PGJDBC")
+    void aConnectionLostAfterASchemaSetInItsTransactionEndsTheHandle(SeqTarget target) throws SQLException {
+        makeSchema(target);
+        LoomPoolDataSource ds = pool(target);
+        ds.setJdbcUrl(target.url() + "&ApplicationName=wt44_schema_lost");
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            c.setSchema(OTHER);
+            try (Connection admin = target.database.admin(); Statement s = admin.createStatement()) {
+                s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'wt44_schema_lost'");
+            }
+            assertThatThrownBy(c::commit).isInstanceOf(SQLException.class);
+            try {
+                c.rollback();
+            } catch (SQLException alsoFine) {
+                // the plain driver's rollback fails too
+            }
+            assertThatThrownBy(() -> sql(c, "SELECT 1")).as("the next statement, on a new connection and a guessed schema")
+                    .isInstanceOf(SQLException.class);
+        }
     }
 
     /** MySQL Connector/J with {@code databaseTerm=SCHEMA} has no catalog: it ignores setCatalog, and so does the handle. */

@@ -207,7 +207,8 @@ final class HandleSettings {
             return p.sessionDirty() || a == SessionAttribute.SCHEMA && p.schemaUncertain() ? askDriver(h, p, a) : p.current();
         }
         if (h.own != null && h.own.marked.contains(a)) {
-            return h.own;
+            // setSchema(null) chose the driver's default, whose getter answers the default schema
+            return a == SessionAttribute.SCHEMA && h.own.schema() == null ? defaults(h) : h.own;
         }
         return defaults(h);
     }
@@ -242,17 +243,26 @@ final class HandleSettings {
         }
         SQLException failed = null;
         try {
-            driverSays(h, p, SessionAttribute.SCHEMA);
+            String now = p.raw.getSchema();
+            if (now != null || h.own == null || h.own.schema() == null) {
+                p.current().chooseSchema(now);
+                if (h.own != null && h.own.marked.contains(SessionAttribute.SCHEMA)) {
+                    h.own.chooseSchema(now);
+                }
+            } // else pgjdbc's current_schema() of a path whose schema does not exist (yet): the choice stands
         } catch (SQLException e) {
             failed = e;
         } finally {
             p.leave();
         }
-        p.schemaSettled();
         if (failed != null) {
-            h.error(failed); // a lost connection is dropped here; else the handle keeps its last choice
+            // Lost: the session the handle relied on (its schema is unknown) ends the handle, as the
+            // plain connection's next call fails (Pins.lostSession); else it keeps its last choice.
+            h.error(failed);
+            p.schemaSettled();
             return h.physical == p;
         }
+        p.schemaSettled();
         return true;
     }
 

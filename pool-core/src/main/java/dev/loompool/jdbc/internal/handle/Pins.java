@@ -148,7 +148,8 @@ final class Pins {
      * on a fresh connection with an identity of its own.
      */
     static boolean lostSession(HandleLife h, PhysicalConnection p) {
-        return has(h, PinReason.SESSION_STATE) || has(h, PinReason.EXPLICIT) && p.pinStartedBy(PinReason.EXPLICIT) == PIN;
+        return has(h, PinReason.SESSION_STATE) || has(h, PinReason.EXPLICIT) && p.pinStartedBy(PinReason.EXPLICIT) == PIN
+                || p.schemaUncertain(); // a schema set in the transaction, which no one can now say was kept
     }
 
     /**
