@@ -286,6 +286,82 @@ class SchemaInTransactionTest {
         }
     }
 
+    /**
+     * A schema that does not exist, chosen and committed, then another set in a transaction that
+     * rolls back: the session is back on the first, which pgjdbc's getter cannot name (null); the
+     * handle's statements must run there, not in the rolled-back one.
+     */
+    @ParameterizedTest
+    @EnumSource(value = SeqTarget.class, names = "PGJDBC")
+    void aRolledBackSchemaDoesNotWinOverAMissingOneBeforeIt(SeqTarget target) throws SQLException {
+        makeSchema(target);
+        String missing = "wt44_schema_missing";
+        String plainPath;
+        try (Connection c = target.plain()) {
+            c.setSchema(missing);
+            c.setAutoCommit(false);
+            c.setSchema(OTHER);
+            c.rollback();
+            plainPath = seen(c, target).path();
+            c.rollback();
+        }
+        for (ReleaseMode mode : ReleaseMode.values()) {
+            LoomPoolDataSource ds = pool(target);
+            ds.setReleaseMode(mode);
+            try (Connection c = ds.getConnection()) {
+                c.setSchema(missing);
+                c.setAutoCommit(false);
+                c.setSchema(OTHER);
+                c.rollback();
+                assertThat(seen(c, target).path()).as("%s: the path its statements run in", mode).isEqualTo(plainPath);
+                c.rollback();
+            }
+        }
+    }
+
+    /** {@code setCatalog(null)}: MariaDB Connector/J ignores it, MySQL Connector/J refuses it; the handle's database stays. */
+    @ParameterizedTest
+    @EnumSource(value = SeqTarget.class, names = {"MARIADB_CJ", "MYSQL_CJ"})
+    void setCatalogNullAnswersAsTheDriverAndKeepsTheDatabase(SeqTarget target) throws SQLException {
+        String db = "wt44_catalog_other";
+        try (Connection c = target.database.admin(); Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE IF NOT EXISTS " + db);
+        }
+        try {
+            String plain;
+            try (Connection c = target.plain()) {
+                plain = catalogAfterNull(c, db);
+            }
+            for (ReleaseMode mode : ReleaseMode.values()) {
+                LoomPoolDataSource ds = pool(target);
+                ds.setReleaseMode(mode);
+                try (Connection c = ds.getConnection()) {
+                    assertThat(catalogAfterNull(c, db)).as("%s", mode).isEqualTo(plain);
+                }
+            }
+        } finally {
+            try (Connection c = target.database.admin(); Statement s = c.createStatement()) {
+                s.execute("DROP DATABASE IF EXISTS " + db);
+            }
+        }
+    }
+
+    /** setCatalog(db), then setCatalog(null): "refused" or not, the getter, and the database SQL runs in. */
+    private static String catalogAfterNull(Connection c, String db) throws SQLException {
+        c.setCatalog(db);
+        String refused;
+        try {
+            c.setCatalog(null);
+            refused = "accepted";
+        } catch (SQLException e) {
+            refused = "refused";
+        }
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT DATABASE()")) {
+            rs.next();
+            return refused + ", getCatalog " + c.getCatalog() + ", runs in " + rs.getString(1);
+        }
+    }
+
     /** MySQL Connector/J with {@code databaseTerm=SCHEMA} has no catalog: it ignores setCatalog, and so does the handle. */
     @ParameterizedTest
     @EnumSource(value = SeqTarget.class, names = "MYSQL_CJ")

@@ -134,6 +134,19 @@ final class HandleSettings {
     }
 
     static void setCatalog(LogicalConnection h, String catalog) throws SQLException {
+        if (catalog == null) {
+            // Drivers differ (MariaDB ignores it, MySQL Connector/J refuses it): the driver answers,
+            // and the handle's choice stays as it was.
+            java.sql.Connection raw = h.bind();
+            try {
+                raw.setCatalog(null);
+            } catch (SQLException e) {
+                throw h.error(e);
+            } finally {
+                h.done();
+            }
+            return;
+        }
         Settings defaults = defaults(h);
         if (defaults.catalog() == null && defaults.schema() != null) {
             // The driver names the database a schema, not a catalog (MySQL Connector/J with
@@ -156,6 +169,22 @@ final class HandleSettings {
             // JDBC lets a driver without schemas do. The handle does not remember a choice that
             // nothing applies, or getSchema() would name a schema the SQL does not run in.
             h.ensureOpen();
+            return;
+        }
+        if (schema == null) {
+            // The driver's way back to its default (pgjdbc: SET search_path TO DEFAULT), which depends
+            // on the role and the server: the session is kept, as session state, and asked.
+            java.sql.Connection raw = h.bind();
+            try {
+                raw.setSchema(null);
+                Pins.add(h, dev.loompool.jdbc.PinReason.SESSION_STATE, "setSchema(null)");
+                h.physical.noteSessionState();
+                h.physical.noteSearchPathChanged();
+            } catch (SQLException e) {
+                throw h.error(e);
+            } finally {
+                h.done();
+            }
             return;
         }
         if (h.physical == null && !h.lostTransaction && !view(h, SessionAttribute.AUTO_COMMIT).autoCommit()) {
@@ -207,8 +236,7 @@ final class HandleSettings {
             return p.sessionDirty() || a == SessionAttribute.SCHEMA && p.schemaUncertain() ? askDriver(h, p, a) : p.current();
         }
         if (h.own != null && h.own.marked.contains(a)) {
-            // setSchema(null) chose the driver's default, whose getter answers the default schema
-            return a == SessionAttribute.SCHEMA && h.own.schema() == null ? defaults(h) : h.own;
+            return h.own;
         }
         return defaults(h);
     }
@@ -235,25 +263,35 @@ final class HandleSettings {
      * without the pool. The handle takes what the driver says, so that its later bindings run where
      * the plain connection would. One round trip, only after such a transaction.
      *
-     * @return false if the connection was lost meanwhile (the handle dropped it)
+     * Where the driver cannot say (pgjdbc's {@code getSchema()} is null when the path's schema does
+     * not exist, whether the handle's or the one a rollback went back to), the session is kept:
+     * pinned as session state until the handle closes, it stays the plain connection's.
+     *
+     * @return whether the handle may let go now (false: the connection was lost and dropped, or is kept)
      */
     static boolean schemaBeforeRelease(LogicalConnection h, PhysicalConnection p) {
         if (!p.enter(h.heldBinding())) {
             return true; // a close on another thread ended the binding: the handle ends, its choice with it
         }
         SQLException failed = null;
+        String now = null;
         try {
-            String now = p.raw.getSchema();
-            if (now != null || h.own == null || h.own.schema() == null) {
+            now = p.raw.getSchema();
+            if (now != null) {
                 p.current().chooseSchema(now);
                 if (h.own != null && h.own.marked.contains(SessionAttribute.SCHEMA)) {
                     h.own.chooseSchema(now);
                 }
-            } // else pgjdbc's current_schema() of a path whose schema does not exist (yet): the choice stands
+            }
         } catch (SQLException e) {
             failed = e;
         } finally {
             p.leave();
+        }
+        if (failed == null && now == null) {
+            Pins.add(h, dev.loompool.jdbc.PinReason.SESSION_STATE, "setSchema()");
+            p.noteSessionState(); // reset before reuse; the getter asks the driver from now on
+            return false;
         }
         if (failed != null) {
             // Lost: the session the handle relied on (its schema is unknown) ends the handle, as the

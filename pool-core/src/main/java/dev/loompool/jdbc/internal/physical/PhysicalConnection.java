@@ -302,16 +302,8 @@ public final class PhysicalConnection {
      */
     public void apply(Settings wanted, SessionAttribute a) throws SQLException {
         if (sessionDirty || a == SessionAttribute.SCHEMA && schemaInTransaction || !current.same(wanted, a)) {
-            boolean backToDefault = a == SessionAttribute.SCHEMA && wanted.schema() == null && defaults.schema() != null;
-            if (backToDefault) {
-                raw.setSchema(null); // the driver's own way back to the default (pgjdbc: SET search_path TO DEFAULT)
-            } else {
-                wanted.applyTo(raw, a);
-            }
+            wanted.applyTo(raw, a);
             current.copyFrom(wanted, a);
-            if (backToDefault) {
-                current.chooseSchema(defaults.schema()); // what its getter then answers
-            }
             if (a == SessionAttribute.SCHEMA) {
                 // a schema set and set back still leaves the driver's type names as the other path found them
                 searchPathChanged = true;
