@@ -30,7 +30,6 @@ class AbortWhileAStatementRunsTest extends OnRealDatabases {
     void abortWhileAStatementRunsLosesTheTransactionAndReturnsTheSlotOnceOnPostgres() throws Exception {
         pgTable();
         LoomPoolDataSource ds = pg(1);
-        ds.setAcquireTimeout(Duration.ofMillis(800));
         ExecutorService ex = Executors.newCachedThreadPool();
         try {
             Connection a = ds.getConnection();
@@ -55,6 +54,7 @@ class AbortWhileAStatementRunsTest extends OnRealDatabases {
             try (Connection b = ds.getConnection()) {
                 b.setAutoCommit(false);
                 long pidB = pgPid(b);
+                ds.setAcquireTimeout(Duration.ofMillis(800)); // once B is connected: C's wait only
                 assertThat(pidB).isNotEqualTo(pid);
                 CompletableFuture<Long> c = CompletableFuture.supplyAsync(() -> {
                     try (Connection cc = ds.getConnection()) {

@@ -27,8 +27,9 @@ class PostgresReclaimKeepsLiveWorkTest extends OnRealDatabases {
     void pgHandleDroppedWhileItsUnwrappedConnectionIsStillUsedIsNotReclaimed() throws Exception {
         pgTable();
         LoomPoolDataSource ds = pg(1);
-        ds.setAcquireTimeout(java.time.Duration.ofMillis(300));
         Connection raw = dropHandleKeepRaw(ds);
+        // Shortened once A holds its connection: A's own connect must not race 300 ms on a loaded host.
+        ds.setAcquireTimeout(Duration.ofMillis(300));
         long scans = ReclaimerInternals.reclaimerScans();
         for (int i = 0; i < 40 && ReclaimerInternals.reclaimerScans() < scans + 6; i++) {
             System.gc();

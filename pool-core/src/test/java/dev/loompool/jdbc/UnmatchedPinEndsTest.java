@@ -26,12 +26,12 @@ class UnmatchedPinEndsTest extends OnRealDatabases {
     void unmatchedEndsInsideTransactionDoNotLetItGoOnPostgres() throws Exception {
         pgTable();
         LoomPoolDataSource ds = pg(1);
-        ds.setAcquireTimeout(Duration.ofMillis(500));
         try (Connection a = ds.getConnection()) {
             LoomConnection la = a.unwrap(LoomConnection.class);
             a.setAutoCommit(false);
             run(a, "INSERT INTO " + table + " VALUES (1)");
             long pid = pgPid(a);
+            ds.setAcquireTimeout(Duration.ofMillis(500)); // once A is connected: B's wait only
             la.endFrameworkTransaction();
             la.unpin();
             la.pin();
