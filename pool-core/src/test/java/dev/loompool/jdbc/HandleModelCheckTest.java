@@ -259,6 +259,37 @@ class HandleModelCheckTest {
     }
 
     /**
+     * Two threads use one handle at the same moment, as a forked subtask beside its parent: one
+     * runs a query on a statement of its own, the other begins and commits a transaction. Each
+     * changes the handle's pins (the statement's, the transaction's) while the other may be
+     * changing them or deciding the release. Before the handle's lock, an interleaving lost one
+     * change: the handle stayed bound for a statement long closed, or the release ran with the
+     * transaction's pin just added. Once both are done (autocommit back on, the statement closed)
+     * nothing may hold the connection.
+     */
+    @Test
+    void aQueryAndATransactionOnOneHandleAtOnceLeaveItUnbound() {
+        modelCheck(ds -> {
+            Connection c = ds.getConnection();
+            LoomConnection handle = c.unwrap(LoomConnection.class);
+            runActors(
+                    () -> legal(() -> {
+                        try (Statement st = c.createStatement()) {
+                            query(st);
+                        }
+                    }),
+                    () -> legal(() -> {
+                        c.setAutoCommit(false);
+                        c.commit();
+                        c.setAutoCommit(true);
+                    }));
+            check(!handle.isBound(), "both threads done, nothing open, autocommit on: the handle is unbound, but it"
+                    + " is bound with pinReasons() " + handle.pinReasons());
+            checkDone(ds, c, handle);
+        });
+    }
+
+    /**
      * Two threads on one handle, no query: one opens and commits a transaction then rolls back,
      * the other closes a statement made earlier on the main thread, then the handle, then runs a
      * reclaimer scan.

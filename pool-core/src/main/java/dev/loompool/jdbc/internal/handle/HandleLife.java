@@ -38,10 +38,7 @@ abstract class HandleLife implements BindingHolder {
     private static final VarHandle LOST = VarHandles.varHandle(MethodHandles.lookup(), "lost", boolean.class);
     private static final VarHandle RUNS = VarHandles.varHandle(MethodHandles.lookup(), "runs", int.class);
     private static final VarHandle PUBLISHING = VarHandles.varHandle(MethodHandles.lookup(), "publishing", boolean.class);
-    /** In {@link #runs}: a release was asked for while a statement ran; the count is in the bits below. */
-    private static final int RELEASE_DEFERRED = 1 << 30;
-    /** In {@link #runs}: the count of statements running. */
-    private static final int RUN_COUNT = RELEASE_DEFERRED - 1;
+    private static final VarHandle LOCK = VarHandles.varHandle(MethodHandles.lookup(), "lock", int.class);
 
     final JdbcPool pool;
     /**
@@ -69,13 +66,22 @@ abstract class HandleLife implements BindingHolder {
      */
     private long binding;
     /**
-     * Statements running now, on any thread ({@link #runStarted}, {@link #endRun}), and the
-     * {@link #RELEASE_DEFERRED} bit: while one runs, a release asked for by another thread (a
-     * statement closed by a watchdog) is left to the last run to end. One word, changed only by
-     * atomic operations, so that exactly one thread makes a deferred release.
+     * The handle's own lock (1 held, 0 free), for the steps in memory that must not interleave
+     * when several threads use the handle at once (a forked subtask beside its parent, a
+     * watchdog): every change of {@link #pins}, the count of {@link #runs}, and the release
+     * decision, which reads both. Held for a few reads and writes, never across a call to the
+     * driver or a wait; uncontended it is one compare-and-set ({@link #lockState}).
+     */
+    @SuppressWarnings("unused") // accessed through LOCK
+    private int lock;
+    /**
+     * Calls running now on the binding, on any thread ({@link #runStarted}, {@link #endRun}):
+     * changed under {@link #lock}, read without it by whoever waits for the runs to end.
      */
     @SuppressWarnings("unused") // accessed through RUNS
     private int runs;
+    /** Under {@link #lock}: a release was decided while a call ran; the last run to end makes it. */
+    private boolean releaseDeferred;
     /**
      * A thread of this handle is publishing the connection it acquired ({@link #claimPublish}):
      * two threads that both found the handle unbound must not both bind, or the later
@@ -306,27 +312,38 @@ abstract class HandleLife implements BindingHolder {
 
     /**
      * Lets the connection go. Whoever wins the compare-and-set on the connection's binding gives it
-     * back: this call, or a release of this handle on another thread at the same moment (a deferred
-     * one, {@link #releaseNowOrDefer}), or the pool (its close, the reclaimer), which then says so
+     * back: this call, or a release of this handle on another thread at the same moment
+     * ({@link #releaseLocked}), or the pool (its close, the reclaimer), which then says so
      * through {@link #takenFromUnderIt}: a lost compare-and-set here needs no reading.
      */
     final void unbind() {
+        lockState();
         PhysicalConnection p = physical;
-        if (p == null) {
-            return; // a close or abort on another thread ended the handle meanwhile, and its connection with it
+        boolean mine = false;
+        if (p != null) { // else a close or abort on another thread ended the handle meanwhile, and its connection with it
+            physical = null;
+            mine = p.unbind(binding);
         }
-        long b = binding; // read while p is published: once it is not, another thread of the handle may bind and write it
-        physical = null;
-        // The binding ends first, then the runs are read: a statement starting on another thread
-        // counts its run first, then reads the binding. One of the two sees the other, so the
-        // connection never goes back under a statement that passed its check: this thread waits
-        // for such a run (a metadata call, a cancel on its way) to end first. A broken connection
-        // is retired, never lent, and the failing run on this very thread may be the one counted.
-        if (p.unbind(b)) {
+        unlockState();
+        // The binding ends under the lock, where runs are counted: a call starting on another
+        // thread either counted its run first, and this thread waits for it to end (a metadata
+        // call, a cancel on its way), or it sees the binding gone. A broken connection is retired,
+        // never lent, and the failing run on this very thread may be the one counted.
+        if (mine) {
             if (running() && p.state() != ConnectionState.BROKEN) {
                 awaitRuns();
             }
             p.home().giveBack(p);
+        }
+    }
+
+    /** Ends the binding of {@code p} under the lock, where runs are counted: true if it was still this handle's. */
+    private boolean unbindLocked(PhysicalConnection p) {
+        lockState();
+        try {
+            return p.unbind(binding);
+        } finally {
+            unlockState();
         }
     }
 
@@ -362,40 +379,67 @@ abstract class HandleLife implements BindingHolder {
 
     // ---- statements running, on whichever thread ---------------------------------------------------
 
+    // ---- the handle's lock ----------------------------------------------------------------------
+
+    /** Takes the handle's {@link #lock}: a compare-and-set, then a short spin for a holder a few steps away. */
+    final void lockState() {
+        if (!LOCK.compareAndSet(this, 0, 1)) {
+            for (int spins = 0; !LOCK.compareAndSet(this, 0, 1); spins++) {
+                pause(spins);
+            }
+        }
+    }
+
+    final void unlockState() {
+        LOCK.setRelease(this, 0);
+    }
+
     /**
-     * A statement of this handle starts to run on the calling thread: first thing, before the
-     * check that its binding still holds, so that a close on another thread either sees the run
-     * or the run sees the close. Pair with {@link #endRun()}, in a {@code finally}.
+     * A call of this handle starts to run on its binding, on the calling thread: first thing,
+     * before the check that its binding still holds. Counted under the lock, as the release
+     * decision and a close read it, so a release or close either sees the run (a release waits
+     * for its end, a close for its return) or the run sees the binding gone and binds again.
+     * Pair with {@link #endRun()}, in a {@code finally}.
      */
     final void runStarted() {
-        RUNS.getAndAdd(this, 1);
+        lockState();
+        RUNS.setRelease(this, (int) RUNS.get(this) + 1);
+        unlockState();
     }
 
     /**
-     * The run ends: true for the last one to end if another thread asked for the release check
-     * meanwhile, which the caller then makes ({@code LogicalConnection#runEnded}).
+     * The run ends: true for the last one to end if a release was decided meanwhile, which the
+     * caller then makes ({@code LogicalConnection#runEnded}), so it is never forgotten.
      */
     final boolean endRun() {
-        return (int) RUNS.getAndAdd(this, -1) - 1 == RELEASE_DEFERRED && RUNS.compareAndSet(this, RELEASE_DEFERRED, 0);
+        lockState();
+        int left = (int) RUNS.get(this) - 1;
+        RUNS.setRelease(this, left);
+        boolean release = left == 0 && releaseDeferred;
+        if (release) {
+            releaseDeferred = false;
+        }
+        unlockState();
+        return release;
     }
 
-    /** Whether a statement of this handle runs now, on any thread. */
+    /** Whether a call of this handle runs now on its binding, on any thread. */
     final boolean running() {
-        return ((int) RUNS.getVolatile(this) & RUN_COUNT) != 0;
+        return (int) RUNS.getVolatile(this) != 0;
     }
 
     /**
-     * A thread that ended a pin (a statement closed by a helper thread, a future, a watchdog)
-     * asks for the release check: true if it is to make it now, as no statement runs; false if the
-     * last run to end makes it. Never while a statement runs on the connection; never forgotten.
+     * Under the lock, with nothing pinning {@code p}: lets it go unless a call runs on it, in which
+     * case the last run to end asks again ({@link #endRun}). True if this call ended the binding
+     * and is to give {@code p} back; false if a run defers it, or the pool took it meanwhile.
      */
-    final boolean releaseNowOrDefer() {
-        if ((int) RUNS.getVolatile(this) == 0) {
-            return true; // the common case: nothing runs, nothing was deferred
+    final boolean releaseLocked(PhysicalConnection p) {
+        if (running()) {
+            releaseDeferred = true;
+            return false;
         }
-        int before = (int) RUNS.getAndBitwiseOr(this, RELEASE_DEFERRED);
-        // the runs ended before the request was noted: it is this thread's to make
-        return (before & RUN_COUNT) == 0 && RUNS.compareAndSet(this, RELEASE_DEFERRED, 0);
+        physical = null;
+        return p.unbind(binding);
     }
 
 
@@ -457,7 +501,7 @@ abstract class HandleLife implements BindingHolder {
             finish(was, HandleState.CLOSED); // else the binder saw the close and gives its connection back itself
             return;
         }
-        if (p != null && p.unbind(binding)) { // still ours, so no reclaim can take the handle any more
+        if (p != null && unbindLocked(p)) { // still ours, so no reclaim can take the handle any more
             Object was = end(HandleState.CLOSED); // an abort on another thread may have ended it first: it finishes it then
             physical = null;
             if (running() || p.runner() != Thread.currentThread()) {

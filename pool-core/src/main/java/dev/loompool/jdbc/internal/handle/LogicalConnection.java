@@ -186,14 +186,31 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         return p;
     }
 
-    /** After every bound call: the handle releases the physical connection if nothing pins it. */
+    /**
+     * After every bound call: the handle releases the physical connection if nothing pins it and
+     * no call runs on it, on any thread; a call still running makes the release when it ends
+     * ({@link #runEnded}). Decided under the handle's lock, where pins change and runs are
+     * counted, so a pin another thread starts at the same moment either keeps the connection or
+     * finds the handle unbound and binds again: the connection never goes with a pin in force.
+     */
     final void done() {
         PhysicalConnection p = physical;
-        if (p != null && !Pins.hold(this, p, pool.releaseMode)) {
-            if (p.schemaUncertain() && !HandleSettings.schemaBeforeRelease(this, p)) {
-                return; // the connection was lost on the way: dropped already
-            }
-            unbind();
+        if (p == null || Pins.hold(this, p, pool.releaseMode)) {
+            return; // the common case within a transaction or a statement: reads only
+        }
+        if (p.schemaUncertain() && !HandleSettings.schemaBeforeRelease(this, p)) {
+            return; // asks the driver, outside the lock; kept as session state, or the connection was lost on the way
+        }
+        boolean release;
+        lockState();
+        try {
+            // again under the lock: another thread of the handle may have pinned meanwhile
+            release = physical == p && !Pins.hold(this, p, pool.releaseMode) && releaseLocked(p);
+        } finally {
+            unlockState();
+        }
+        if (release) {
+            p.home().giveBack(p);
         }
     }
 
@@ -259,7 +276,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
      * or, if a statement still runs on another thread, when that run ends.
      */
     void untrack(Tracked t) {
-        if (Pins.untrack(this, t) && releaseNowOrDefer()) { // else already dropped with a broken connection
+        if (Pins.untrack(this, t)) { // else already dropped with a broken connection
             done();
         }
     }

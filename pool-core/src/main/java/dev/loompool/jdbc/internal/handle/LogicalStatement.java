@@ -72,7 +72,7 @@ abstract class LogicalStatement<S extends Statement> extends ResultSetOwner impl
     /**
      * Closes it, from whichever thread: the handle's own, a helper that ran it, a watchdog. A
      * statement still running on another thread keeps the connection until its run ends, then the
-     * connection goes back if nothing else pins it ({@link HandleLife#releaseNowOrDefer}).
+     * connection goes back if nothing else pins it ({@link HandleLife#releaseLocked}).
      */
     @Override
     public final void close() throws SQLException {

@@ -11,8 +11,9 @@ import java.util.EnumSet;
  *
  * <p>A handle makes one only when it needs it: while it holds nothing but its one open statement
  * (the common cycle: getConnection, a statement, close), the handle keeps that statement itself
- * and allocates nothing ({@link Pins}). Only the handle's own thread changes it (the reclaimer once
- * it has claimed the handle); a close on another thread takes the tracked ones out and closes them.
+ * and allocates nothing ({@link Pins}). Not thread-safe itself: {@link Pins} changes it under the
+ * handle's lock, since several threads may use one handle at once; a close takes the tracked ones
+ * out under the lock and closes them after.
  */
 final class PinSet {
 

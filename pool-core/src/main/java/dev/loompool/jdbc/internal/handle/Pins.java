@@ -22,8 +22,9 @@ import java.util.EnumSet;
  * that cannot tell, the pin alone decides, erring towards pinning.
  *
  * <p>The rules only: what they read and write is the handle's pin set ({@link PinSet}, in
- * {@link HandleLife}'s {@code pins}), which only the handle's own thread touches (the reclaimer,
- * once it has claimed the handle).
+ * {@link HandleLife}'s {@code pins}). Several threads may use a handle at once, so each change of
+ * the set is made under the handle's lock ({@link HandleLife#lockState}), where the release decision
+ * reads it; what a change closes (its statements) is closed after the lock is let go.
  */
 final class Pins {
 
@@ -202,23 +203,36 @@ final class Pins {
 
     /** {@code r} holds the handle from now, started by {@code by}: the SQL, or a call's label (a reference, masked when read). */
     static void add(HandleLife h, PinReason r, String by) {
-        set(h).add(r);
-        PhysicalConnection p = h.physical;
-        if (p != null) {
-            if (r == PinReason.EXPLICIT) {
-                p.forgetArraysMade(); // pinned for something else now (arrayMade sets it after): until close
+        h.lockState();
+        try {
+            set(h).add(r);
+            PhysicalConnection p = h.physical;
+            if (p != null) {
+                if (r == PinReason.EXPLICIT) {
+                    p.forgetArraysMade(); // pinned for something else now (arrayMade sets it after): until close
+                }
+                started(h, p, r, 0, by);
             }
-            started(h, p, r, 0, by);
+        } finally {
+            h.unlockState();
         }
     }
 
     static void remove(HandleLife h, PinReason r) {
-        if (h.pins instanceof PinSet set) {
-            set.remove(r);
+        if (!(h.pins instanceof PinSet)) {
+            return; // holds no reason: the common statement's commit
         }
-        PhysicalConnection p = h.physical;
-        if (p != null && (p.pinsTimed() & PinTimes.bit(r)) != 0) {
-            h.pool.pinTimes.ended(p, r, h.pool.clock.nanoTime() - p.pinSince(r));
+        h.lockState();
+        try {
+            if (h.pins instanceof PinSet set) {
+                set.remove(r);
+            }
+            PhysicalConnection p = h.physical;
+            if (p != null && (p.pinsTimed() & PinTimes.bit(r)) != 0) {
+                h.pool.pinTimes.ended(p, r, h.pool.clock.nanoTime() - p.pinSince(r));
+            }
+        } finally {
+            h.unlockState();
         }
     }
 
@@ -267,22 +281,36 @@ final class Pins {
 
     /** Drops every pin but the framework's, closing what is tracked: the connection is going. */
     static void dropForConnectionLoss(HandleLife h) {
-        closeTracked(h);
-        boolean framework = has(h, PinReason.FRAMEWORK_TRANSACTION);
-        if (h.pins instanceof PinSet set) {
-            set.clearReasons();
+        Object tracked;
+        h.lockState();
+        try {
+            tracked = takeTracked(h);
+            if (h.pins instanceof PinSet set) {
+                boolean framework = set.has(PinReason.FRAMEWORK_TRANSACTION);
+                set.clearReasons();
+                if (framework) {
+                    set.add(PinReason.FRAMEWORK_TRANSACTION); // the connection is going: nothing to time it on
+                }
+            }
+        } finally {
+            h.unlockState();
         }
-        if (framework) {
-            add(h, PinReason.FRAMEWORK_TRANSACTION, FRAMEWORK);
-        }
+        closeTracked(tracked);
     }
 
     /** Drops every pin: the handle closes. */
     static void clear(HandleLife h) {
-        closeTracked(h);
-        if (h.pins instanceof PinSet set) {
-            set.clearReasons();
+        Object tracked;
+        h.lockState();
+        try {
+            tracked = takeTracked(h);
+            if (h.pins instanceof PinSet set) {
+                set.clearReasons();
+            }
+        } finally {
+            h.unlockState();
         }
+        closeTracked(tracked);
     }
 
     // ---- open statements and metadata result sets ----------------------------------------------
@@ -305,16 +333,21 @@ final class Pins {
 
     /** Tracks {@code t}, opened by {@code by} (its SQL, or a label): a reference kept if it starts the pin. */
     static void track(HandleLife h, Tracked t, String by) {
-        PhysicalConnection p = h.physical;
-        Object pins = h.pins;
-        if (p != null) {
-            // its sample is the binding's length: no clock per statement; the first tracked starts the pin
-            p.statementPinSeen(pins == null || pins instanceof PinSet set && set.trackedCount() == 0, by);
-        }
-        if (pins == null) {
-            h.pins = t; // the common handle's one statement: no set made
-        } else {
-            set(h).track(t);
+        h.lockState();
+        try {
+            PhysicalConnection p = h.physical;
+            Object pins = h.pins;
+            if (p != null) {
+                // its sample is the binding's length: no clock per statement; the first tracked starts the pin
+                p.statementPinSeen(pins == null || pins instanceof PinSet set && set.trackedCount() == 0, by);
+            }
+            if (pins == null) {
+                h.pins = t; // the common handle's one statement: no set made
+            } else {
+                set(h).track(t);
+            }
+        } finally {
+            h.unlockState();
         }
     }
 
@@ -323,34 +356,37 @@ final class Pins {
      * The last one out leaves nothing tracked: that is the statement pin's end.
      */
     static boolean untrack(HandleLife h, Tracked t) {
-        Object pins = h.pins;
-        if (pins == t) {
-            h.pins = null;
-            return true;
+        h.lockState();
+        try {
+            Object pins = h.pins;
+            if (pins == t) {
+                h.pins = null;
+                return true;
+            }
+            return pins instanceof PinSet set && set.untrack(t);
+        } finally {
+            h.unlockState();
         }
-        return pins instanceof PinSet set && set.untrack(t);
     }
 
-    /** Closes every tracked statement and result set, quietly: the connection is going. */
-    private static void closeTracked(HandleLife h) {
+    /** Under the lock: takes out every tracked statement and result set, to be closed after it. */
+    private static Object takeTracked(HandleLife h) {
         Object pins = h.pins;
-        Object now;
         if (pins instanceof PinSet set) {
-            now = set.takeTracked();
-        } else {
-            now = pins;
-            h.pins = null;
+            return set.takeTracked();
         }
+        h.pins = null;
+        return pins;
+    }
+
+    /** Closes what {@link #takeTracked} took out, quietly: the connection is going. */
+    private static void closeTracked(Object now) {
         if (now instanceof Tracked one) {
             one.closeQuietly();
         } else if (now instanceof ArrayList<?> all) {
-            // A close on another thread walks the list while the handle's own thread may be adding a
-            // statement (which then finds its binding ended and closes itself): a copy, which never
-            // fails the way an iterator does.
-            for (Object t : all.toArray()) {
-                if (t != null) {
-                    ((Tracked) t).closeQuietly();
-                }
+            // taken out under the lock: no thread of the handle changes it any more
+            for (Object t : all) {
+                ((Tracked) t).closeQuietly();
             }
         }
     }

@@ -35,14 +35,30 @@ final class TransactionCalls {
         end(h, false);
     }
 
+    /**
+     * The end, as a run of the handle ({@link HandleLife#runStarted}): another thread's release
+     * decided meanwhile (its statement closed) waits for the pin's end here, so the connection goes
+     * back after the commit, never under it.
+     */
     private static void end(LogicalConnection h, boolean commit) throws SQLException {
-        PhysicalConnection p = h.physical;
-        if (p == null) {
-            if (HandleSettings.view(h, SessionAttribute.AUTO_COMMIT).autoCommit()) {
-                refusedOrNot(h, commit);
+        boolean bound;
+        h.runStarted();
+        try {
+            PhysicalConnection p = h.physical;
+            bound = p != null;
+            if (bound) {
+                endOn(h, p, commit);
             }
-            return; // else nothing bound, so no transaction begun: nothing to end
+        } finally {
+            h.runEnded();
+            h.done(); // the server may have ended the transaction even where the call failed (a failed commit rolls back)
         }
+        if (!bound && HandleSettings.view(h, SessionAttribute.AUTO_COMMIT).autoCommit()) {
+            refusedOrNot(h, commit);
+        } // else nothing bound, so no transaction begun: nothing to end
+    }
+
+    private static void endOn(LogicalConnection h, PhysicalConnection p, boolean commit) throws SQLException {
         p.ranOn(Thread.currentThread());
         Pins.remove(h, PinReason.STATEMENT_VALUE); // the handle's next exchange with the server, whether it succeeds or not
         if (!p.enter(h.heldBinding())) { // a close or the reclaimer overtook this call: it must not reach the connection
@@ -55,15 +71,12 @@ final class TransactionCalls {
                 p.raw.rollback();
             }
         } catch (SQLException e) {
-            SQLException thrown = h.error(e);
-            h.done(); // the server may have ended the transaction (a failed commit rolls back): then it goes
-            throw thrown;
+            throw h.error(e);
         } finally {
             p.leave();
         }
         p.noteWireCurrent(); // its reply carried the state (a MariaDB rollback() with the state unknown is sent)
         Pins.jdbcTransactionEnded(h, p, p.current().autoCommit());
-        h.done();
     }
 
     /**
@@ -97,22 +110,25 @@ final class TransactionCalls {
         if (autoCommit) {
             Pins.remove(h, PinReason.STATEMENT_VALUE); // it commits: an exchange with the server, as commit() is
         }
-        PhysicalConnection p = h.physical;
-        boolean before = p == null || p.current().autoCommit();
+        // A run of the handle from the driver's call to the pin's change: a release another thread
+        // decides meanwhile waits for it, so autocommit off on the connection is never let go
+        // before its pin is in place, and a commit by autocommit on never goes back under the call.
+        h.runStarted();
         try {
+            PhysicalConnection p = h.physical;
+            boolean before = p == null || p.current().autoCommit();
             HandleSettings.changed(h, SessionAttribute.AUTO_COMMIT); // switching it on commits, as the driver does
-        } catch (SQLException e) {
-            h.done(); // refused: nothing of this call pins the connection it may have bound
-            throw e;
-        }
-        if (p == null || h.physical != p) {
-            return;
-        }
-        if (autoCommit) {
-            Pins.jdbcTransactionEnded(h, p, before);
-            h.done();
-        } else {
-            Pins.autoCommitOff(h, p);
+            if (p == null || h.physical != p) {
+                return;
+            }
+            if (autoCommit) {
+                Pins.jdbcTransactionEnded(h, p, before);
+            } else {
+                Pins.autoCommitOff(h, p);
+            }
+        } finally {
+            h.runEnded();
+            h.done(); // refused, or autocommit on: nothing of this call pins the connection it may have bound
         }
     }
 
