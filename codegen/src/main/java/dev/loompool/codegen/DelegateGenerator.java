@@ -104,7 +104,7 @@ public final class DelegateGenerator {
         writeLent(dir, "LentParameterMetaData", java.sql.ParameterMetaData.class);
     }
 
-    /** Each call binds a physical connection, calls it, and reports the call done. */
+    /** Each call is a run of the handle: it binds a physical connection, calls it, and reports the call done. */
     private static void writeConnection(Path dir) throws IOException {
         JdbcMethods out = leaf("DelegatingConnection", "LogicalConnection", Connection.class);
         out.constructor(PHYSICAL + "JdbcPool pool", "super(pool);");
@@ -117,14 +117,15 @@ public final class DelegateGenerator {
             }
             Class<?> r = m.getReturnType();
             if (SESSION_CALLS.contains(JdbcMethods.signature(m))) {
-                out.method(m, "dev.loompool.jdbc.internal.physical.PhysicalConnection p = enterCall();\n        try {\n            "
-                        + (r == void.class ? "" : "return ") + "p.raw." + JdbcMethods.call(m)
-                        + ";\n        } catch (java.sql.SQLException e) {\n            throw error(e);\n        } finally {\n"
-                        + "            p.leave();\n            done();\n        }");
+                // a run of the handle, as the other bound calls: see JdbcMethods.boundRun
+                out.method(m, "runStarted();\n        try {\n            dev.loompool.jdbc.internal.physical.PhysicalConnection p = enterCall();\n"
+                        + "            try {\n                " + (r == void.class ? "" : "return ") + "p.raw." + JdbcMethods.call(m)
+                        + ";\n            } catch (java.sql.SQLException e) {\n                throw error(e);\n            } finally {\n"
+                        + "                p.leave();\n            }\n        } finally {\n            runEnded();\n            done();\n        }");
                 continue;
             }
             boolean tracked = r == Statement.class || r == PreparedStatement.class || r == CallableStatement.class;
-            String call = (tracked ? "bindInRun()." : "bind().") + JdbcMethods.call(m);
+            String call = "bindInRun()." + JdbcMethods.call(m);
             String sql = m.getParameterCount() > 0 && m.getParameterTypes()[0] == String.class
                     ? m.getParameters()[0].getName() : "null";
             if (r == Statement.class) {
@@ -143,7 +144,7 @@ public final class DelegateGenerator {
             // A statement is tracked by its wrap hook and pins from then on: done() after it would
             // release nothing, and on the hot path (P1) it was an out-of-line call every prepare.
             out.method(m, tracked ? JdbcMethods.boundTracked(call, r, "throw error(e);")
-                    : JdbcMethods.bound(call, r, "throw error(e);"));
+                    : JdbcMethods.boundRun(call, r, "throw error(e);"));
         }
         out.write(dir);
     }

@@ -123,6 +123,18 @@ public final class JdbcMethods {
     }
 
     /**
+     * {@link #bound} as a run of the handle, bound in it ({@code bindInRun()}): another thread's
+     * release decided while the driver answers (a statement of the same handle closed meanwhile)
+     * waits for the run's end, which sees what the call pinned (a lent Clob, an array), instead of
+     * giving the connection back under the call.
+     */
+    public static String boundRun(String call, Class<?> r, String onError) {
+        return "runStarted();\n        try {\n            " + (r == void.class ? "" : "return ") + call
+                + ";\n        } catch (java.sql.SQLException e) {\n            " + onError
+                + "\n        } finally {\n            runEnded();\n            done();\n        }";
+    }
+
+    /**
      * {@link #bound} for a call whose result the handle tracks from then on (a statement, through
      * the wrap hook): the tracked result pins the connection, so {@code done()} after it would
      * release nothing. Only a call that did not return it (it threw) reports done. The call is a

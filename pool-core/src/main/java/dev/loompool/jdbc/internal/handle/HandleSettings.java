@@ -27,10 +27,25 @@ final class HandleSettings {
         return h.own;
     }
 
-    /** Records that the handle chose a value, and applies it now if bound. */
+    /**
+     * Records that the handle chose a value, and applies it now if bound: as a run of the handle,
+     * so a release another thread decides meanwhile waits for the setter to land.
+     */
     static void changed(LogicalConnection h, SessionAttribute a) throws SQLException {
         h.own.marked.add(a);
-        PhysicalConnection p = h.physical;
+        if (h.physical == null) {
+            return; // replayed at the next bind
+        }
+        h.runStarted();
+        try {
+            applyBound(h, a);
+        } finally {
+            h.runEnded();
+        }
+    }
+
+    private static void applyBound(LogicalConnection h, SessionAttribute a) throws SQLException {
+        PhysicalConnection p = h.physical; // read in the run: a release that came first left it null
         if (p != null) {
             p.ranOn(Thread.currentThread());
             if (!p.enter(h.heldBinding())) { // a close or the reclaimer overtook this call: it must not reach the connection
@@ -102,18 +117,23 @@ final class HandleSettings {
         });
     }
 
-    /** {@code call} on the connection {@code h} holds, as a run of the handle (a close waits for it). */
+    /** {@code call} on the connection {@code h} holds, as a run of the handle (a close or a release waits for it). */
     static <T> T driverAnswer(LogicalConnection h, PhysicalConnection p, DriverCall<T> call) throws SQLException {
-        p.ranOn(Thread.currentThread());
-        if (!p.enter(h.heldBinding())) {
-            throw TransactionCalls.overtaken(h);
-        }
+        h.runStarted();
         try {
-            return call.on(p.raw);
-        } catch (SQLException e) {
-            throw h.error(e);
+            p.ranOn(Thread.currentThread());
+            if (!p.enter(h.heldBinding())) {
+                throw TransactionCalls.overtaken(h);
+            }
+            try {
+                return call.on(p.raw);
+            } catch (SQLException e) {
+                throw h.error(e);
+            } finally {
+                p.leave();
+            }
         } finally {
-            p.leave();
+            h.runEnded();
         }
     }
 

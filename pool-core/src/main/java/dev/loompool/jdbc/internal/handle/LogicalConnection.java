@@ -177,7 +177,7 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
      * rather than lend it while the call may still land in the next borrower's transaction.
      */
     final PhysicalConnection enterCall() throws SQLException {
-        bind();
+        bindInRun(); // in the caller's run
         PhysicalConnection p = physical;
         if (p == null || !p.enter(heldBinding())) { // a close or the reclaimer overtook this call
             throw TransactionCalls.overtaken(this);
@@ -198,8 +198,8 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         if (p == null || Pins.hold(this, p, pool.releaseMode)) {
             return; // the common case within a transaction or a statement: reads only
         }
-        if (p.schemaUncertain() && !HandleSettings.schemaBeforeRelease(this, p)) {
-            return; // asks the driver, outside the lock; kept as session state, or the connection was lost on the way
+        if (p.schemaUncertain() && !schemaBeforeRelease(p)) {
+            return; // kept as session state, or the connection was lost on the way
         }
         boolean release;
         lockState();
@@ -211,6 +211,16 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
         }
         if (release) {
             p.home().giveBack(p);
+        }
+    }
+
+    /** {@link HandleSettings#schemaBeforeRelease} as a run: it asks the driver, outside the lock. */
+    private boolean schemaBeforeRelease(PhysicalConnection p) {
+        runStarted();
+        try {
+            return HandleSettings.schemaBeforeRelease(this, p);
+        } finally {
+            runEnded(); // a release another thread decided meanwhile is made here; this one then finds p gone
         }
     }
 
