@@ -128,13 +128,14 @@ public final class DelegateGenerator {
             String call = "bindInRun()." + JdbcMethods.call(m);
             String sql = m.getParameterCount() > 0 && m.getParameterTypes()[0] == String.class
                     ? m.getParameters()[0].getName() : "null";
+            String wrap = null;
             if (r == Statement.class) {
-                call = "wrapStatement(" + call + ")";
+                wrap = "wrapStatement(made)";
             } else if (r == PreparedStatement.class) {
-                call = "wrapPrepared(" + call + ", " + sql + (asksKeys(m) ? ", LogicalStatement.keysAsked("
+                wrap = "wrapPrepared(made, " + sql + (asksKeys(m) ? ", LogicalStatement.keysAsked("
                         + m.getParameters()[1].getName() + ")" : "") + ")";
             } else if (r == CallableStatement.class) {
-                call = "wrapCallable(" + call + ", " + sql + ")";
+                wrap = "wrapCallable(made, " + sql + ")";
             } else if (m.getName().equals("getTypeMap") || m.getName().equals("getClientInfo") && r != String.class) {
                 // pgjdbc hands out the map it keeps: a put into it would reach every later borrower
                 call = "SessionCalls.copyOf(" + call + ")";
@@ -143,7 +144,7 @@ public final class DelegateGenerator {
             }
             // A statement is tracked by its wrap hook and pins from then on: done() after it would
             // release nothing, and on the hot path (P1) it was an out-of-line call every prepare.
-            out.method(m, tracked ? JdbcMethods.boundTracked(call, r, "throw error(e);")
+            out.method(m, tracked ? JdbcMethods.boundTracked(call, wrap, r)
                     : JdbcMethods.boundRun(call, r, "throw error(e);"));
         }
         out.write(dir);

@@ -135,18 +135,18 @@ public final class JdbcMethods {
     }
 
     /**
-     * {@link #bound} for a call whose result the handle tracks from then on (a statement, through
-     * the wrap hook): the tracked result pins the connection, so {@code done()} after it would
-     * release nothing. Only a call that did not return it (it threw) reports done. The call is a
-     * run of the handle, as a statement's execution is, and binds in it ({@code bindInRun()}): a
-     * statement of the same handle that ends on another thread meanwhile leaves its release to the
-     * run's end, which sees the new statement pin, instead of giving the connection back while the
-     * driver still makes a statement on it.
+     * {@link #bound} for a call whose result the handle tracks from then on (a statement): a run of
+     * the handle, as a statement's execution is, bound in it ({@code bindInRun()}), so a statement
+     * of the same handle that ends on another thread meanwhile leaves its release to the run's end
+     * instead of giving the connection back while the driver still makes a statement on it. The
+     * wrap hook {@code wrap} (of {@code made}) tracks the result and ends the run in one step, after
+     * which the tracked result pins the connection and {@code done()} would release nothing; a call
+     * that did not return it (it threw) ends the run and reports done.
      */
-    public static String boundTracked(String call, Class<?> r, String onError) {
-        return "boolean tracked = false;\n        runStarted();\n        try {\n            " + r.getName() + " result = " + call
-                + ";\n            tracked = true;\n            return result;\n        } catch (java.sql.SQLException e) {\n            "
-                + onError + "\n        } finally {\n            runEnded();\n            if (!tracked) {\n                done();\n            }\n        }";
+    public static String boundTracked(String call, String wrap, Class<?> r) {
+        return "runStarted();\n        " + r.getName() + " made;\n        try {\n            made = " + call
+                + ";\n        } catch (java.sql.SQLException e) {\n            throw failedInRun(e);\n        } catch (RuntimeException | Error e) {\n"
+                + "            abandonedRun();\n            throw e;\n        }\n        return " + wrap + "; // tracks it and ends the run in one step";
     }
 
     /** Public instance methods, inherited ones included, in a stable order. */

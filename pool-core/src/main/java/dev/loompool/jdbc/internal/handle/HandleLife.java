@@ -36,9 +36,14 @@ abstract class HandleLife implements BindingHolder {
     private static final VarHandle OWNER = VarHandles.varHandle(MethodHandles.lookup(), "owner", Object.class);
     private static final VarHandle PHYSICAL = VarHandles.varHandle(MethodHandles.lookup(), "physical", PhysicalConnection.class);
     private static final VarHandle LOST = VarHandles.varHandle(MethodHandles.lookup(), "lost", boolean.class);
-    private static final VarHandle RUNS = VarHandles.varHandle(MethodHandles.lookup(), "runs", int.class);
+    private static final VarHandle CALLS = VarHandles.varHandle(MethodHandles.lookup(), "calls", int.class);
     private static final VarHandle PUBLISHING = VarHandles.varHandle(MethodHandles.lookup(), "publishing", boolean.class);
-    private static final VarHandle LOCK = VarHandles.varHandle(MethodHandles.lookup(), "lock", int.class);
+    /** In {@link #calls}: the handle's lock is held. */
+    private static final int LOCKED = 1 << 30;
+    /** In {@link #calls}: a release was decided while a call ran; the last run to end makes it. */
+    private static final int RELEASE_DEFERRED = 1 << 29;
+    /** In {@link #calls}: the count of runs. */
+    private static final int RUN_COUNT = RELEASE_DEFERRED - 1;
 
     final JdbcPool pool;
     /**
@@ -66,22 +71,17 @@ abstract class HandleLife implements BindingHolder {
      */
     private long binding;
     /**
-     * The handle's own lock (1 held, 0 free), for the steps in memory that must not interleave
-     * when several threads use the handle at once (a forked subtask beside its parent, a
-     * watchdog): every change of {@link #pins}, the count of {@link #runs}, and the release
-     * decision, which reads both. Held for a few reads and writes, never across a call to the
-     * driver or a wait; uncontended it is one compare-and-set ({@link #lockState}).
+     * One word for what must not interleave when several threads use the handle at once (a forked
+     * subtask beside its parent, a watchdog): the count of calls running on its binding
+     * ({@link #runStarted}, {@link #endRun}), {@link #LOCKED} while a thread changes the pins or
+     * decides the release ({@link #lockState}), and {@link #RELEASE_DEFERRED}. A run starts and
+     * ends by one compare-and-set, and only while the lock is free, so the lock's holder sees the
+     * count stand still: a release it decides with no run counted cannot have a call under way,
+     * and a call that starts after it sees the binding gone. The lock is held for a few reads and
+     * writes, never across a call to the driver or a wait.
      */
-    @SuppressWarnings("unused") // accessed through LOCK
-    private int lock;
-    /**
-     * Calls running now on the binding, on any thread ({@link #runStarted}, {@link #endRun}):
-     * changed under {@link #lock}, read without it by whoever waits for the runs to end.
-     */
-    @SuppressWarnings("unused") // accessed through RUNS
-    private int runs;
-    /** Under {@link #lock}: a release was decided while a call ran; the last run to end makes it. */
-    private boolean releaseDeferred;
+    @SuppressWarnings("unused") // accessed through CALLS
+    private int calls;
     /**
      * A thread of this handle is publishing the connection it acquired ({@link #claimPublish}):
      * two threads that both found the handle unbound must not both bind, or the later
@@ -381,30 +381,49 @@ abstract class HandleLife implements BindingHolder {
 
     // ---- the handle's lock ----------------------------------------------------------------------
 
-    /** Takes the handle's {@link #lock}: a compare-and-set, then a short spin for a holder a few steps away. */
+    /** Takes the handle's lock ({@link #calls}): one compare-and-set, then a short spin for a holder a few steps away. */
     final void lockState() {
-        if (!LOCK.compareAndSet(this, 0, 1)) {
-            for (int spins = 0; !LOCK.compareAndSet(this, 0, 1); spins++) {
-                pause(spins);
+        if (CALLS.compareAndSet(this, 0, LOCKED)) {
+            return; // the common case: nothing runs, nobody holds it
+        }
+        for (int spins = 0; ; spins++) {
+            int w = (int) CALLS.getVolatile(this);
+            if ((w & LOCKED) == 0 && CALLS.compareAndSet(this, w, w | LOCKED)) {
+                return;
             }
+            pause(spins);
         }
     }
 
+    /** {@link #lockState} for a thread in a run of its own: the common case is that run alone. */
+    final void lockStateInRun() {
+        if (!CALLS.compareAndSet(this, 1, 1 | LOCKED)) {
+            lockState();
+        }
+    }
+
+    /** Lets the lock go: a store, as nothing else changes the word while it is held. */
     final void unlockState() {
-        LOCK.setRelease(this, 0);
+        CALLS.setRelease(this, (int) CALLS.get(this) & ~LOCKED);
     }
 
     /**
      * A call of this handle starts to run on its binding, on the calling thread: first thing,
-     * before the check that its binding still holds. Counted under the lock, as the release
-     * decision and a close read it, so a release or close either sees the run (a release waits
-     * for its end, a close for its return) or the run sees the binding gone and binds again.
-     * Pair with {@link #endRun()}, in a {@code finally}.
+     * before the check that its binding still holds. A release or close decided under the lock
+     * either sees the run (a release is left to the run's end, a close waits for it) or the run
+     * sees the binding gone and binds again. Pair with {@link #endRun()}, in a {@code finally}.
      */
     final void runStarted() {
-        lockState();
-        RUNS.setRelease(this, (int) RUNS.get(this) + 1);
-        unlockState();
+        if (CALLS.compareAndSet(this, 0, 1)) {
+            return; // the common case: the only call of the handle
+        }
+        for (int spins = 0; ; spins++) {
+            int w = (int) CALLS.getVolatile(this);
+            if ((w & LOCKED) == 0 && CALLS.compareAndSet(this, w, w + 1)) {
+                return;
+            }
+            pause(spins);
+        }
     }
 
     /**
@@ -412,20 +431,35 @@ abstract class HandleLife implements BindingHolder {
      * caller then makes ({@code LogicalConnection#runEnded}), so it is never forgotten.
      */
     final boolean endRun() {
-        lockState();
-        int left = (int) RUNS.get(this) - 1;
-        RUNS.setRelease(this, left);
-        boolean release = left == 0 && releaseDeferred;
-        if (release) {
-            releaseDeferred = false;
+        if (CALLS.compareAndSet(this, 1, 0)) {
+            return false; // the common case: the only call of the handle, and no release deferred
         }
-        unlockState();
-        return release;
+        for (int spins = 0; ; spins++) {
+            int w = (int) CALLS.getVolatile(this);
+            if ((w & LOCKED) == 0) {
+                int left = w - 1;
+                boolean release = left == RELEASE_DEFERRED;
+                if (CALLS.compareAndSet(this, w, release ? 0 : left)) {
+                    return release;
+                }
+            }
+            pause(spins);
+        }
+    }
+
+    /**
+     * For the lock's holder, the run it is in ends as the lock goes ({@code trackEndingRun}): one
+     * compare-and-set for both. A release deferred to this run finds the handle pinned by what the
+     * holder just tracked, so it is dropped: the tracked one's close asks again.
+     */
+    final void unlockEndingRun() {
+        int left = ((int) CALLS.get(this) & ~LOCKED) - 1; // the holder's own run is counted: never below 0
+        CALLS.setRelease(this, left == RELEASE_DEFERRED ? 0 : left);
     }
 
     /** Whether a call of this handle runs now on its binding, on any thread. */
     final boolean running() {
-        return (int) RUNS.getVolatile(this) != 0;
+        return ((int) CALLS.getVolatile(this) & RUN_COUNT) != 0;
     }
 
     /**
@@ -434,8 +468,9 @@ abstract class HandleLife implements BindingHolder {
      * and is to give {@code p} back; false if a run defers it, or the pool took it meanwhile.
      */
     final boolean releaseLocked(PhysicalConnection p) {
-        if (running()) {
-            releaseDeferred = true;
+        int w = (int) CALLS.get(this);
+        if ((w & RUN_COUNT) != 0) {
+            CALLS.set(this, w | RELEASE_DEFERRED); // published by the unlock's store
             return false;
         }
         physical = null;

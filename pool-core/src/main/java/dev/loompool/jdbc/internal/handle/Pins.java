@@ -335,19 +335,36 @@ final class Pins {
     static void track(HandleLife h, Tracked t, String by) {
         h.lockState();
         try {
-            PhysicalConnection p = h.physical;
-            Object pins = h.pins;
-            if (p != null) {
-                // its sample is the binding's length: no clock per statement; the first tracked starts the pin
-                p.statementPinSeen(pins == null || pins instanceof PinSet set && set.trackedCount() == 0, by);
-            }
-            if (pins == null) {
-                h.pins = t; // the common handle's one statement: no set made
-            } else {
-                set(h).track(t);
-            }
+            trackLocked(h, t, by);
         } finally {
             h.unlockState();
+        }
+    }
+
+    /**
+     * {@link #track} at the end of the run that made {@code t} (a prepare): the track and the run's
+     * end in one step of the handle's lock. On every prepare (P1).
+     */
+    static void trackEndingRun(HandleLife h, Tracked t, String by) {
+        h.lockStateInRun();
+        try {
+            trackLocked(h, t, by);
+        } finally {
+            h.unlockEndingRun();
+        }
+    }
+
+    private static void trackLocked(HandleLife h, Tracked t, String by) {
+        PhysicalConnection p = h.physical;
+        Object pins = h.pins;
+        if (p != null) {
+            // its sample is the binding's length: no clock per statement; the first tracked starts the pin
+            p.statementPinSeen(pins == null || pins instanceof PinSet set && set.trackedCount() == 0, by);
+        }
+        if (pins == null) {
+            h.pins = t; // the common handle's one statement: no set made
+        } else {
+            set(h).track(t);
         }
     }
 
@@ -358,15 +375,20 @@ final class Pins {
     static boolean untrack(HandleLife h, Tracked t) {
         h.lockState();
         try {
-            Object pins = h.pins;
-            if (pins == t) {
-                h.pins = null;
-                return true;
-            }
-            return pins instanceof PinSet set && set.untrack(t);
+            return untrackLocked(h, t);
         } finally {
             h.unlockState();
         }
+    }
+
+    /** {@link #untrack} for the holder of the handle's lock. */
+    static boolean untrackLocked(HandleLife h, Tracked t) {
+        Object pins = h.pins;
+        if (pins == t) {
+            h.pins = null;
+            return true;
+        }
+        return pins instanceof PinSet set && set.untrack(t);
     }
 
     /** Under the lock: takes out every tracked statement and result set, to be closed after it. */

@@ -228,6 +228,11 @@ public final class PhysicalConnection {
     }
 
     /** Whether the driver says a transaction is open (or failed) on it, false if it cannot say; a stale reading is confirmed first (open if it cannot be). */
+    /** Whether {@link #serverTransactionOpen} would ask the server (after a driver error whose reply carried no state). */
+    public boolean stateUnconfirmed() {
+        return wireReadable && wireUnknown;
+    }
+
     public boolean serverTransactionOpen() {
         return wireReadable && (wireUnknown && !confirmWire() || wire.transactionOpen(raw, current.autoCommit()));
     }
