@@ -10,7 +10,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * DESIGN.md §4 "One state machine, every thread": one handle used by two threads at the same time
@@ -23,22 +24,34 @@ class OneHandleTwoThreadsAtOnceTest extends OnRealDatabases {
 
     private static final int ROUNDS = 400;
 
-    @Test
-    void twoThreadsOnOneHandleAtOnceGetNoErrorAndLeaveNothingBound() throws Exception {
-        pgTable();
-        LoomPoolDataSource ds = pg(1);
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void twoThreadsOnOneHandleAtOnceGetNoErrorAndLeaveNothingBound(TestDatabase db) throws Exception {
+        boolean pg = db == TestDatabase.POSTGRES;
+        if (pg) {
+            pgTable();
+        } else {
+            mariaTable();
+        }
+        LoomPoolDataSource ds = pg ? pg(1) : maria(1);
+        String insert = "INSERT INTO " + table + (pg ? " VALUES (" : " (v) VALUES (");
         List<Throwable> errors = new CopyOnWriteArrayList<>();
         AtomicInteger inserted = new AtomicInteger();
         try (Connection c = ds.getConnection()) {
+            String database = c.getCatalog();
             CountDownLatch go = new CountDownLatch(1);
             Thread tx = new Thread(() -> {
                 try {
                     go.await();
                     for (int i = 0; i < ROUNDS; i++) {
                         c.setAutoCommit(false);
-                        run(c, "INSERT INTO " + table + " VALUES (" + (-1 - i) + ")");
+                        run(c, insert + (-1 - i) + ")");
                         run(c, "SAVEPOINT s");
-                        c.setSchema("public");
+                        if (pg) {
+                            c.setSchema("public"); // a setter inside the transaction: pgjdbc sends it as SQL
+                        } else {
+                            c.setCatalog(database); // MariaDB's database, a USE inside the transaction
+                        }
                         run(c, "RELEASE SAVEPOINT s");
                         c.commit();
                         c.setAutoCommit(true);
@@ -52,7 +65,7 @@ class OneHandleTwoThreadsAtOnceTest extends OnRealDatabases {
                     go.await();
                     for (int i = 0; i < ROUNDS; i++) {
                         try (Statement st = c.createStatement()) {
-                            st.execute("INSERT INTO " + table + " VALUES (" + i + ")");
+                            st.execute(insert + i + ")");
                         }
                         inserted.incrementAndGet();
                     }

@@ -18,8 +18,10 @@ import java.util.concurrent.locks.LockSupport;
  * The life of a logical connection: open, maybe under watch ({@link HandleWatch}), then closed or
  * reclaimed; the thread that last used it; whether it counts in the pool's open handles.
  *
- * <p>Besides the handle's own thread, only the housekeeper touches it: to put it under watch, and
- * with reclaimOnOwnerExit to reclaim it once the thread that last used it has ended. Close and
+ * <p>Any number of threads may use the handle, at once too (a subtask beside its parent, a
+ * watchdog): what they change together, the pins, the runs and the release decision, changes under
+ * the handle's lock ({@link #calls}). Besides them, only the housekeeper touches it: to put it under
+ * watch, and with reclaimOnOwnerExit to reclaim it once the thread that last used it has ended. Close and
  * reclaim settle by the connection's binding and a compare-and-set on the state, so that exactly one
  * of them ends the handle and counts it down, and exactly one returns the connection. The common
  * cycle (bind, release, close while unbound) pays no compare-and-set of its own for that.

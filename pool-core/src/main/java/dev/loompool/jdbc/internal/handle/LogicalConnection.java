@@ -28,8 +28,9 @@ import java.util.concurrent.Executor;
  * at the first call that needs one, and gives it back as soon as nothing pins it (DESIGN.md §4).
  * Its own JDBC settings are replayed on every physical connection it binds.
  *
- * <p>Like any JDBC connection it is meant for one thread at a time, but it may pass from thread
- * to thread; its life (open, closed, reclaimed, counted, watched) is {@link HandleLife}'s.
+ * <p>It may pass from thread to thread and be used by several at once, as the driver's own
+ * connection may; its life (open, closed, reclaimed, counted, watched), its runs and its lock are
+ * {@link HandleLife}'s.
  *
  * <p>This class holds every rule of the handle; {@code DelegatingConnection}, generated at build
  * time (the codegen module's DelegateGenerator), is the final class that forwards the other
