@@ -85,10 +85,11 @@ abstract class HandleLife implements BindingHolder {
     @SuppressWarnings("unused") // accessed through CALLS
     private int calls;
     /**
-     * A thread of this handle is publishing the connection it acquired ({@link #claimPublish}):
+     * A thread of this handle is acquiring and publishing a connection ({@link #claimPublish}):
      * two threads that both found the handle unbound must not both bind, or the later
      * {@link #hold} overwrites the earlier connection, which then stays lent to the handle for
-     * good (no release or close of the handle reaches it).
+     * good (no release or close of the handle reaches it); nor both wait in the pool, where the
+     * later would wait for the connection its own handle holds by then.
      */
     @SuppressWarnings("unused") // accessed through PUBLISHING
     private boolean publishing;
@@ -244,9 +245,9 @@ abstract class HandleLife implements BindingHolder {
     }
 
     /**
-     * Whether the calling thread may bind the connection it acquired: false while another thread
-     * of this handle binds one. Held from the acquire to {@link #hold}, never across a wait for a
-     * connection; the caller checks the handle is still unbound, and ends it with {@link #published}.
+     * Whether the calling thread may acquire and bind a connection: false while another thread of
+     * this handle does. Held from before the acquire to {@link #hold}, the wait for a connection
+     * included; the caller checks the handle is still unbound, and ends it with {@link #published}.
      */
     final boolean claimPublish() {
         return PUBLISHING.compareAndSet(this, false, true);
@@ -257,10 +258,19 @@ abstract class HandleLife implements BindingHolder {
         PUBLISHING.setRelease(this, false);
     }
 
-    /** Waits while another thread of this handle binds (a settings replay at most away): then its connection is bound, or none is. */
+    /**
+     * Waits while another thread of this handle acquires and binds (up to the acquire timeout):
+     * then its connection is bound, or none is. Parks longer the longer it waits.
+     */
     final void awaitPublished() {
+        long park = 10_000;
         for (int spins = 0; (boolean) PUBLISHING.getAcquire(this); spins++) {
-            pause(spins);
+            if (spins < 100) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(park);
+                park = Math.min(park * 2, 1_000_000);
+            }
         }
     }
 

@@ -40,6 +40,9 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     /** The settings this handle chose; null until it chooses one (the common case costs nothing). */
     Settings own;
+    /** The thread whose turn it is in the handle's settings ({@link SettingsTurn}), or null. */
+    @SuppressWarnings("unused") // accessed through SettingsTurn
+    Thread settingsTurn;
 
     LogicalConnection(JdbcPool pool) {
         super(pool);
@@ -60,28 +63,28 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
             throw new SQLException("pool '" + pool.name + "': the connection broke inside a transaction, "
                     + "which is lost; call rollback() before going on", "08003");
         }
-        p = pool.replicas() != null && HandleSettings.readOnlyWork(this) ? pool.replicas().acquire(pool) : pool.acquire();
-        if (!isOpen()) { // a watchdog's abort or a close on another thread ended it while this call waited
-            p.home().putBack(p);
-            throw new SQLException("pool '" + pool.name + "': the connection was closed while this call waited for "
-                    + "a physical connection (" + p.home().pool.stats() + ")", "08003");
-        }
-        // Another thread of this handle may have found it unbound too, and acquired a connection of its
-        // own: one of them binds, and the other goes on with that connection, as on the plain driver.
+        // Another thread of this handle may find it unbound too: one of them acquires and binds, and
+        // the other waits for that and goes on with its connection, as on the plain driver. It never
+        // waits in the pool itself, where on a pool of one it would wait for the connection its own
+        // handle holds by then, until its acquire timed out.
         if (!claimPublish()) {
-            p.home().putBack(p);
             awaitPublished();
             return bind();
         }
-        if (boundNow() != null) { // bound by another thread while this one waited for a connection
+        if (boundNow() != null) { // bound by another thread between the first look and the claim
             published();
-            p.home().putBack(p);
             return bind();
         }
         Object previous;
         long b;
         boolean firstCount;
         try {
+            p = pool.replicas() != null && HandleSettings.readOnlyWork(this) ? pool.replicas().acquire(pool) : pool.acquire();
+            if (!isOpen()) { // a watchdog's abort or a close on another thread ended it while this call waited
+                p.home().putBack(p);
+                throw new SQLException("pool '" + pool.name + "': the connection was closed while this call waited for "
+                        + "a physical connection (" + p.home().pool.stats() + ")", "08003");
+            }
             replaySettings(p);
             previous = p.bind(this, pool.leakThresholdNanos() > 0 ? new Throwable("bound here") : null);
             b = p.boundAs();
@@ -413,22 +416,42 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final void commit() throws SQLException {
-        TransactionCalls.commit(this);
+        boolean turn = SettingsTurn.take(this);
+        try {
+            TransactionCalls.commit(this);
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     @Override
     public final void rollback() throws SQLException {
-        TransactionCalls.rollback(this);
+        boolean turn = SettingsTurn.take(this);
+        try {
+            TransactionCalls.rollback(this);
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     @Override
     public final void setAutoCommit(boolean autoCommit) throws SQLException {
-        TransactionCalls.setAutoCommit(this, autoCommit);
+        boolean turn = SettingsTurn.take(this);
+        try {
+            TransactionCalls.setAutoCommit(this, autoCommit);
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     @Override
     public final boolean getAutoCommit() throws SQLException {
-        return TransactionCalls.getAutoCommit(this);
+        boolean turn = SettingsTurn.take(this);
+        try {
+            return TransactionCalls.getAutoCommit(this);
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     // ---- LoomConnection -----------------------------------------------------------------------------
@@ -485,62 +508,122 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     @Override
     public final void setTransactionIsolation(int level) throws SQLException {
-        HandleSettings.setTransactionIsolation(this, level);
+        boolean turn = SettingsTurn.take(this);
+        try {
+            HandleSettings.setTransactionIsolation(this, level);
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     @Override
     public final int getTransactionIsolation() throws SQLException {
-        return TransactionIsolation.get(this);
+        boolean turn = SettingsTurn.take(this);
+        try {
+            return TransactionIsolation.get(this);
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     @Override
     public final void setReadOnly(boolean readOnly) throws SQLException {
-        HandleSettings.setReadOnly(this, readOnly);
+        boolean turn = SettingsTurn.take(this);
+        try {
+            HandleSettings.setReadOnly(this, readOnly);
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     @Override
     public final boolean isReadOnly() throws SQLException {
-        return HandleSettings.view(this, SessionAttribute.READ_ONLY).readOnly();
+        boolean turn = SettingsTurn.take(this);
+        try {
+            return HandleSettings.view(this, SessionAttribute.READ_ONLY).readOnly();
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     @Override
     public final void setCatalog(String catalog) throws SQLException {
-        HandleSettings.setCatalog(this, catalog);
+        boolean turn = SettingsTurn.take(this);
+        try {
+            HandleSettings.setCatalog(this, catalog);
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     @Override
     public final String getCatalog() throws SQLException {
-        return HandleSettings.view(this, SessionAttribute.CATALOG).catalog();
+        boolean turn = SettingsTurn.take(this);
+        try {
+            return HandleSettings.view(this, SessionAttribute.CATALOG).catalog();
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     @Override
     public final void setSchema(String schema) throws SQLException {
-        HandleSettings.setSchema(this, schema);
+        boolean turn = SettingsTurn.take(this);
+        try {
+            HandleSettings.setSchema(this, schema);
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     @Override
     public final String getSchema() throws SQLException {
-        return HandleSettings.view(this, SessionAttribute.SCHEMA).schema();
+        boolean turn = SettingsTurn.take(this);
+        try {
+            return HandleSettings.view(this, SessionAttribute.SCHEMA).schema();
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     @Override
     public final void setHoldability(int holdability) throws SQLException {
-        HandleSettings.setHoldability(this, holdability);
+        boolean turn = SettingsTurn.take(this);
+        try {
+            HandleSettings.setHoldability(this, holdability);
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     @Override
     public final int getHoldability() throws SQLException {
-        return HandleSettings.view(this, SessionAttribute.HOLDABILITY).holdability();
+        boolean turn = SettingsTurn.take(this);
+        try {
+            return HandleSettings.view(this, SessionAttribute.HOLDABILITY).holdability();
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     @Override
     public final void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
-        HandleSettings.setNetworkTimeout(this, executor, milliseconds);
+        boolean turn = SettingsTurn.take(this);
+        try {
+            HandleSettings.setNetworkTimeout(this, executor, milliseconds);
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     @Override
     public final int getNetworkTimeout() throws SQLException {
-        return HandleSettings.view(this, SessionAttribute.NETWORK_TIMEOUT).networkTimeout();
+        boolean turn = SettingsTurn.take(this);
+        try {
+            return HandleSettings.view(this, SessionAttribute.NETWORK_TIMEOUT).networkTimeout();
+        } finally {
+            SettingsTurn.give(this, turn);
+        }
     }
 
     // ---- calls that need a physical connection for a moment, or leave state on its session --------

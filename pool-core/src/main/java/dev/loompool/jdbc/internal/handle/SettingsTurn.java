@@ -1,0 +1,63 @@
+package dev.loompool.jdbc.internal.handle;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One thread at a time in the settings of a handle (DESIGN.md §4 "One state machine, every
+ * thread"): its setters, getters and transaction calls, which read and write the settings the
+ * handle chose ({@code LogicalConnection.own}) and the connection's current ones, and may send them
+ * to the driver. Two threads that choose settings at once on the plain driver both stand; without
+ * a turn one could make the handle's settings while the other made its own, and one choice (an
+ * autocommit off) was lost. A turn is held across the driver's call, as the driver's own lock is,
+ * but never by a statement, so a statement on another thread never waits for it. Re-entered by
+ * its holder (a setter that reads a getter) without waiting.
+ */
+final class SettingsTurn {
+
+    private static final VarHandle HOLDER;
+
+    static {
+        try {
+            HOLDER = MethodHandles.lookup().findVarHandle(LogicalConnection.class, "settingsTurn", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The longest park between two looks while another thread holds the turn (it may wait for a connection). */
+    private static final long MAX_PARK_NANOS = 1_000_000;
+
+    private SettingsTurn() {
+    }
+
+    /** Takes the turn of {@code h}'s settings: true if taken now, false if this thread holds it already. */
+    static boolean take(LogicalConnection h) {
+        Thread me = Thread.currentThread();
+        Object holder = HOLDER.getOpaque(h);
+        if (holder == me) {
+            return false;
+        }
+        if (holder == null && HOLDER.compareAndSet(h, null, me)) {
+            return true; // the common case: nobody else in the handle's settings
+        }
+        long park = 10_000;
+        for (int spins = 0; !HOLDER.compareAndSet(h, null, me); spins++) {
+            if (spins < 100) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(park);
+                park = Math.min(park * 2, MAX_PARK_NANOS);
+            }
+        }
+        return true;
+    }
+
+    /** Gives the turn back if {@link #take} took it. */
+    static void give(LogicalConnection h, boolean taken) {
+        if (taken) {
+            HOLDER.setRelease(h, null);
+        }
+    }
+}
