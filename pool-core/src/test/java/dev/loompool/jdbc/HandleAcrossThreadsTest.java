@@ -299,11 +299,11 @@ class HandleAcrossThreadsTest extends OnRealDatabases {
 
     /**
      * Two threads make the first statement of one unbound handle at once, on a pool of two that
-     * is busy: both wait for a connection, and both get one. The handle keeps one of them, and
-     * once its statements and the handle are closed both are back in the pool. Each thread used
-     * to bind its own, the later overwriting the earlier: that one stayed lent to the handle past
-     * its close, lost to the pool for good (a pool of two then served one borrower at a time, and
-     * timed out when the handle held the other).
+     * is busy: one waits in the pool, the other waits for it, and both go on with the one
+     * connection the handle binds; once its statements and the handle are closed both connections
+     * are back in the pool. Each thread used to bind its own, the later overwriting the earlier:
+     * that one stayed lent to the handle past its close, lost to the pool for good (a pool of two
+     * then served one borrower at a time, and timed out when the handle held the other).
      */
     @ParameterizedTest
     @EnumSource(TestDatabase.class)
@@ -319,7 +319,8 @@ class HandleAcrossThreadsTest extends OnRealDatabases {
         Statement[] made = new Statement[2];
         Thread first = other("first", () -> made[0] = a.createStatement(), failure);
         Thread second = other("second", () -> made[1] = a.createStatement(), failure);
-        eventually("both threads of A wait for a connection", () -> ds.getPool().stats().pending() == 2);
+        eventually("both threads of A wait for a connection: one in the pool, the other for it",
+                () -> ds.getPool().stats().pending() == 1 && waiting(first) && waiting(second));
         busyX.close();
         busyY.close();
         first.join(15_000);
@@ -332,5 +333,9 @@ class HandleAcrossThreadsTest extends OnRealDatabases {
         y.close();
         assertThat(ds.getBoundHandles()).as("no connection stays lent to a closed handle").isEmpty();
         assertThat(ds.getPool().stats().idle()).as("both connections back in the pool").isEqualTo(2);
+    }
+
+    private static boolean waiting(Thread t) {
+        return t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING;
     }
 }

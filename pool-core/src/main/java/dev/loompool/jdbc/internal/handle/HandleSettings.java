@@ -3,6 +3,7 @@ package dev.loompool.jdbc.internal.handle;
 import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import dev.loompool.jdbc.internal.driver.SessionAttribute;
 import dev.loompool.jdbc.internal.driver.Settings;
+import java.lang.invoke.VarHandle;
 import java.sql.SQLException;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -33,6 +34,11 @@ final class HandleSettings {
      */
     static void changed(LogicalConnection h, SessionAttribute a) throws SQLException {
         h.own.marked.add(a);
+        h.choices++; // under the settings' turn: no two setters add at once
+        // The choice is out before the binding is read: a bind on another thread that replayed the
+        // settings before it sees the count change after it published the binding, and applies it
+        // itself (LogicalConnection.bind); one of the two always sees the other.
+        VarHandle.fullFence();
         if (h.physical == null) {
             return; // replayed at the next bind
         }
@@ -41,6 +47,26 @@ final class HandleSettings {
             applyBound(h, a);
         } finally {
             h.runEnded();
+        }
+    }
+
+    /**
+     * A setter on another thread chose while this thread bound, and did not see the binding: its
+     * choice is applied now, in the settings' turn, before the bind's pins are read. Every marked
+     * setting is applied; only what differs reaches the driver.
+     */
+    static void chosenWhileBinding(LogicalConnection h) throws SQLException {
+        boolean turn = SettingsTurn.take(h);
+        h.runStarted();
+        try {
+            for (SessionAttribute a : h.own.marked) {
+                if (a != SessionAttribute.ISOLATION || !h.pool.transactionPooler) {
+                    applyBound(h, a);
+                }
+            }
+        } finally {
+            h.runEnded();
+            SettingsTurn.give(h, turn);
         }
     }
 

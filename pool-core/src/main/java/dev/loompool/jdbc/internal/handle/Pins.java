@@ -64,7 +64,7 @@ final class Pins {
             p.pinSeen(PinReason.RELEASE_MODE, RELEASE_MODE_CLOSE);
         }
         if (!p.current().autoCommit()) {
-            transactionBegun(h, p, AUTOCOMMIT_OFF);
+            begins(h, p, false, AUTOCOMMIT_OFF);
         }
     }
 
@@ -93,7 +93,25 @@ final class Pins {
             p.noteSessionState();
         }
         if (e.tx == Tx.OPEN || !p.current().autoCommit()) {
-            transactionBegun(h, p, sql);
+            begins(h, p, e.tx == Tx.OPEN, sql);
+        }
+    }
+
+    /**
+     * The transaction pin of a statement (or a binding) that may begin one: autocommit read again under the lock,
+     * so a {@code setAutoCommit(true)} on another thread, which ends the pin under it after the
+     * driver switched, either ends this one too or made it unneeded. Read once without it, the
+     * pin could start after that end and keep the connection with autocommit on until the handle closed.
+     */
+    private static void begins(HandleLife h, PhysicalConnection p, boolean opens, String sql) {
+        h.lockState();
+        try {
+            if (opens || !p.current().autoCommit()) {
+                addLocked(h, PinReason.TRANSACTION, sql);
+                p.noteTransactionBegun();
+            }
+        } finally {
+            h.unlockState();
         }
     }
 
@@ -205,16 +223,20 @@ final class Pins {
     static void add(HandleLife h, PinReason r, String by) {
         h.lockState();
         try {
-            set(h).add(r);
-            PhysicalConnection p = h.physical;
-            if (p != null) {
-                if (r == PinReason.EXPLICIT) {
-                    p.forgetArraysMade(); // pinned for something else now (arrayMade sets it after): until close
-                }
-                started(h, p, r, 0, by);
-            }
+            addLocked(h, r, by);
         } finally {
             h.unlockState();
+        }
+    }
+
+    private static void addLocked(HandleLife h, PinReason r, String by) {
+        set(h).add(r);
+        PhysicalConnection p = h.physical;
+        if (p != null) {
+            if (r == PinReason.EXPLICIT) {
+                p.forgetArraysMade(); // pinned for something else now (arrayMade sets it after): until close
+            }
+            started(h, p, r, 0, by);
         }
     }
 

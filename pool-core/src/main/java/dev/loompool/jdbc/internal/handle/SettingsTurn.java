@@ -2,6 +2,7 @@ package dev.loompool.jdbc.internal.handle;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.sql.SQLException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -12,7 +13,8 @@ import java.util.concurrent.locks.LockSupport;
  * a turn one could make the handle's settings while the other made its own, and one choice (an
  * autocommit off) was lost. A turn is held across the driver's call, as the driver's own lock is,
  * but never by a statement, so a statement on another thread never waits for it. Re-entered by
- * its holder (a setter that reads a getter) without waiting.
+ * its holder (a setter that reads a getter) without waiting. A wait for it ends with the handle,
+ * and with an interrupt.
  */
 final class SettingsTurn {
 
@@ -20,7 +22,7 @@ final class SettingsTurn {
 
     static {
         try {
-            HOLDER = MethodHandles.lookup().findVarHandle(LogicalConnection.class, "settingsTurn", Thread.class);
+            HOLDER = MethodHandles.lookup().findVarHandle(LogicalConnection.class, "settingsTurn", Object.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -32,26 +34,53 @@ final class SettingsTurn {
     private SettingsTurn() {
     }
 
-    /** Takes the turn of {@code h}'s settings: true if taken now, false if this thread holds it already. */
-    static boolean take(LogicalConnection h) {
+    /** The turn of a thread that waited for it, since {@code from} (nanoTime): made only when one waits. */
+    private record Waited(Thread thread, long from) {
+    }
+
+    /**
+     * Takes the turn of {@code h}'s settings: true if taken now, false if this thread holds it
+     * already, or if the handle ended while it waited (the call then says so itself, or, as a
+     * rollback after a lost session does, returns).
+     *
+     * @throws SQLException the thread was interrupted while it waited (its flag stays set)
+     */
+    static boolean take(LogicalConnection h) throws SQLException {
         Thread me = Thread.currentThread();
         Object holder = HOLDER.getOpaque(h);
-        if (holder == me) {
+        if (holder == me || holder instanceof Waited w && w.thread() == me) {
             return false;
         }
         if (holder == null && HOLDER.compareAndSet(h, null, me)) {
             return true; // the common case: nobody else in the handle's settings
         }
+        Waited waited = new Waited(me, System.nanoTime());
         long park = 10_000;
-        for (int spins = 0; !HOLDER.compareAndSet(h, null, me); spins++) {
+        for (int spins = 0; !HOLDER.compareAndSet(h, null, waited); spins++) {
             if (spins < 100) {
                 Thread.onSpinWait();
-            } else {
-                LockSupport.parkNanos(park);
-                park = Math.min(park * 2, MAX_PARK_NANOS);
+                continue;
             }
+            if (me.isInterrupted()) {
+                throw new SQLException("pool '" + h.pool.name + "': interrupted while another thread of this connection "
+                        + "held its settings (a setter, a getter, a commit or rollback)");
+            }
+            if (!h.isOpen()) {
+                return false;
+            }
+            LockSupport.parkNanos(park);
+            park = Math.min(park * 2, MAX_PARK_NANOS);
         }
         return true;
+    }
+
+    /**
+     * When the calling thread began to wait for the turn it holds, on nanoTime; 0 if it holds none
+     * or took it without waiting. A bind in that turn fails at once if an acquire of the handle
+     * failed since: the thread waited behind it, and must not wait a timeout of its own.
+     */
+    static long waitedFrom(LogicalConnection h) {
+        return HOLDER.getOpaque(h) instanceof Waited w && w.thread() == Thread.currentThread() ? w.from() : 0;
     }
 
     /** Gives the turn back if {@link #take} took it. */

@@ -116,11 +116,14 @@ final class TransactionCalls {
         h.runStarted();
         try {
             PhysicalConnection p = h.physical;
+            // unknown if another thread binds meanwhile: taken as on, so where the driver cannot say
+            // whether a transaction is open, a pin SQL began is never ended by this call
             boolean before = p == null || p.current().autoCommit();
             HandleSettings.changed(h, SessionAttribute.AUTO_COMMIT); // switching it on commits, as the driver does
-            if (p == null || h.physical != p) {
-                return;
+            if (h.physical == null || h.physical != p && p != null) {
+                return; // let go meanwhile, or bound anew: that binding replayed the choice
             }
+            p = h.physical; // the binding the choice reached: another thread's, if it bound meanwhile
             if (autoCommit) {
                 Pins.jdbcTransactionEnded(h, p, before);
             } else {

@@ -206,8 +206,14 @@ public final class JdbcPool {
         return validationSeconds;
     }
 
-    long acquireTimeoutNanos() {
+    /** acquireTimeout in nanoseconds: also how long a thread waits for another thread of its handle that acquires. */
+    public long acquireTimeoutNanos() {
         return acquireTimeoutNanos;
+    }
+
+    /** acquireTimeout as its messages say it ("30000 ms"). */
+    public String acquireTimeoutText() {
+        return acquireTimeoutText;
     }
 
     long idleTimeoutNanos() {
