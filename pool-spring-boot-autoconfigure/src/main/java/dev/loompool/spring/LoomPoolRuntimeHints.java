@@ -19,7 +19,8 @@ final class LoomPoolRuntimeHints implements RuntimeHintsRegistrar {
 
     /** Classes of the core with a VarHandle on a field of their own. */
     static final String[] VAR_HANDLE_HOLDERS = {"dev.loompool.SystemClock", "dev.loompool.engine.PooledLease", "dev.loompool.jdbc.internal.handle.HandleLife",
-        "dev.loompool.jdbc.internal.handle.HandleWatch", "dev.loompool.jdbc.internal.physical.PhysicalConnection"};
+        "dev.loompool.jdbc.internal.handle.HandleWatch", "dev.loompool.jdbc.internal.handle.LogicalConnection",
+        "dev.loompool.jdbc.internal.physical.PhysicalConnection"};
 
     /** Driver types whose public methods the core finds by name (WireState, SessionReset). */
     static final String[] DRIVER_TYPES = {

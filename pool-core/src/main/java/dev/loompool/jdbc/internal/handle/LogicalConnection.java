@@ -1,6 +1,9 @@
 package dev.loompool.jdbc.internal.handle;
 
 import dev.loompool.jdbc.internal.physical.JdbcPool;
+import dev.loompool.jdbc.internal.physical.VarHandles;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import dev.loompool.jdbc.internal.physical.PhysicalConnection;
 import dev.loompool.jdbc.internal.driver.SessionAttribute;
 import dev.loompool.jdbc.internal.driver.BrokenConnections;
@@ -41,9 +44,12 @@ abstract class LogicalConnection extends HandleLife implements Connection, LoomC
 
     /** The settings this handle chose; null until it chooses one (the common case costs nothing). */
     Settings own;
+    /** {@link #settingsTurn}, for {@link SettingsTurn}: declared here, where native images register the field. */
+    static final VarHandle SETTINGS_TURN = VarHandles.varHandle(MethodHandles.lookup(), "settingsTurn", Object.class);
+
     /** The thread whose turn it is in the handle's settings ({@link SettingsTurn}), or null. */
-    @SuppressWarnings("unused") // accessed through SettingsTurn
-    Object settingsTurn;
+    @SuppressWarnings("unused") // accessed through SETTINGS_TURN
+    private Object settingsTurn;
     /**
      * How many choices of settings the handle has made ({@code HandleSettings.changed}), read by a
      * bind before its replay and after it published the binding: a setter on another thread that

@@ -1,6 +1,5 @@
 package dev.loompool.jdbc.internal.handle;
 
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.sql.SQLException;
 import java.util.concurrent.locks.LockSupport;
@@ -18,15 +17,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class SettingsTurn {
 
-    private static final VarHandle HOLDER;
-
-    static {
-        try {
-            HOLDER = MethodHandles.lookup().findVarHandle(LogicalConnection.class, "settingsTurn", Object.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle HOLDER = LogicalConnection.SETTINGS_TURN;
 
     /** The longest park between two looks while another thread holds the turn (it may wait for a connection). */
     private static final long MAX_PARK_NANOS = 1_000_000;
