@@ -1,6 +1,5 @@
 package dev.loompool.jdbc.internal.handle;
 
-import java.lang.invoke.VarHandle;
 import java.sql.SQLException;
 import java.util.concurrent.locks.LockSupport;
 
@@ -17,7 +16,6 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class SettingsTurn {
 
-    private static final VarHandle HOLDER = LogicalConnection.SETTINGS_TURN;
 
     /** The longest park between two looks while another thread holds the turn (it may wait for a connection). */
     private static final long MAX_PARK_NANOS = 1_000_000;
@@ -38,16 +36,16 @@ final class SettingsTurn {
      */
     static boolean take(LogicalConnection h) throws SQLException {
         Thread me = Thread.currentThread();
-        Object holder = HOLDER.getOpaque(h);
+        Object holder = LogicalConnection.SETTINGS_TURN.getOpaque(h);
         if (holder == me || holder instanceof Waited w && w.thread() == me) {
             return false;
         }
-        if (holder == null && HOLDER.compareAndSet(h, null, me)) {
+        if (holder == null && LogicalConnection.SETTINGS_TURN.compareAndSet(h, null, me)) {
             return true; // the common case: nobody else in the handle's settings
         }
         Waited waited = new Waited(me, System.nanoTime());
         long park = 10_000;
-        for (int spins = 0; !HOLDER.compareAndSet(h, null, waited); spins++) {
+        for (int spins = 0; !LogicalConnection.SETTINGS_TURN.compareAndSet(h, null, waited); spins++) {
             if (spins < 100) {
                 Thread.onSpinWait();
                 continue;
@@ -71,13 +69,13 @@ final class SettingsTurn {
      * failed since: the thread waited behind it, and must not wait a timeout of its own.
      */
     static long waitedFrom(LogicalConnection h) {
-        return HOLDER.getOpaque(h) instanceof Waited w && w.thread() == Thread.currentThread() ? w.from() : 0;
+        return LogicalConnection.SETTINGS_TURN.getOpaque(h) instanceof Waited w && w.thread() == Thread.currentThread() ? w.from() : 0;
     }
 
     /** Gives the turn back if {@link #take} took it. */
     static void give(LogicalConnection h, boolean taken) {
         if (taken) {
-            HOLDER.setRelease(h, null);
+            LogicalConnection.SETTINGS_TURN.setRelease(h, null);
         }
     }
 }
